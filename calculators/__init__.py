@@ -1,0 +1,18 @@
+"""Fine-tuning calculators: training memory per GPU and fixed-term rental cost.
+
+Pure Python, standard library only; runs in CPython 3.11+ and in Pyodide. The one
+boundary is ``compute(name, inputs) -> dict`` (see ``_registry``).
+"""
+
+from . import memory
+from ._data import catalog, models
+from ._errors import ERROR_CODES
+from ._i18n import N_
+from ._inputs import Choice, Input
+from ._registry import compute, describe, names, register
+
+register(memory)
+
+
+__all__ = ["ERROR_CODES", "Choice", "Input", "N_", "catalog", "compute", "cost", "describe", "memory",
+           "models", "names", "register"]

@@ -1,0 +1,30 @@
+"""The closed set of field-error codes returned by ``calculators.compute``.
+
+An error is a plain dict: ``{"field": name, "code": code, **params}``; params are
+JSON scalars or lists used to build the localized message (never a sentence).
+"""
+
+from ._i18n import N_
+
+# code -> English msgid of the message the UI shows (params in braces).
+ERROR_CODES: dict[str, str] = {
+    "required": N_("This field is required."),
+    "not_a_number": N_("Enter a number."),
+    "not_an_integer": N_("Enter a whole number."),
+    "not_a_boolean": N_("Enter yes or no."),
+    "not_an_object": N_("The inputs must be an object of field names and values."),
+    "out_of_range": N_("Enter a value from {min} to {max}."),
+    "unknown_choice": N_("Choose one of: {choices}."),
+    "unknown_field": N_("This field is not an input of this calculator."),
+    "unknown_calculator": N_("There is no calculator with this name; known: {choices}."),
+    "heads_not_divisible": N_("The hidden size must be divisible by the number of attention heads."),
+    "kv_heads_not_divisor": N_("The number of KV heads must divide the number of attention heads."),
+    "single_gpu_only": N_("A single-GPU run uses exactly one GPU."),
+}
+
+
+def error(field: str, code: str, **params) -> dict:
+    """Build one field error; ``code`` must be in ``ERROR_CODES``."""
+    if code not in ERROR_CODES:  # a programming error, not bad input
+        raise ValueError(f"undeclared error code {code!r}")
+    return {"field": field, "code": code, **params}

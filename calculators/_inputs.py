@@ -1,0 +1,162 @@
+"""Input declarations and the coercion/validation that the declarations drive.
+
+Values arrive as JSON numbers/bools or as strings from HTML forms and URL query
+strings; ``normalize`` turns them into Python values of the declared kind or
+returns field errors. Nothing here raises for bad input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ._errors import error
+
+KINDS = ("int", "float", "choice", "multichoice", "bool")
+_TRUE = {"true", "1", "on", "yes"}
+_FALSE = {"false", "0", "off", "no"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str  # gettext msgid (English); data-driven names (GPUs, models) are proper nouns
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    kind: str
+    default: object
+    label: str
+    help: str = ""
+    unit: str = ""
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    choices: tuple[Choice, ...] = ()
+    group: str = ""
+    advanced: bool = False
+    # Extension to the contract: an optional input takes its default when it
+    # arrives as an empty string (e.g. "0 = derive it" fields); others get "required".
+    optional: bool = False
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: unknown kind {self.kind!r}")
+
+    def describe(self) -> dict:
+        """JSON-able description used by the form renderer and the docs."""
+        default = list(self.default) if self.kind == "multichoice" else self.default
+        return {
+            "name": self.name, "kind": self.kind, "default": default, "label": self.label,
+            "help": self.help, "unit": self.unit, "min": self.min, "max": self.max,
+            "step": self.step, "group": self.group, "advanced": self.advanced,
+            "optional": self.optional,
+            "choices": [{"value": c.value, "label": c.label} for c in self.choices],
+        }
+
+
+def _number(inp: Input, raw):
+    """Return (value, error) for an int or float input."""
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        return None, error(inp.name, "not_a_number")
+    if isinstance(raw, str):
+        text = raw.strip()
+        try:
+            value = int(text) if inp.kind == "int" and text.lstrip("+-").isdigit() else float(text)
+        except ValueError:
+            return None, error(inp.name, "not_a_number")
+    else:
+        value = raw
+    if isinstance(value, float) and not math.isfinite(value):
+        return None, error(inp.name, "not_a_number")
+    if inp.kind == "int":
+        if isinstance(value, float):
+            if not value.is_integer():
+                return None, error(inp.name, "not_an_integer")
+            value = int(value)
+    else:
+        value = float(value)
+    if (inp.min is not None and value < inp.min) or (inp.max is not None and value > inp.max):
+        return None, error(inp.name, "out_of_range", min=inp.min, max=inp.max)
+    return value, None
+
+
+def _bool(inp: Input, raw):
+    if isinstance(raw, bool):
+        return raw, None
+    if isinstance(raw, int) and raw in (0, 1):
+        return bool(raw), None
+    if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
+        return raw.strip().lower() in _TRUE, None
+    return None, error(inp.name, "not_a_boolean")
+
+
+def _choice_values(inp: Input) -> list[str]:
+    return [c.value for c in inp.choices]
+
+
+def _choice(inp: Input, raw):
+    if isinstance(raw, str) and raw.strip() in _choice_values(inp):
+        return raw.strip(), None
+    return None, error(inp.name, "unknown_choice", choices=_choice_values(inp))
+
+
+def _multichoice(inp: Input, raw):
+    if isinstance(raw, str):
+        items = raw.split(",")
+    elif isinstance(raw, (list, tuple)):
+        items = raw
+    else:
+        return None, error(inp.name, "unknown_choice", choices=_choice_values(inp))
+    allowed = _choice_values(inp)
+    picked = set()
+    for item in items:
+        if not isinstance(item, str):
+            return None, error(inp.name, "unknown_choice", choices=allowed)
+        item = item.strip()
+        if not item:
+            continue
+        if item not in allowed:
+            return None, error(inp.name, "unknown_choice", choices=allowed)
+        picked.add(item)
+    return [v for v in allowed if v in picked], None  # declared order, no duplicates
+
+
+_COERCE = {"int": _number, "float": _number, "bool": _bool, "choice": _choice,
+           "multichoice": _multichoice}
+
+
+def coerce(inp: Input, raw):
+    """Coerce one raw value; returns (value, error-or-None)."""
+    if raw is None or (isinstance(raw, str) and not raw.strip() and inp.kind != "multichoice"):
+        if inp.optional or raw is None:
+            return default_of(inp), None
+        return None, error(inp.name, "required")
+    return _COERCE[inp.kind](inp, raw)
+
+
+def default_of(inp: Input):
+    return list(inp.default) if inp.kind == "multichoice" else inp.default
+
+
+def normalize(inputs_decl, raw) -> tuple[dict, list[dict]]:
+    """Validate a raw inputs mapping against declarations: (values, errors)."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        return {}, [error("inputs", "not_an_object")]
+    by_name = {inp.name: inp for inp in inputs_decl}
+    errors = [error(str(key), "unknown_field") for key in raw if key not in by_name]
+    values = {}
+    for inp in inputs_decl:
+        if inp.name in raw:
+            value, err = coerce(inp, raw[inp.name])
+            if err:
+                errors.append(err)
+                continue
+        else:
+            value = default_of(inp)
+        values[inp.name] = value
+    return values, errors

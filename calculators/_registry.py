@@ -1,0 +1,65 @@
+"""The one boundary: ``compute(name, inputs) -> dict``, plus the calculator registry.
+
+A calculator is any object or module with ``NAME``, ``TITLE`` (msgid), ``INPUTS``
+(tuple of ``Input``), ``run(values) -> dict`` and optionally ``check(values) ->
+list[error]`` for cross-field rules. ``compute`` never raises for bad input.
+"""
+
+from __future__ import annotations
+
+from ._errors import error
+from ._inputs import normalize
+
+_CALCULATORS: dict[str, object] = {}
+
+
+def register(calculator) -> None:
+    """Add (or replace) a calculator; it must declare NAME, TITLE, INPUTS and run()."""
+    for attr in ("NAME", "TITLE", "INPUTS", "run"):
+        if not hasattr(calculator, attr):
+            raise TypeError(f"a calculator needs {attr}")
+    _CALCULATORS[calculator.NAME] = calculator
+
+
+def names() -> list[str]:
+    return list(_CALCULATORS)
+
+
+def get(name: str):
+    return _CALCULATORS[name]
+
+
+def _unknown(name) -> dict:
+    return {"ok": False, "calculator": name,
+            "errors": [error("calculator", "unknown_calculator", choices=names())]}
+
+
+def describe(name: str) -> dict:
+    """JSON-able description of a calculator and its inputs (drives the form)."""
+    calc = _CALCULATORS.get(name) if isinstance(name, str) else None
+    if calc is None:
+        return _unknown(name)
+    return {"name": calc.NAME, "title": calc.TITLE,
+            "inputs": [inp.describe() for inp in calc.INPUTS]}
+
+
+def compute(name: str, inputs: dict | None = None) -> dict:
+    """Validate ``inputs`` for calculator ``name`` and run it.
+
+    Success: ``{"ok": True, "calculator", "inputs" (normalized, defaults filled), "result"}``.
+    Failure: ``{"ok": False, "calculator", "errors": [{"field", "code", ...}]}``.
+    """
+    calc = _CALCULATORS.get(name) if isinstance(name, str) else None
+    if calc is None:
+        return _unknown(name)
+    values, errors = normalize(calc.INPUTS, inputs)
+    if not errors:
+        # Optional hook (extension): e.g. a model preset fills the dimension fields.
+        prepare = getattr(calc, "prepare", None)
+        if prepare is not None:
+            values = prepare(values)
+        if hasattr(calc, "check"):
+            errors = calc.check(values)
+    if errors:
+        return {"ok": False, "calculator": name, "errors": errors}
+    return {"ok": True, "calculator": name, "inputs": values, "result": calc.run(values)}

@@ -1,0 +1,263 @@
+"""The memory calculator: training memory per GPU by component, and which GPUs fit.
+
+Formulas and their sources are documented in ``_memory_model`` (ZeRO for model
+states, Korthikanti et al. 2022 adapted for activations, QLoRA for NF4) and
+``_architecture`` (parameter and LoRA counts).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from . import _data
+from ._architecture import LINEARS, Architecture
+from ._display import bars, metric, metrics, notes, table, value
+from ._errors import error
+from ._i18n import N_
+from ._inputs import Choice, Input
+from ._memory_model import BYTES, COMPONENTS, Run, unsharded
+
+NAME = "memory"
+TITLE = N_("Training memory per GPU")
+
+G_MODEL, G_METHOD, G_RUN = N_("Model"), N_("Fine-tuning method"), N_("Training run")
+G_PAR, G_OVER = N_("Parallelism and fit"), N_("Overheads")
+CUSTOM = "custom"
+ARCH_FIELDS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
+               "vocab", "tied_embeddings", "qkv_bias")
+SHARDED_MODES = ("zero1", "zero2", "fsdp")
+MAX_SEARCH_CARDS = 1024
+
+INPUTS = (
+    Input("model", "choice", "llama-3.1-8b", N_("Model"),
+          N_("A preset fills the dimensions below from the model's config; choose custom to enter your own."),
+          choices=tuple(Choice(m["id"], m["name"]) for m in _data.models()["models"])
+          + (Choice(CUSTOM, N_("Custom dimensions")),), group=G_MODEL),
+    Input("params", "int", 0, N_("Parameters"),
+          N_("Total parameter count; 0 derives it from the dimensions."),
+          unit="count", min=0, max=10**13, group=G_MODEL, advanced=True, optional=True),
+    Input("layers", "int", 32, N_("Layers"), unit="count", min=1, max=1000, group=G_MODEL),
+    Input("hidden", "int", 4096, N_("Hidden size"), unit="count", min=1, max=131072, group=G_MODEL),
+    Input("heads", "int", 32, N_("Attention heads"), unit="count", min=1, max=1024, group=G_MODEL),
+    Input("kv_heads", "int", 8, N_("Key/value heads"),
+          N_("Fewer than the attention heads means grouped-query attention."),
+          unit="count", min=1, max=1024, group=G_MODEL),
+    Input("head_dim", "int", 128, N_("Head dimension"), N_("0 means hidden size / heads."),
+          unit="count", min=0, max=4096, group=G_MODEL, advanced=True, optional=True),
+    Input("intermediate", "int", 14336, N_("MLP intermediate size"), unit="count", min=1,
+          max=1048576, group=G_MODEL),
+    Input("vocab", "int", 128256, N_("Vocabulary size"), unit="count", min=1, max=4194304, group=G_MODEL),
+    Input("tied_embeddings", "bool", False, N_("Tied input and output embeddings"), group=G_MODEL,
+          advanced=True),
+    Input("qkv_bias", "bool", False, N_("Biases on q, k and v"), group=G_MODEL, advanced=True),
+    Input("method", "choice", "lora", N_("Method"),
+          choices=(Choice("full", N_("Full fine-tune")), Choice("lora", N_("LoRA")),
+                   Choice("qlora", N_("QLoRA (quantized base + LoRA)"))), group=G_METHOD),
+    Input("lora_rank", "int", 16, N_("LoRA rank"), unit="count", min=1, max=4096, group=G_METHOD),
+    Input("lora_targets", "multichoice", list(LINEARS), N_("LoRA target modules"),
+          choices=tuple(Choice(n, n + "_proj") for n in LINEARS), group=G_METHOD),
+    Input("quant", "choice", "nf4", N_("QLoRA base-weight format"),
+          choices=(Choice("nf4", N_("4-bit NF4")), Choice("int8", N_("8-bit integer"))),
+          group=G_METHOD, advanced=True),
+    Input("double_quant", "bool", True, N_("Double quantization of NF4 constants"), group=G_METHOD,
+          advanced=True),
+    Input("precision", "choice", "bf16", N_("Training precision"),
+          choices=(Choice("bf16", N_("bf16 mixed precision")), Choice("fp16", N_("fp16 mixed precision")),
+                   Choice("fp32", N_("fp32"))), group=G_RUN),
+    Input("master_weights", "bool", True, N_("fp32 master copy of trainable weights"),
+          N_("Mixed precision only; fp32 training has no separate master copy."), group=G_RUN),
+    Input("optimizer", "choice", "adamw", N_("Optimizer"),
+          choices=(Choice("adamw", N_("AdamW")), Choice("adamw_8bit", N_("8-bit AdamW")),
+                   Choice("sgd_momentum", N_("SGD with momentum")), Choice("adafactor", N_("Adafactor"))),
+          group=G_RUN),
+    Input("seq_len", "int", 2048, N_("Sequence length"), unit="tokens", min=1, max=1048576, group=G_RUN),
+    Input("micro_batch", "int", 4, N_("Micro-batch size"), N_("Sequences per GPU per forward pass."),
+          unit="count", min=1, max=4096, group=G_RUN),
+    Input("gradient_checkpointing", "bool", True, N_("Gradient checkpointing"), group=G_RUN),
+    Input("attention", "choice", "fused", N_("Attention kernel"),
+          choices=(Choice("fused", N_("Fused (SDPA / FlashAttention)")), Choice("eager", N_("Eager"))),
+          group=G_RUN, advanced=True),
+    Input("parallelism", "choice", "single", N_("Parallelism"),
+          choices=(Choice("single", N_("One GPU")), Choice("ddp", N_("DDP (replicated)")),
+                   Choice("zero1", N_("ZeRO-1 (optimizer sharded)")),
+                   Choice("zero2", N_("ZeRO-2 (optimizer and gradients sharded)")),
+                   Choice("fsdp", N_("FSDP / ZeRO-3 (everything sharded)"))), group=G_PAR),
+    Input("gpus", "int", 1, N_("GPUs"), unit="count", min=1, max=MAX_SEARCH_CARDS, group=G_PAR),
+    Input("margin", "float", 0.1, N_("Headroom to keep free"), N_("Share of each GPU's memory left unused."),
+          unit="percent", min=0, max=0.9, step=0.01, group=G_PAR),
+    Input("framework_gb", "float", 1.0, N_("CUDA/ROCm context and libraries"), unit="gb", min=0, max=64,
+          step=0.1, group=G_OVER, advanced=True),
+    Input("fragmentation", "float", 0.1, N_("Allocator fragmentation"),
+          N_("Extra reserved memory as a share of the tensors."), unit="percent", min=0, max=1,
+          step=0.01, group=G_OVER, advanced=True),
+    Input("extra_temp_gb", "float", 0.0, N_("Other temporary buffers"), unit="gb", min=0, max=4096,
+          step=0.1, group=G_OVER, advanced=True),
+)
+
+
+def prepare(values: dict) -> dict:
+    """A preset overrides the dimension fields, so the echoed inputs describe the model used."""
+    preset = _data.presets().get(values["model"])
+    if preset is None:
+        return values
+    out = dict(values)
+    for field in ARCH_FIELDS:
+        out[field] = preset[field]
+    out["tied_embeddings"], out["qkv_bias"] = bool(preset["tied_embeddings"]), bool(preset["qkv_bias"])
+    return out
+
+
+def check(values: dict) -> list[dict]:
+    errors = []
+    if values["head_dim"] == 0 and values["hidden"] % values["heads"]:
+        errors.append(error("heads", "heads_not_divisible", hidden=values["hidden"]))
+    if values["heads"] % values["kv_heads"]:
+        errors.append(error("kv_heads", "kv_heads_not_divisor", heads=values["heads"]))
+    if values["parallelism"] == "single" and values["gpus"] != 1:
+        errors.append(error("gpus", "single_gpu_only"))
+    if values["method"] != "full" and not values["lora_targets"]:
+        errors.append(error("lora_targets", "required"))
+    return errors
+
+
+def architecture(values: dict) -> Architecture:
+    return Architecture(values["layers"], values["hidden"], values["heads"], values["kv_heads"],
+                        values["intermediate"], values["vocab"], values["tied_embeddings"],
+                        values["qkv_bias"], values["head_dim"])
+
+
+def build_run(values: dict) -> Run:
+    arch = architecture(values)
+    return Run(arch=arch, params=max(values["params"], arch.derived_params()), method=values["method"],
+               lora_rank=values["lora_rank"], lora_targets=tuple(values["lora_targets"]),
+               quant=values["quant"], double_quant=values["double_quant"],
+               precision=values["precision"], master_weights=values["master_weights"],
+               optimizer=values["optimizer"], seq_len=values["seq_len"],
+               micro_batch=values["micro_batch"], checkpointing=values["gradient_checkpointing"],
+               attention=values["attention"], parallelism=values["parallelism"],
+               framework_bytes=values["framework_gb"] * 1e9, fragmentation=values["fragmentation"],
+               extra_temp_bytes=values["extra_temp_gb"] * 1e9)
+
+
+def card_counts(parallelism: str) -> list[int]:
+    """Counts worth trying: sharding lowers memory per GPU, replication does not."""
+    if parallelism not in SHARDED_MODES:
+        return [1]
+    return [2 ** k for k in range(MAX_SEARCH_CARDS.bit_length())]
+
+
+def fits(total: int, gpu: dict, margin: float) -> dict:
+    capacity = int(gpu["memory_gb"] * 1e9)
+    headroom = capacity - total
+    return {"memory_bytes": capacity, "fits": total <= capacity * (1 - margin),
+            "headroom_bytes": headroom, "headroom_fraction": headroom / capacity}
+
+
+def fit_table(state, gpus: int, margin: float) -> tuple[list[dict], dict | None]:
+    """Fit of the chosen configuration on every catalog GPU, and the smallest fitting one.
+
+    "Smallest" = fewest cards, then least total memory (cards x capacity).
+    """
+    totals = {n: state.per_gpu(n)["total"] for n in card_counts(state.run.parallelism)}
+    here = state.per_gpu(gpus)["total"]
+    rows, best = [], None
+    for gpu in _data.gpus():
+        min_count = next((n for n, t in totals.items() if fits(t, gpu, margin)["fits"]), None)
+        rows.append({"gpu": gpu["id"], "name": gpu["name"], **fits(here, gpu, margin), "min_count": min_count})
+        if min_count is not None:
+            key = (min_count, min_count * gpu["memory_gb"])
+            if best is None or key < best[0]:
+                best = (key, {"gpu": gpu["id"], "name": gpu["name"], "count": min_count,
+                              "per_gpu_bytes": totals[min_count]})
+    return rows, (best[1] if best else None)
+
+
+def shortcuts(run: Run) -> dict:
+    """The rules of thumb readers meet, against this estimate on one GPU.
+
+    "Parameters x bytes per parameter" counts only the stored weights (a lower bound);
+    "+30-40 %" multiplies it by 1.3 or 1.4.
+    """
+    single = unsharded(dataclasses.replace(run, parallelism="single")).per_gpu(1)["total"]
+    per_param = {"nf4": 0.5, "int8": 1.0}[run.quant] if run.method == "qlora" else BYTES[run.precision]
+    base = run.params * per_param
+    items = []
+    for rule, factor in (("params_x_precision", 1.0), ("plus_30_percent", 1.3), ("plus_40_percent", 1.4)):
+        estimate = round(base * factor)
+        items.append({"rule": rule, "factor": factor, "bytes": estimate,
+                      "difference_bytes": estimate - single, "ratio": estimate / single})
+    return {"single_gpu_bytes": single, "bytes_per_param": per_param, "items": items}
+
+
+def estimate(values: dict) -> dict:
+    """Raw numbers of the memory estimate (no display); also used by the cost calculator."""
+    run = build_run(values)
+    state = unsharded(run)
+    here = state.per_gpu(values["gpus"])
+    trainable = sum(t.total for t in run.trainable())
+    gpu_rows, smallest = fit_table(state, values["gpus"], values["margin"])
+    return {
+        "params": run.params, "params_derived": run.arch.derived_params(), "head_dim": run.arch.d,
+        "trainable_params": trainable, "trainable_fraction": trainable / run.params,
+        "lora_params": 0 if run.method == "full" else trainable,
+        "bytes": here["parts"], "per_gpu_bytes": here["total"], "gpus": values["gpus"],
+        "all_gpus_bytes": here["total"] * values["gpus"],
+        "detail": {**{k: round(v) for k, v in state.optimizer.items()},
+                   "activations_per_layer": round(state.activations["per_layer"]),
+                   **{k: round(v) for k, v in state.temporary.items()},
+                   "context": round(run.framework_bytes), "fragmentation": here["fragmentation"]},
+        "gpu_fit": gpu_rows, "smallest": smallest, "shortcuts": shortcuts(run),
+    }
+
+
+_COMPONENT_LABELS = {"weights": N_("Weights"), "gradients": N_("Gradients"),
+                     "optimizer": N_("Optimizer state and master copy"),
+                     "activations": N_("Activations"), "logits": N_("Logits and loss"),
+                     "temporary": N_("Temporary buffers"), "framework": N_("Framework and fragmentation")}
+_RULE_LABELS = {"params_x_precision": N_("Parameters × bytes per parameter"),
+                "plus_30_percent": N_("Parameters × bytes, +30 %"),
+                "plus_40_percent": N_("Parameters × bytes, +40 %")}
+
+
+def _display(values: dict, r: dict) -> list[dict]:
+    smallest = r["smallest"]
+    head = [metric(N_("Memory per GPU"), r["per_gpu_bytes"], "bytes"),
+            metric(N_("Trainable parameters"), r["trainable_params"], "count"),
+            metric(N_("Trainable share"), r["trainable_fraction"], "percent")]
+    if smallest:
+        head.append(metric(N_("Fewest cards that fit"), smallest["count"], "count", "ok"))
+    gpu_rows = [[g["name"], g["memory_bytes"] / 1e9, g["fits"], g["headroom_bytes"], g["headroom_fraction"],
+                 g["min_count"]] for g in r["gpu_fit"]]
+    rule_rows = [[_RULE_LABELS[i["rule"]], i["bytes"], i["difference_bytes"], i["ratio"]]
+                 for i in r["shortcuts"]["items"]]
+    margin = value(values["margin"], "percent")
+    if smallest:
+        fit_note = (N_("Smallest configuration that fits with {margin} headroom: {count} × {gpu}."),
+                    {"margin": margin, "count": value(smallest["count"], "count"), "gpu": smallest["name"]})
+    else:
+        fit_note = (N_("No catalog GPU fits with {margin} headroom, even with {count} cards."),
+                    {"margin": margin, "count": value(max(card_counts(values["parallelism"])), "count")})
+    note_items = [fit_note]
+    if values["params"] and values["params"] < r["params_derived"]:
+        note_items.append((N_("The dimensions imply {derived} parameters; the entered count is lower and was not used."),
+                           {"derived": value(r["params_derived"], "count")}))
+    note_items.append((N_("Rules of thumb are compared with this run on one GPU: {bytes}."),
+                       {"bytes": value(r["shortcuts"]["single_gpu_bytes"], "bytes")}))
+    return [
+        metrics(N_("Memory per GPU"), head),
+        bars(N_("Memory per GPU by component"), "bytes",
+             [(_COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
+        table(N_("Which GPUs fit"), [(N_("GPU"), "raw"), (N_("Memory"), "gb"), (N_("Fits with headroom"), "bool"),
+                                     (N_("Headroom"), "bytes"), (N_("Headroom share"), "percent"),
+                                     (N_("Cards needed"), "count")], gpu_rows),
+        table(N_("Rules of thumb against this estimate"),
+              [(N_("Rule"), "text"), (N_("Memory"), "bytes"), (N_("Difference"), "bytes"),
+               (N_("Share of the estimate"), "percent")], rule_rows),
+        notes(note_items),
+    ]
+
+
+def run(values: dict) -> dict:
+    result = estimate(values)
+    result["display"] = _display(values, result)
+    return result
