@@ -1,0 +1,212 @@
+"""Run configuration: dataclasses that check themselves when built.
+
+Every check raises ValueError naming the dotted option and the value received, so a bad
+flag or config-file entry is reported as e.g. "train.micro_batch must be >= 1 (got 0)".
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+PRECISIONS = ("fp32", "bf16")
+OPTIMIZERS = ("adamw", "sgd")
+METHODS = ("full", "lora")
+SCHEDULES = ("constant", "linear", "cosine")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def _at_least(section: str, name: str, value, low) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
+        raise ValueError(f"{section}.{name} must be a number >= {low} (got {value!r})")
+
+
+def _integer(section: str, name: str, value, low: int, high: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f"an integer between {low} and {high}" if high is not None else f"an integer >= {low}"
+        raise ValueError(f"{section}.{name} must be {bound} (got {value!r})")
+
+
+def _one_of(section: str, name: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{section}.{name} must be one of {', '.join(map(repr, choices))} (got {value!r})")
+
+
+@dataclass
+class ModelConfig:
+    """The model: the built-in Llama-style decoder (random init) or a local Hugging Face directory."""
+
+    source: str = field(default="builtin", metadata={"help": "'builtin' or a local Hugging Face model directory"})
+    layers: int = 2
+    hidden: int = 64
+    heads: int = 4
+    kv_heads: int = 2
+    intermediate: int = 176
+    vocab: int = 512
+    tie_embeddings: bool = False
+    dropout: float = field(default=0.0, metadata={"help": "dropout probability (consumes the torch RNG)"})
+
+    def __post_init__(self) -> None:
+        s = "model"
+        if not isinstance(self.source, str) or not self.source:
+            raise ValueError(f"{s}.source must be 'builtin' or a directory (got {self.source!r})")
+        if self.source != "builtin" and not Path(self.source).is_dir():
+            raise ValueError(f"{s}.source must be 'builtin' or an existing directory (got {self.source!r})")
+        for name, high in (("layers", 1024), ("hidden", 65536), ("heads", 1024), ("kv_heads", 1024),
+                           ("intermediate", 262144), ("vocab", 1 << 20)):
+            _integer(s, name, getattr(self, name), 1, high)
+        if self.hidden % self.heads:
+            raise ValueError(f"{s}.hidden must be divisible by model.heads (got hidden={self.hidden}, heads={self.heads})")
+        if self.heads % self.kv_heads:
+            raise ValueError(f"{s}.kv_heads must divide model.heads (got kv_heads={self.kv_heads}, heads={self.heads})")
+        if (self.hidden // self.heads) % 2:
+            raise ValueError(f"{s}.hidden / model.heads must be even for rotary embeddings (got {self.hidden // self.heads})")
+        if not isinstance(self.dropout, (int, float)) or not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"{s}.dropout must be in [0, 1) (got {self.dropout!r})")
+
+
+@dataclass
+class TrainConfig:
+    """What one optimizer step does."""
+
+    method: str = "full"
+    lora_rank: int = 8
+    lora_alpha: float = 16.0
+    lora_targets: tuple[str, ...] = LORA_TARGETS
+    precision: str = field(default="fp32", metadata={"help": "fp32, or bf16 autocast over fp32 weights"})
+    optimizer: str = "adamw"
+    lr: float = 1e-4
+    weight_decay: float = 0.0
+    lr_schedule: str = "cosine"
+    lr_warmup_steps: int = 2
+    grad_checkpointing: bool = False
+    micro_batch: int = 2
+    grad_accum: int = 1
+    seq_len: int = 64
+
+    def __post_init__(self) -> None:
+        s = "train"
+        _one_of(s, "method", self.method, METHODS)
+        _one_of(s, "precision", self.precision, PRECISIONS)
+        _one_of(s, "optimizer", self.optimizer, OPTIMIZERS)
+        _one_of(s, "lr_schedule", self.lr_schedule, SCHEDULES)
+        _integer(s, "lora_rank", self.lora_rank, 1, 4096)
+        _at_least(s, "lora_alpha", self.lora_alpha, 0)
+        if isinstance(self.lora_targets, str):
+            self.lora_targets = tuple(t for t in self.lora_targets.split(",") if t)
+        self.lora_targets = tuple(self.lora_targets)
+        if not self.lora_targets:
+            raise ValueError(f"{s}.lora_targets must name at least one of {', '.join(LORA_TARGETS)} (got none)")
+        for target in self.lora_targets:
+            _one_of(s, "lora_targets", target, LORA_TARGETS)
+        _at_least(s, "lr", self.lr, 0)
+        _at_least(s, "weight_decay", self.weight_decay, 0)
+        _integer(s, "lr_warmup_steps", self.lr_warmup_steps, 0)
+        _integer(s, "micro_batch", self.micro_batch, 1, 65536)
+        _integer(s, "grad_accum", self.grad_accum, 1, 65536)
+        _integer(s, "seq_len", self.seq_len, 2, 1 << 20)
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.micro_batch * self.grad_accum * self.seq_len
+
+
+@dataclass
+class DataConfig:
+    """Synthetic tokens, or a local text / JSONL file packed into full-length sequences."""
+
+    source: str = field(default="synthetic", metadata={"help": "'synthetic' or a .txt / .jsonl file"})
+    text_field: str = "text"
+    num_workers: int = 0
+    synthetic_sequences: int = 4096
+
+    def __post_init__(self) -> None:
+        s = "data"
+        if self.source != "synthetic" and not Path(self.source).is_file():
+            raise ValueError(f"{s}.source must be 'synthetic' or an existing .txt/.jsonl file (got {self.source!r})")
+        _integer(s, "num_workers", self.num_workers, 0, 256)
+        _integer(s, "synthetic_sequences", self.synthetic_sequences, 1)
+
+
+@dataclass
+class PilotConfig:
+    """A whole pilot run."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    device: str = "auto"
+    seed: int = 1234
+    threads: int = 0
+    warmup_steps: int = field(default=3, metadata={"help": "steps excluded from timing; the CPU memory peak is taken over them"})
+    steps: int = field(default=10, metadata={"help": "timed steps"})
+    val_batches: int = 2
+    restore_check: bool = True
+    memory_limit_gb: float = field(default=0.0, metadata={"help": "treat more than this much tensor memory as out of memory (0: the device's own limit)"})
+    find_max_batch: bool = False
+    max_batch_limit: int = 256
+    label: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        for name, cls in (("model", ModelConfig), ("train", TrainConfig), ("data", DataConfig)):
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                setattr(self, name, _build(cls, value, name))
+        _one_of("run", "device", self.device, DEVICES)
+        _integer("run", "seed", self.seed, 0, 2**63 - 1)
+        _integer("run", "threads", self.threads, 0, 4096)
+        # Two steps are needed before the peak includes the optimizer state.
+        _integer("run", "warmup_steps", self.warmup_steps, 2, 100000)
+        _integer("run", "steps", self.steps, 2, 1000000)
+        _integer("run", "val_batches", self.val_batches, 0, 100000)
+        _at_least("run", "memory_limit_gb", self.memory_limit_gb, 0)
+        _integer("run", "max_batch_limit", self.max_batch_limit, 1, 1 << 20)
+
+    @property
+    def checkpoint_step(self) -> int:
+        """The step after which the mid-run checkpoint is written (half-way through the timed steps)."""
+        return self.warmup_steps + self.steps // 2
+
+    @property
+    def total_steps(self) -> int:
+        return self.warmup_steps + self.steps
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["train"]["lora_targets"] = list(self.train.lora_targets)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "PilotConfig":
+        data = dict(data)
+        for key in ("model", "train", "data"):
+            if key in data and not isinstance(data[key], dict):
+                raise ValueError(f"{key} must be a table of options (got {data[key]!r})")
+        return _build(cls, data, "run")
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "PilotConfig":
+        path = Path(path)
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        return cls.from_dict(data)
+
+    def model_hash(self) -> str:
+        """Hash of what defines the model's shape and initialisation."""
+        payload = {"model": dataclasses.asdict(self.model), "seed": self.seed, "method": self.train.method,
+                   "lora": [self.train.lora_rank, list(self.train.lora_targets)]}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _build(cls, data: dict[str, Any], section: str):
+    known = {f.name for f in dataclasses.fields(cls)}
+    for key in data:
+        if key not in known:
+            raise ValueError(f"unknown option {section}.{key} (known: {', '.join(sorted(known))})")
+    return cls(**data)

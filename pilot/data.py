@@ -1,0 +1,130 @@
+"""Training data and a batch source whose position can be saved and restored exactly.
+
+The order of each epoch derives from (seed, epoch) alone, so the position (epoch, batch) is all a
+fresh process needs to continue with the very next batch; restoring a loader's generator state
+would not be enough. Every sequence is packed to the full length, so the timed steps always run
+on the longest batches.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import torch
+
+from .config import DataConfig, ModelConfig
+
+
+def synthetic_tokens(data: DataConfig, vocab: int, seq_len: int, seed: int) -> torch.Tensor:
+    # A private generator: building the data must not move the global RNG.
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab, (data.synthetic_sequences, seq_len + 1), generator=gen)
+
+
+def _texts(path: Path, text_field: str) -> Iterator[str]:
+    if path.suffix == ".jsonl":
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                record = json.loads(line)
+                if text_field not in record:
+                    raise ValueError(f"data.text_field {text_field!r} missing on line {number} of {path}")
+                yield str(record[text_field])
+    else:
+        yield path.read_text(encoding="utf-8")
+
+
+def file_tokens(data: DataConfig, model: ModelConfig, seq_len: int) -> torch.Tensor:
+    """Tokenise a local file (bytes for the built-in model, the model's tokenizer otherwise) and pack it."""
+    path = Path(data.source)
+    if model.source == "builtin":
+        if model.vocab < 257:
+            raise ValueError(f"model.vocab must be >= 257 to train the built-in model on text bytes (got {model.vocab})")
+        ids: list[int] = []
+        for text in _texts(path, data.text_field):
+            ids.extend(text.encode("utf-8"))
+            ids.append(256)  # end-of-document
+    else:
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(model.source)
+        ids = []
+        for text in _texts(path, data.text_field):
+            ids.extend(tok(text)["input_ids"])
+            if tok.eos_token_id is not None:
+                ids.append(tok.eos_token_id)
+    rows = len(ids) // (seq_len + 1)
+    if rows == 0:
+        raise ValueError(f"data.source {str(path)!r} holds {len(ids)} tokens, fewer than one sequence of {seq_len + 1}")
+    return torch.tensor(ids[: rows * (seq_len + 1)], dtype=torch.long).view(rows, seq_len + 1)
+
+
+def load_tokens(data: DataConfig, model: ModelConfig, seq_len: int, seed: int) -> torch.Tensor:
+    if data.source == "synthetic":
+        return synthetic_tokens(data, model.vocab, seq_len, seed)
+    return file_tokens(data, model, seq_len)
+
+
+def tokens_hash(tokens: torch.Tensor) -> str:
+    return hashlib.sha256(tokens.contiguous().numpy().tobytes()).hexdigest()
+
+
+@dataclass
+class DataPosition:
+    epoch: int = 0
+    batch: int = 0
+
+
+class BatchSource:
+    """Yields micro-batches for one rank; `position` is the next batch to be consumed."""
+
+    def __init__(self, tokens: torch.Tensor, micro_batch: int, seed: int, position: DataPosition | None = None,
+                 rank: int = 0, world: int = 1, num_workers: int = 0, pin_memory: bool = False):
+        self.tokens, self.micro_batch, self.seed = tokens, micro_batch, seed
+        self.rank, self.world = rank, world
+        self.per_epoch = len(tokens) // (micro_batch * world)
+        if self.per_epoch == 0:
+            raise ValueError(f"the data holds {len(tokens)} sequences, fewer than one global batch of "
+                             f"{micro_batch * world}; lower train.micro_batch or add data")
+        self.position = position or DataPosition()
+        self._iter = self._loader(num_workers, pin_memory)
+
+    def _indices(self, epoch: int, batch: int) -> list[int]:
+        order = torch.randperm(len(self.tokens), generator=torch.Generator().manual_seed(self.seed + epoch))
+        start = (batch * self.world + self.rank) * self.micro_batch
+        return order[start:start + self.micro_batch].tolist()
+
+    def _index_stream(self) -> Iterator[list[int]]:
+        epoch, batch = self.position.epoch, self.position.batch
+        while True:
+            yield self._indices(epoch, batch)
+            batch += 1
+            if batch == self.per_epoch:
+                epoch, batch = epoch + 1, 0
+
+    def _loader(self, num_workers: int, pin_memory: bool) -> Iterator[torch.Tensor]:
+        if num_workers == 0:
+            return (self.tokens[idx] for idx in self._index_stream())
+        # Worker seeds come from this private generator, never from the global torch RNG.
+        return iter(torch.utils.data.DataLoader(
+            self.tokens, batch_sampler=_Stream(self._index_stream()), num_workers=num_workers,
+            collate_fn=torch.stack, pin_memory=pin_memory, generator=torch.Generator().manual_seed(self.seed)))
+
+    def next(self) -> torch.Tensor:
+        batch = next(self._iter)
+        self.position.batch += 1
+        if self.position.batch == self.per_epoch:
+            self.position = DataPosition(self.position.epoch + 1, 0)
+        return batch
+
+
+class _Stream:
+    """Wraps an index generator so DataLoader accepts it as a batch sampler."""
+
+    def __init__(self, stream: Iterator[list[int]]):
+        self.stream = stream
+
+    def __iter__(self):
+        return self.stream

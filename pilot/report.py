@@ -1,0 +1,244 @@
+"""The result file: report dataclasses, and JSON written and read in one place."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCHEMA_VERSION = "1"
+
+
+class JsonMixin:
+    """to_dict / save_json / from_dict / from_json for nested report dataclasses."""
+
+    default_filename = "pilot-result.json"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def save_json(self, path: str | Path, overwrite: bool = False) -> Path:
+        path = Path(path)
+        if path.is_dir():
+            path = path / self.default_filename
+        if path.exists() and not overwrite:
+            raise FileExistsError(f"{path} already exists; pass --overwrite to replace it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json(), encoding="utf-8")
+        return path
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]):
+        return _decode(cls, data)
+
+    @classmethod
+    def from_json(cls, path: str | Path):
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def _decode(tp, value):
+    """Rebuild a value of type `tp` (dataclass, X | None, list[X], dict[str, X], scalar) from JSON."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _decode(inner[0], value)
+    if origin is list:
+        return [_decode(typing.get_args(tp)[0], v) for v in value]
+    if origin is dict:
+        return {k: _decode(typing.get_args(tp)[1], v) for k, v in value.items()}
+    if dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        return tp(**{f.name: _decode(hints[f.name], value[f.name]) for f in dataclasses.fields(tp) if f.name in value})
+    return value
+
+
+def _finite(x: float) -> float:
+    return float(x) if math.isfinite(x) else 0.0
+
+
+@dataclass
+class Stats:
+    """Summary of repeated measurements, in seconds."""
+
+    n: int
+    mean: float
+    p50: float
+    p95: float
+    std: float
+    cv: float
+    min: float
+    max: float
+    unit: str = "s"
+
+    @classmethod
+    def from_values(cls, values: list[float]) -> "Stats":
+        a = np.asarray(values, dtype=np.float64)
+        if a.size == 0:
+            return cls(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        mean, std = float(a.mean()), float(a.std(ddof=1)) if a.size > 1 else 0.0
+        return cls(int(a.size), mean, float(np.percentile(a, 50)), float(np.percentile(a, 95)), std,
+                   _finite(std / mean) if mean > 0 else 0.0, float(a.min()), float(a.max()))
+
+
+@dataclass
+class Timing:
+    step: Stats
+    data_wait: Stats
+    data_wait_fraction: float
+    stalled_steps: int
+    stall_threshold: float
+    tokens_per_step: int
+    tokens_per_s: float
+    validation_s: float
+    validation_loss: float
+    warmup_steps: int
+
+
+@dataclass
+class Memory:
+    method: str
+    peak_tensor_bytes: int
+    reserved_bytes: int | None
+    device_used_peak_bytes: int | None
+    device_total_bytes: int | None
+    rss_bytes: int
+    rss_peak_bytes: int
+    limit_bytes: int | None
+    unit: str = "bytes"
+
+
+@dataclass
+class Checkpoint:
+    step: int
+    write_s: float
+    size_bytes: int
+    atomic: bool = True
+
+
+@dataclass
+class RestoreCheck:
+    performed: bool
+    passed: bool | None
+    mode: str
+    rtol: float
+    atol: float
+    fresh_process: bool
+    resumed_from_step: int
+    resumed_steps: int
+    verified: list[str]
+    failures: list[str]
+    max_loss_abs_diff: float | None
+    max_param_abs_diff: float | None
+    duration_s: float
+
+
+@dataclass
+class Estimate:
+    available: bool
+    reason: str | None
+    calculator_inputs: dict[str, Any] | None
+    components: dict[str, int] | None
+    estimated_bytes: int | None
+    measured_bytes: int | None
+    relative_error: float | None
+
+
+@dataclass
+class BatchTrial:
+    micro_batch: int
+    fits: bool
+    peak_tensor_bytes: int | None
+
+
+@dataclass
+class BatchSearch:
+    limit_bytes: int | None
+    trials: list[BatchTrial]
+    largest_fitting: int | None
+
+
+@dataclass
+class ScaleRun:
+    strategy: str
+    world_size: int
+    micro_batch: int
+    grad_accum: int
+    step: Stats
+    tokens_per_s: float
+    efficiency: float
+    peak_tensor_bytes: int
+
+
+@dataclass
+class Scaling:
+    nnodes: int
+    nproc_per_node: int
+    backend: str
+    effective_batch: int
+    tokens_per_step: int
+    baseline: ScaleRun
+    runs: list[ScaleRun]
+
+
+@dataclass
+class Environment:
+    python: str
+    platform: str
+    torch: str
+    cuda: str | None
+    hip: str | None
+    driver: str | None
+    device_type: str
+    device_name: str
+    device_count: int
+    cpu_threads: int
+    torch_threads: int
+    pilot_version: str
+    git_revision: str | None
+
+
+@dataclass
+class ModelInfo:
+    source: str
+    parameters: int
+    trainable_parameters: int
+    config_hash: str
+    data_hash: str
+
+
+@dataclass
+class Outcome:
+    status: str
+    error: str | None = None
+
+
+@dataclass
+class PilotResult(JsonMixin):
+    kind: str
+    label: str
+    note: str
+    created: str
+    environment: Environment
+    config: dict[str, Any]
+    model: ModelInfo
+    outcome: Outcome
+    timing: Timing | None = None
+    memory: Memory | None = None
+    checkpoint: Checkpoint | None = None
+    restore: RestoreCheck | None = None
+    estimate: Estimate | None = None
+    batch_search: BatchSearch | None = None
+    scaling: Scaling | None = None
+    losses: list[float] = field(default_factory=list)
+    schema_version: str = SCHEMA_VERSION

@@ -1,0 +1,57 @@
+"""The readable summary printed at the end of a run."""
+from __future__ import annotations
+
+from .report import PilotResult
+
+
+def _gb(n: int | None) -> str:
+    return "-" if n is None else f"{n / 1e9:.3f} GB"
+
+
+def _ms(s: float) -> str:
+    return f"{s * 1000:.1f} ms"
+
+
+def render(result: PilotResult) -> str:
+    env, lines = result.environment, []
+    lines.append(f"gpu-pilot {env.pilot_version} | {env.device_type}: {env.device_name} x{env.device_count} | "
+                 f"torch {env.torch}" + (f" | CUDA {env.cuda}" if env.cuda else "") + (f" | ROCm {env.hip}" if env.hip else ""))
+    lines.append(f"model: {result.model.parameters:,} parameters, {result.model.trainable_parameters:,} trainable")
+    if result.batch_search:
+        lines.append(f"largest micro-batch that fits: {result.batch_search.largest_fitting}")
+    if result.outcome.status != "completed":
+        lines.append(f"RESULT: does not fit - {result.outcome.error}")
+        return "\n".join(lines)
+    if result.timing:
+        t = result.timing
+        lines += [
+            f"step time     mean {_ms(t.step.mean)}  p50 {_ms(t.step.p50)}  p95 {_ms(t.step.p95)}  "
+            f"std {_ms(t.step.std)}  CV {t.step.cv:.1%}  ({t.step.n} steps after {t.warmup_steps} warm-up)",
+            f"throughput    {t.tokens_per_s:,.0f} tokens/s ({t.tokens_per_step:,} tokens per step)",
+            f"data wait     {t.data_wait_fraction:.1%} of step time; {t.stalled_steps} steps waited over "
+            f"{t.stall_threshold:.0%}",
+            f"validation    {t.validation_s:.2f} s (loss {t.validation_loss:.4f})",
+        ]
+    if result.memory:
+        m = result.memory
+        extra = (f", reserved {_gb(m.reserved_bytes)}, whole device {_gb(m.device_used_peak_bytes)} of "
+                 f"{_gb(m.device_total_bytes)}") if m.method == "cuda_allocator" else f", process RSS peak {_gb(m.rss_peak_bytes)}"
+        lines.append(f"memory        tensor peak {_gb(m.peak_tensor_bytes)} ({m.method}){extra}")
+    if result.estimate:
+        e = result.estimate
+        lines.append(f"estimate      {_gb(e.estimated_bytes)} from the calculator, error {e.relative_error:+.1%}"
+                     if e.available and e.relative_error is not None else f"estimate      absent: {e.reason}")
+    if result.checkpoint:
+        c = result.checkpoint
+        lines.append(f"checkpoint    {_gb(c.size_bytes)} written atomically in {c.write_s:.2f} s at step {c.step}")
+    if result.restore:
+        r = result.restore
+        verdict = "PASSED" if r.passed else "FAILED"
+        lines.append(f"restore       {verdict} ({r.mode}, fresh process, resumed at step {r.resumed_from_step})")
+        lines += [f"  ok   {v}" for v in r.verified] + [f"  FAIL {f}" for f in r.failures]
+    if result.scaling:
+        s = result.scaling
+        lines.append(f"scaling       baseline {s.baseline.tokens_per_s:,.0f} tokens/s on 1 process")
+        lines += [f"  {r.strategy:<5} x{r.world_size}: {r.tokens_per_s:,.0f} tokens/s, efficiency {r.efficiency:.0%}"
+                  for r in s.runs]
+    return "\n".join(lines)
