@@ -4,7 +4,7 @@ Pure Python, standard library only; runs in CPython 3.11+ and in Pyodide. The on
 boundary is ``compute(name, inputs) -> dict`` (see ``_registry``).
 """
 
-from . import memory
+from . import cost, memory
 from ._data import catalog, models
 from ._errors import ERROR_CODES
 from ._i18n import N_
@@ -12,6 +12,7 @@ from ._inputs import Choice, Input
 from ._registry import compute, describe, names, register
 
 register(memory)
+register(cost)
 
 
 __all__ = ["ERROR_CODES", "Choice", "Input", "N_", "catalog", "compute", "cost", "describe", "memory",

@@ -1,0 +1,122 @@
+"""Command line: ``python -m calculators memory|cost [--input FILE|-] [--set k=v]... [--json]``
+and ``python -m calculators describe NAME``.
+
+Prints the result's display blocks as plain-text tables (English msgids), or the
+boundary JSON with ``--json``. Field errors go to stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ._errors import ERROR_CODES
+from ._registry import compute, describe, names
+
+_UNIT_SUFFIX = {"gb": " GB", "hours": " h", "days": " d", "tokens": " tokens", "tokens_per_s": " tokens/s",
+                "tflops": " TFLOPS", "gb_per_s": " GB/s", "tb": " TB"}
+
+
+def fmt(number, unit: str) -> str:
+    """English plain-text rendering of one value in a display unit."""
+    if number is None:
+        return "—"
+    if unit == "bool":
+        return "yes" if number else "no"
+    if unit in ("text", "raw"):
+        return str(number)
+    if unit == "bytes":
+        return f"{number / 1e9:,.2f} GB"
+    if unit == "percent":
+        return f"{number * 100:,.1f} %"
+    if unit == "usd":
+        return f"${number:,.2f}"
+    if unit == "usd_per_hour":
+        return f"${number:,.2f}/h"
+    if unit == "count":
+        return f"{number:,.0f}"
+    digits = 0 if abs(number) >= 1000 else 2
+    return f"{number:,.{digits}f}{_UNIT_SUFFIX.get(unit, '')}"
+
+
+def _note(item: dict) -> str:
+    params = {k: (fmt(v["value"], v["unit"]) if isinstance(v, dict) else v) for k, v in item["params"].items()}
+    return item["msg"].format(**params)
+
+
+def render(result: dict) -> str:
+    """All display blocks as text: metrics and bars as aligned lines, tables as columns."""
+    out = []
+    for block in result["display"]:
+        out.append(f"== {block['title']} ==" if block.get("title") else "")
+        if block["kind"] == "metrics":
+            rows = [[i["label"], fmt(i["value"], i["unit"]) + (f"  [{i['status']}]" if i["status"] else "")]
+                    for i in block["items"]]
+        elif block["kind"] == "bars":
+            rows = [[i["label"], fmt(i["value"], block["unit"])] for i in block["items"]]
+        elif block["kind"] == "table":
+            units = [c["unit"] for c in block["columns"]]
+            rows = [[c["label"] for c in block["columns"]]]
+            rows += [[fmt(cell, u) for cell, u in zip(row, units)] for row in block["rows"]]
+        else:
+            out += ["- " + _note(i) for i in block["items"]]
+            continue
+        widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))] if rows else []
+        out += ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths)))
+                for r in rows]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def error_message(err: dict) -> str:
+    """One precise line per field error: field, code, what was expected."""
+    params = {k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in err.items()}
+    return f"{err['field']}: {err['code']} ({ERROR_CODES[err['code']].format(**params)})"
+
+
+def _read_inputs(args) -> dict:
+    inputs = {}
+    if args.input:
+        text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
+        inputs = json.loads(text)
+        if not isinstance(inputs, dict):
+            raise ValueError("the JSON input must be an object of field names and values")
+    for pair in args.set or []:
+        key, sep, val = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--set expects key=value, got {pair!r}")
+        inputs[key.strip()] = val
+    return inputs
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m calculators", description=__doc__.split("\n\n")[0])
+    parser.add_argument("calculator", help=f"one of: {', '.join(names())}, or 'describe'")
+    parser.add_argument("name", nargs="?", help="with 'describe': the calculator to describe")
+    parser.add_argument("--input", "-i", metavar="FILE", help="JSON object of inputs; '-' reads stdin")
+    parser.add_argument("--set", "-s", action="append", metavar="KEY=VALUE", help="set one input (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print the boundary JSON instead of tables")
+    args = parser.parse_args(argv)
+    if args.calculator == "describe":
+        answer = describe(args.name)
+        if answer.get("ok") is False:
+            print("error: " + error_message(answer["errors"][0]), file=sys.stderr)
+            return 2
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        return 0
+    try:
+        inputs = _read_inputs(args)
+    except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        print(f"error: input: {exc}", file=sys.stderr)
+        return 2
+    answer = compute(args.calculator, inputs)
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+    if not answer["ok"]:
+        for err in answer["errors"]:
+            print("error: " + error_message(err), file=sys.stderr)
+        return 2
+    if not args.json:
+        sys.stdout.write(render(answer["result"]))
+    return 0

@@ -1,0 +1,192 @@
+"""The memory model against hand-worked cases from the published formulas."""
+
+import pytest
+from calc_checks import assert_display, assert_finite
+
+from calculators import compute
+from calculators._architecture import Architecture
+from calculators._memory_model import quantized_bytes
+
+LLAMA8B = 8030261248
+NO_OVERHEAD = {"framework_gb": 0, "fragmentation": 0}
+# A tiny Llama-style model as the CPU pilot builds it.
+TINY = {"model": "custom", "params": 0, "layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "head_dim": 0,
+        "intermediate": 128, "vocab": 256, "tied_embeddings": False, "qkv_bias": False,
+        "method": "full", "precision": "fp32", "optimizer": "adamw", "seq_len": 8, "micro_batch": 2,
+        "gradient_checkpointing": False, "attention": "fused", **NO_OVERHEAD}
+
+
+def result(**inputs):
+    answer = compute("memory", inputs)
+    assert answer["ok"], answer
+    assert_finite(answer["result"])
+    assert_display(answer["result"]["display"])
+    return answer["result"]
+
+
+def test_mixed_precision_adamw_is_16_bytes_per_param():
+    """ZeRO (Rajbhandari et al. 2020) section 3.1: 2 + 2 + 12 = 16 bytes per parameter."""
+    r = result(method="full", precision="bf16", master_weights=True, optimizer="adamw", **NO_OVERHEAD)
+    b = r["bytes"]
+    assert (b["weights"], b["gradients"], b["optimizer"]) == (2 * LLAMA8B, 2 * LLAMA8B, 12 * LLAMA8B)
+    assert r["detail"]["master_weights"] == 4 * LLAMA8B
+
+
+@pytest.mark.parametrize("precision, master, optimizer, per_param", [
+    ("fp32", True, "adamw", 4 + 4 + 8),         # fp32 training: master flag ignored
+    ("fp32", False, "sgd_momentum", 4 + 4 + 4),
+    ("bf16", False, "adamw", 2 + 2 + 4),        # states follow the bf16 parameters
+    ("fp16", True, "sgd_momentum", 2 + 2 + 4 + 4),
+])
+def test_model_state_bytes_per_param(precision, master, optimizer, per_param):
+    b = result(method="full", precision=precision, master_weights=master, optimizer=optimizer)["bytes"]
+    assert b["weights"] + b["gradients"] + b["optimizer"] == per_param * LLAMA8B
+
+
+def test_lora_count_llama_8b_rank_16_all_linear():
+    r = result(model="llama-3.1-8b", method="lora", lora_rank=16)
+    assert r["trainable_params"] == r["lora_params"] == 41_943_040
+
+
+def test_lora_counts_gqa_shapes():
+    arch = Architecture(32, 4096, 32, 8, 14336, 128256)
+    # q: 16 * (4096 + 4096); k and v have 8 heads x 128 = 1024 outputs: 16 * (4096 + 1024)
+    assert arch.lora_params(16, {"q"}) == 32 * 131072
+    assert arch.lora_params(16, {"k"}) == arch.lora_params(16, {"v"}) == 32 * 81920
+    assert arch.lora_params(8, {"q", "v"}) == 32 * 8 * (8192 + 5120)
+
+
+@pytest.mark.parametrize("preset, params", [
+    ("llama-3.1-8b", 8030261248), ("llama-3.1-70b", 70553706496), ("mistral-7b-v0.3", 7248023552),
+    ("qwen2.5-7b", 7615616512), ("qwen2.5-0.5b", 494032768), ("llama-3.2-1b", 1235814400),
+])
+def test_presets_match_published_counts(preset, params):
+    r = result(model=preset)
+    assert r["params"] == r["params_derived"] == params
+
+
+def test_nf4_bytes():
+    n = 4096 * 4096
+    # 4 bits per weight + one fp32 absmax per 64 weights
+    assert quantized_bytes(n, 4096, "nf4", False) == n // 2 + 4 * (n // 64)
+    # double quant: 8-bit absmax per 64, one fp32 constant per 256 absmaxes
+    assert quantized_bytes(n, 4096, "nf4", True) == n // 2 + n // 64 + 4 * (n // 64 // 256) == 8_654_848
+    assert quantized_bytes(n, 4096, "int8", False) == n + 4 * 4096
+
+
+def test_qlora_weights_quantize_linears_only():
+    r = result(method="qlora", quant="nf4", double_quant=False)
+    arch = Architecture(32, 4096, 32, 8, 14336, 128256)
+    linear = sum(i * o for i, o in arch.linear_shapes().values()) * 32
+    rest = LLAMA8B - linear
+    assert r["bytes"]["weights"] == linear // 2 + 4 * linear // 64 + 2 * rest + 2 * 41_943_040
+
+
+def test_activation_formula_tiny_config_by_hand():
+    """s=8, b=2, h=64, a=4, kv=2 (d=16), I=128, p=4 bytes, full fine-tune, fused attention.
+
+    per layer: two norms 2*(4*16*64 + 4*16) = 8320; SiLU in/out + up 3*4*16*128 = 24576;
+    q/k/v and gate/up inputs 2*4096; o input 4096; down input 8192;
+    q,k,v 4*16*(64+32+32) = 8192; attention output 4096; log-sum-exp 4*16*4 = 256  -> 65920.
+    final norm input + LM-head input + 1/rms: 4096 + 4096 + 64 = 8256.
+    """
+    r = result(**TINY)
+    assert r["detail"]["activations_per_layer"] == 65920
+    assert r["bytes"]["activations"] == 2 * 65920 + 8256
+    assert r["bytes"]["logits"] == 16 * 256 * 12
+    ckpt = result(**{**TINY, "gradient_checkpointing": True})
+    assert ckpt["bytes"]["activations"] == 2 * 4 * 16 * 64 + 65920 + 8256
+    eager = result(**{**TINY, "attention": "eager"})
+    # eager: q, k, v expanded to 4 heads (3*4*16*64) + fp32 softmax probabilities 4*s^2*b*a
+    assert eager["detail"]["activations_per_layer"] == 65920 - (8192 + 4096 + 256) + 12288 + 4 * 8 * 8 * 2 * 4
+
+
+def test_tiny_fp32_no_master_exact_model_states():
+    r = result(**TINY)
+    params = r["params"]
+    # embed 256*64 + lm_head 256*64 + 2 layers*(q 64*64 + k,v 64*32 + o 64*64 + 3*64*128 + 2*64) + 64
+    assert params == 2 * 16384 + 2 * (4096 + 2 * 2048 + 4096 + 24576 + 128) + 64
+    assert r["bytes"]["weights"] == r["bytes"]["gradients"] == 4 * params
+    assert r["bytes"]["optimizer"] == 8 * params and r["detail"]["master_weights"] == 0
+    assert set(r["bytes"]) == {"weights", "gradients", "optimizer", "activations", "logits", "temporary",
+                               "framework"}
+    tied = result(**{**TINY, "tied_embeddings": True})
+    assert tied["params"] == params - 16384
+
+
+def test_lora_frozen_linears_keep_no_inputs():
+    full = result(**TINY)["detail"]["activations_per_layer"]
+    lora_qv = result(**{**TINY, "method": "lora", "lora_rank": 2, "lora_targets": "q,v"})
+    # drops o input 4096, down input 8192, gate/up input 4096; adds A outputs 2 * 4*16*2
+    assert lora_qv["detail"]["activations_per_layer"] == full - 16384 + 256
+
+
+N = 4
+P = 7_500_000_000  # ZeRO paper Figure 1: 7.5B parameters
+
+
+@pytest.mark.parametrize("mode, weights, grads, optim", [
+    ("ddp", 2 * P, 2 * P, 12 * P),
+    ("zero1", 2 * P, 2 * P, 12 * P // N),
+    ("zero2", 2 * P, 2 * P // N, 12 * P // N),
+    ("fsdp", 2 * P // N, 2 * P // N, 12 * P // N),
+])
+def test_sharding_by_stage(mode, weights, grads, optim):
+    r = result(model="custom", params=P, layers=2, hidden=64, heads=4, kv_heads=4, intermediate=128, vocab=256,
+               method="full", parallelism=mode, gpus=N, **NO_OVERHEAD)
+    assert (r["bytes"]["weights"], r["bytes"]["gradients"], r["bytes"]["optimizer"]) == (weights, grads, optim)
+
+
+def test_zero_paper_figure_1_model_states_at_64_gpus():
+    """Figure 1: 120 GB baseline; 31.4 GB (P_os), 16.6 GB (P_os+g), 1.9 GB (P_os+g+p) per GPU."""
+    got = {}
+    for mode in ("ddp", "zero1", "zero2", "fsdp"):
+        b = result(model="custom", params=P, layers=2, hidden=64, heads=4, kv_heads=4, intermediate=128,
+                   vocab=256, method="full", parallelism=mode, gpus=64)["bytes"]
+        got[mode] = round((b["weights"] + b["gradients"] + b["optimizer"]) / 1e9, 1)
+    assert got == {"ddp": 120.0, "zero1": 31.4, "zero2": 16.6, "fsdp": 1.9}
+
+
+def test_ddp_buckets_and_fsdp_gather_are_temporary():
+    ddp = result(method="full", parallelism="ddp", gpus=2, **NO_OVERHEAD)
+    assert ddp["detail"]["ddp_buckets"] == ddp["bytes"]["gradients"]
+    fsdp = result(method="full", parallelism="fsdp", gpus=2, **NO_OVERHEAD)
+    assert fsdp["detail"]["fsdp_gather"] > 0 and fsdp["bytes"]["weights"] == LLAMA8B
+
+
+def test_framework_terms():
+    r = result(framework_gb=2.0, fragmentation=0.25)
+    tensors = sum(v for k, v in r["bytes"].items() if k != "framework")
+    assert r["detail"]["context"] == 2_000_000_000
+    assert abs(r["detail"]["fragmentation"] - 0.25 * tensors) <= 1
+    assert r["per_gpu_bytes"] == sum(r["bytes"].values())
+
+
+def test_fit_table_and_smallest_configuration():
+    r = result(model="llama-3.1-70b", method="full", parallelism="fsdp", gpus=8)
+    fit = {g["gpu"]: g for g in r["gpu_fit"]}
+    assert set(fit) >= {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
+    for g in fit.values():
+        assert g["fits"] == (r["per_gpu_bytes"] <= g["memory_bytes"] * 0.9)
+        assert g["headroom_bytes"] == g["memory_bytes"] - r["per_gpu_bytes"]
+    smallest = r["smallest"]
+    assert smallest["count"] == min(g["min_count"] for g in fit.values() if g["min_count"])
+    single = result(model="llama-3.1-70b", method="full")
+    assert single["smallest"] is None  # 70B full fine-tune fits no single card
+
+
+def test_shortcuts_are_lower_bounds_here():
+    r = result(method="full")
+    items = {i["rule"]: i for i in r["shortcuts"]["items"]}
+    assert items["params_x_precision"]["bytes"] == 2 * LLAMA8B
+    assert items["plus_40_percent"]["bytes"] == round(2.8 * LLAMA8B)
+    for i in items.values():
+        assert i["difference_bytes"] == i["bytes"] - r["shortcuts"]["single_gpu_bytes"] < 0
+    assert result(method="qlora")["shortcuts"]["bytes_per_param"] == 0.5
+
+
+def test_params_below_the_architecture_are_not_used():
+    r = result(model="custom", params=1000)
+    assert r["params"] == r["params_derived"] == LLAMA8B
+    notes = r["display"][-1]["items"]
+    assert any("{derived}" in n["msg"] for n in notes)
