@@ -42,7 +42,7 @@ INPUTS = (
     Input("kv_heads", "int", 8, N_("Key/value heads"),
           N_("Fewer than the attention heads means grouped-query attention."),
           unit="count", min=1, max=1024, group=G_MODEL),
-    Input("head_dim", "int", 128, N_("Head dimension"), N_("0 means hidden size / heads."),
+    Input("head_dim", "int", 0, N_("Head dimension"), N_("0 means hidden size / heads."),
           unit="count", min=0, max=4096, group=G_MODEL, advanced=True, optional=True),
     Input("intermediate", "int", 14336, N_("MLP intermediate size"), unit="count", min=1,
           max=1048576, group=G_MODEL),

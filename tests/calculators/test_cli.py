@@ -1,0 +1,88 @@
+"""The command line: inputs from flags, files and stdin; tables, JSON, exit codes."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from calculators._cli import fmt, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_main(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_memory_table(capsys):
+    code, out, err = run_main(capsys, "memory", "--set", "method=qlora", "--set", "micro_batch=2")
+    assert code == 0 and not err
+    assert "== Memory per GPU by component ==" in out and "H200 141 GB" in out
+    assert "Smallest configuration that fits" in out
+
+
+def test_json_output_is_the_boundary(capsys):
+    code, out, _ = run_main(capsys, "cost", "--json", "-s", "cards=2", "-s", "term=1m")
+    answer = json.loads(out)
+    assert code == 0 and answer["ok"] and answer["inputs"]["cards"] == 2 and answer["inputs"]["term"] == "1m"
+
+
+def test_input_file_and_set_override(tmp_path, capsys):
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"model": "llama-3.1-70b", "method": "full", "parallelism": "fsdp", "gpus": 4}))
+    code, out, _ = run_main(capsys, "memory", "--input", str(path), "--set", "gpus=8", "--json")
+    answer = json.loads(out)
+    assert code == 0 and answer["inputs"]["gpus"] == 8 and answer["inputs"]["model"] == "llama-3.1-70b"
+
+
+def test_stdin(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"seq_len": 512}'))
+    code, out, _ = run_main(capsys, "memory", "--input", "-", "--json")
+    assert code == 0 and json.loads(out)["inputs"]["seq_len"] == 512
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["memory", "--set", "seq_len=0"], "seq_len: out_of_range (Enter a value from 1 to 1048576.)"),
+    (["memory", "--set", "method=x"], "method: unknown_choice (Choose one of: full, lora, qlora.)"),
+    (["memory", "--set", "colour=red"], "colour: unknown_field"),
+    (["memory", "--set", "seq_len"], "--set expects key=value"),
+    (["nope"], "calculator: unknown_calculator"),
+    (["describe", "nope"], "calculator: unknown_calculator"),
+])
+def test_field_errors_exit_2(capsys, argv, message):
+    code, _, err = run_main(capsys, *argv)
+    assert code == 2 and message in err
+
+
+def test_bad_json_exits_2(tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_text("{nope")
+    code, _, err = run_main(capsys, "memory", "--input", str(path))
+    assert code == 2 and err.startswith("error: input:")
+    path.write_text("[1, 2]")
+    assert run_main(capsys, "memory", "--input", str(path))[0] == 2
+
+
+def test_describe(capsys):
+    code, out, _ = run_main(capsys, "describe", "cost")
+    d = json.loads(out)
+    assert code == 0 and d["name"] == "cost" and any(i["name"] == "term" for i in d["inputs"])
+
+
+def test_module_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "calculators", "memory", "--set", "lora_rank=0"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "lora_rank: out_of_range" in proc.stderr
+
+
+@pytest.mark.parametrize("number, unit, text", [
+    (1.5e9, "bytes", "1.50 GB"), (0.25, "percent", "25.0 %"), (1234.5, "usd", "$1,234.50"),
+    (None, "usd", "—"), (True, "bool", "yes"), (12.345, "hours", "12.35 h"), (41943040, "count", "41,943,040"),
+])
+def test_fmt(number, unit, text):
+    assert fmt(number, unit) == text
