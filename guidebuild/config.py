@@ -1,0 +1,14 @@
+"""Options of the `guide` MkDocs plugin (mkdocs.yml → plugins → guide)."""
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+
+
+class GuideConfig(Config):
+    enabled = c.Type(bool, default=True)
+    # Folder of the gettext catalogs (messages.pot, <lang>/LC_MESSAGES/messages.po), relative to mkdocs.yml.
+    locales_dir = c.Type(str, default="locales")
+    # npm's copy of Pyodide, relative to mkdocs.yml; the build copies the runtime files out of it once.
+    pyodide_dir = c.Type(str, default="node_modules/pyodide")
+    # Folder of pilot result files that the results page imports, relative to mkdocs.yml.
+    results_dir = c.Type(str, default="results")

@@ -1,0 +1,59 @@
+"""Changes made to each rendered page's HTML after the theme is done with it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+
+_HTML_TAG = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
+_INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.IGNORECASE | re.DOTALL)
+_HEAD_OPEN = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
+
+
+def set_root_language(html: str, lang: str, direction: str) -> str:
+    """Put `lang` and `dir` on <html> itself: Material only sets `dir` on <body>, and
+    screen readers and the bidi algorithm read it from the root."""
+    tag = f'<html lang="{lang}" dir="{direction}" class="no-js">'
+    return _HTML_TAG.sub(tag, html, count=1)
+
+
+def _inline_script_hashes(html: str) -> list[str]:
+    hashes = []
+    for match in _INLINE_SCRIPT.finditer(html):
+        attrs, body = match.group("attrs"), match.group("body")
+        if "src=" in attrs or 'type="application/json"' in attrs:
+            continue  # external scripts are covered by 'self'; JSON data blocks never execute
+        digest = hashlib.sha256(body.encode("utf-8")).digest()
+        hashes.append("'sha256-" + base64.b64encode(digest).decode("ascii") + "'")
+    return sorted(set(hashes))
+
+
+def content_security_policy(html: str) -> str:
+    """The policy this page needs and nothing more.
+
+    Scripts: the site's own files plus the exact inline snippets Material writes (by hash), and
+    'wasm-unsafe-eval' so Pyodide can compile its WebAssembly. Styles: Material and the calculators'
+    inline SVG charts use style attributes, hence 'unsafe-inline' for styles only.
+    """
+    script_src = " ".join(["'self'", "'wasm-unsafe-eval'", *_inline_script_hashes(html)])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            f"script-src {script_src}",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "worker-src 'self'",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+        ]
+    )
+
+
+def add_content_security_policy(html: str) -> str:
+    """Insert the policy first in <head>, before anything it governs."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(html)}">'
+    return _HEAD_OPEN.sub(lambda m: m.group(0) + meta, html, count=1)

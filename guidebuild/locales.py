@@ -1,0 +1,29 @@
+"""What the build knows about each locale: direction, absolute page URLs, catalogs."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from babel import Locale
+
+
+@lru_cache(maxsize=None)
+def text_direction(locale: str) -> str:
+    """'rtl' or 'ltr', from CLDR rather than a hand-kept list."""
+    return Locale.parse(locale).text_direction
+
+
+def absolute_url(site_url: str, page_url: str) -> str:
+    """`page_url` (MkDocs' site-relative URL, '' or './' for a home page) made absolute on `site_url`."""
+    base = site_url if site_url.endswith("/") else site_url + "/"
+    return base if page_url in ("", "./", ".") else base + page_url
+
+
+def page_alternates(page, site_url: str, locales: list[str]) -> dict[str, str]:
+    """Absolute URL of this page in every locale that has it (static-i18n's `file.alternates`)."""
+    alternates = getattr(page.file, "alternates", {}) or {}
+    urls = {}
+    for locale in locales:
+        if locale in alternates:
+            urls[locale] = absolute_url(site_url, alternates[locale].url)
+    return urls

@@ -1,0 +1,37 @@
+"""sitemap.xml with absolute hreflang alternates for every page in every locale."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+
+def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]], roots: list[str]) -> None:
+    """`pages`: locale -> {page url: {locale: absolute url}} as collected while rendering.
+
+    Written at the site root and at each locale root in `roots`: Material's language selector
+    fetches sitemap.xml beside every alternate link, and a 404 there is logged in the console."""
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
+    ]
+    for locale, by_url in pages.items():
+        for url, alternates in sorted(by_url.items()):
+            own = alternates.get(locale)
+            if own is None:
+                continue  # a fallback page: its own locale's copy is listed under that locale
+            lines.append("  <url>")
+            lines.append(f"    <loc>{_text(own)}</loc>")
+            for alt_locale, href in alternates.items():
+                lines.append(f'    <xhtml:link rel="alternate" hreflang="{alt_locale}" href={quoteattr(href)}/>')
+            lines.append("  </url>")
+    lines.append("</urlset>")
+    xml = "\n".join(lines) + "\n"
+    for root in ["", *roots]:
+        (site_dir / root / "sitemap.xml").write_text(xml, encoding="utf-8")
+        (site_dir / root / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode("utf-8"), mtime=0))
+
+
+def _text(value: str) -> str:
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,51 @@
+"""Helpers for the browser tests: what a page requested, what it logged, what axe-core found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+# Console errors that are not defects of the site, each with why it is excluded. None so far:
+# the 404s Material's language selector used to cause (it fetches sitemap.xml beside each
+# alternate link) are gone since every locale root carries a sitemap.xml.
+HARMLESS_CONSOLE: tuple[str, ...] = ()
+
+
+@dataclass
+class Recorder:
+    """Every request and console error of one page, attached before navigation."""
+
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @classmethod
+    def attach(cls, page: Page) -> "Recorder":
+        rec = cls()
+        page.on("request", lambda r: rec.requests.append(r.url))
+        page.on("console", lambda m: rec.errors.append(f"{m.text} @ {m.location.get('url', '')}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: rec.errors.append(f"pageerror: {e}"))
+        page.on("requestfailed", lambda r: rec.errors.append(f"requestfailed: {r.url}"))
+        return rec
+
+    def foreign_requests(self, base: str) -> list[str]:
+        return [u for u in self.requests if not (u.startswith(base) or u.startswith("data:") or u.startswith("blob:"))]
+
+    def real_errors(self) -> list[str]:
+        return [e for e in self.errors if not any(h in e for h in HARMLESS_CONSOLE)]
+
+
+def axe_violations(page: Page, impacts=("serious", "critical")) -> list[str]:
+    """Run axe-core (from node_modules, evaluated through the DevTools protocol so the page's CSP
+    is untouched) and return the serious and critical violations, one line each."""
+    page.evaluate(AXE.read_text(encoding="utf-8"))
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in impacts
+    ]

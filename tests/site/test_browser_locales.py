@@ -1,0 +1,79 @@
+"""Every locale in a real browser: language, direction, navigation, switcher, search, origin, a11y."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest import ARTIFACTS, LOCALES
+from tests.site.browser import Recorder, axe_violations
+
+pytestmark = pytest.mark.browser
+
+ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
+DIRECTION = {"es": "ltr", "ja": "ltr", "ar": "rtl"}
+SITE_NAME = {"es": "Guía de GPU para ajuste fino", "ja": "ファインチューニング用GPUガイド", "ar": "دليل اختيار GPU للضبط الدقيق"}
+# A word each locale's guide uses, and the script its navigation is written in.
+QUERY = {"es": "memoria", "ja": "メモリ", "ar": "ذاكرة"}
+SCRIPT = {"es": r"[a-záéíóúñ]", "ja": r"[\u3040-\u30ff\u4e00-\u9fff]", "ar": r"[\u0600-\u06ff]"}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_home_page_in_locale(page: Page, site_url: str, locale: str):
+    rec = Recorder.attach(page)
+    page.goto(site_url + ROOTS[locale])
+
+    html = page.locator("html")
+    expect(html).to_have_attribute("lang", locale)
+    expect(html).to_have_attribute("dir", DIRECTION[locale])
+    expect(page.locator(".md-header__topic").first).to_contain_text(SITE_NAME[locale])
+
+    nav_texts = page.locator("nav.md-nav--primary .md-nav__link").all_inner_texts()
+    assert nav_texts, "no navigation"
+    for text in nav_texts:
+        assert re.search(SCRIPT[locale], text.strip(), re.IGNORECASE), f"nav item not in {locale}: {text!r}"
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"home-{locale}.png"), full_page=True)
+
+    assert not axe_violations(page), axe_violations(page)
+    assert rec.foreign_requests(site_url) == []
+    assert rec.real_errors() == []
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_language_switcher_keeps_the_page(page: Page, site_url: str, locale: str):
+    page.goto(site_url + ROOTS[locale] + "compare/")
+    for other in LOCALES:
+        link = page.locator(f'.md-select__link[hreflang="{other}"]')
+        expect(link).to_have_count(1)
+        href = link.get_attribute("href")
+        target = page.evaluate("h => new URL(h, location.href).href", href)
+        assert target == site_url + ROOTS[other] + "compare/", (other, target)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_search_returns_only_this_locale(page: Page, site_url: str, locale: str):
+    rec = Recorder.attach(page)
+    page.goto(site_url + ROOTS[locale])
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.fill(QUERY[locale])
+    # fill() inserts text without key events (as an IME commit would); Material searches on keyup.
+    search.press("End")
+    results = page.locator(".md-search-result__item a")
+    expect(results.first).to_be_visible(timeout=15000)
+    hrefs = [page.evaluate("h => new URL(h, location.href).href", h) for h in
+             results.evaluate_all("els => els.map(e => e.getAttribute('href'))")]
+    assert hrefs
+    for href in hrefs:
+        path = href[len(site_url):]
+        first = path.split("/", 1)[0]
+        if locale == "es":
+            assert first not in ("ja", "ar"), href
+        else:
+            assert path.startswith(ROOTS[locale]), href
+    assert rec.foreign_requests(site_url) == []
+    assert rec.real_errors() == []
