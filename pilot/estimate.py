@@ -17,7 +17,8 @@ def calculator_inputs(cfg: PilotConfig, world: int = 1, strategy: str = "none") 
     m, t = cfg.model, cfg.train
     inputs: dict[str, Any] = {
         "model": "custom", "layers": m.layers, "hidden": m.hidden, "heads": m.heads, "kv_heads": m.kv_heads,
-        "intermediate": m.intermediate, "vocab": m.vocab, "tied_embeddings": m.tie_embeddings,
+        "head_dim": m.hidden // m.heads, "intermediate": m.intermediate, "vocab": m.vocab,
+        "tied_embeddings": m.tie_embeddings,
         "method": t.method, "precision": t.precision, "master_weights": t.precision != "fp32",
         "optimizer": {"adamw": "adamw", "sgd": "sgd_momentum"}[t.optimizer],
         "seq_len": t.seq_len, "micro_batch": t.micro_batch, "gradient_checkpointing": t.grad_checkpointing,

@@ -63,6 +63,8 @@ class LiveTensorTracker(TorchDispatchMode):
         self.live -= size
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if any(t.__name__ == "DTensor" for t in types):
+            return NotImplemented  # let DTensor unwrap into local-shard ops, which are counted
         out = func(*args, **(kwargs or {}))
         for leaf in tree_leaves((args, kwargs, out)):
             if isinstance(leaf, torch.Tensor):

@@ -181,6 +181,11 @@ def build_model(model_cfg: ModelConfig, train: TrainConfig, seed: int) -> nn.Mod
     model = Decoder(model_cfg, train.seq_len)
     if train.method == "lora":
         apply_lora(model, train)
+        if train.precision == "bf16":
+            # LoRA keeps the frozen base in bf16 (as when a model is loaded in bf16); adapters stay fp32.
+            for p in model.parameters():
+                if not p.requires_grad:
+                    p.data = p.data.to(torch.bfloat16)
     model.grad_checkpointing = train.grad_checkpointing
     return model
 

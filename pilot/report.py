@@ -242,3 +242,7 @@ class PilotResult(JsonMixin):
     scaling: Scaling | None = None
     losses: list[float] = field(default_factory=list)
     schema_version: str = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        return {"schema_version": data.pop("schema_version"), **data}  # the version reads first in the file

@@ -1,0 +1,36 @@
+"""Shared fixtures: tiny configurations and a schema validator for every produced result."""
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+import pilot
+from pilot.config import ModelConfig, PilotConfig, TrainConfig
+
+TINY_MODEL = {"layers": 2, "hidden": 32, "heads": 4, "kv_heads": 2, "intermediate": 64, "vocab": 300}
+
+
+def tiny(**run) -> PilotConfig:
+    """A model small enough that a whole pilot run takes about a second on two cores."""
+    model = dict(TINY_MODEL, **run.pop("model", {}))
+    train = dict({"micro_batch": 2, "seq_len": 16}, **run.pop("train", {}))
+    run.setdefault("warmup_steps", 2)
+    run.setdefault("steps", 4)
+    run.setdefault("threads", 1)
+    return PilotConfig(model=ModelConfig(**model), train=TrainConfig(**train), **run)
+
+
+@pytest.fixture(scope="session")
+def validate():
+    validator = jsonschema.Draft202012Validator(pilot.load_schema(), format_checker=jsonschema.FormatChecker())
+
+    def check(data):
+        if not isinstance(data, dict):
+            data = json.loads(data.to_json())
+        errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(data)]
+        assert not errors, errors
+        return data
+
+    return check

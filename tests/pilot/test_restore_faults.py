@@ -1,0 +1,54 @@
+"""Each planted restore fault makes the fresh-process check fail, with a reason naming the part."""
+import pytest
+import torch
+
+from pilot import restore
+from pilot.trainer import Trainer
+
+from .conftest import tiny
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    # Dropout makes the continuation consume the torch RNG, as real training may.
+    cfg = tiny(model={"dropout": 0.1}, steps=3)
+    workdir = tmp_path_factory.mktemp("faults")
+    trainer = Trainer(cfg, torch.device("cpu"))
+    losses = [trainer.step()[0] for _ in range(3)]
+    ref, _ = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
+    losses += [trainer.step()[0] for _ in range(2)]
+    restore.finish_reference(ref, trainer, losses[3:])
+    return cfg, ref, workdir
+
+
+@pytest.mark.parametrize(("fault", "reason"), [
+    (None, None),
+    ("drop_optimizer", "optimizer not restored: "),
+    ("reset_scheduler", "scheduler not restored: "),  # detail checked below
+    ("lose_data_position", "data_position not restored: 1 of 2 entries differ (first: batch: expected 3, got 0)"),
+    ("skip_rng:python", "rng.python not restored"),
+    ("skip_rng:numpy", "rng.numpy not restored"),
+    ("skip_rng:torch_cpu", "rng.torch_cpu not restored"),
+])
+def test_fault_is_caught_precisely(reference, fault, reason):
+    cfg, ref, workdir = reference
+    check = restore.verify(cfg, torch.device("cpu"), ref, workdir, fault=fault)
+    if reason is None:
+        assert check.passed and not check.failures
+        return
+    assert not check.passed
+    assert check.failures[0].startswith(reason), check.failures
+    # Only the planted part fails the state comparison.
+    assert sum("not restored" in f for f in check.failures) == 1, check.failures
+    if fault == "reset_scheduler":
+        assert "last_epoch: expected 3, got 0" in check.failures[0]
+    if fault in ("drop_optimizer", "reset_scheduler", "lose_data_position"):
+        # These change the training itself, so the continued run differs too.
+        assert any(f.startswith("final parameters differ") for f in check.failures), check.failures
+
+
+def test_missing_checkpoint_is_reported(reference, tmp_path):
+    cfg, ref, _ = reference
+    broken = restore.Reference(tmp_path / "absent.pt", ref.step, ref.state, ref.losses, ref.final)
+    check = restore.verify(cfg, torch.device("cpu"), broken, tmp_path)
+    assert not check.passed and "could not resume" in check.failures[0]
