@@ -23,3 +23,25 @@ def copy_pyodide(source: Path, site_dir: Path) -> Path:
     for name in PYODIDE_FILES:
         shutil.copy2(source / name, target / name)
     return target
+
+
+def build_wheel(project_root: Path, out_dir: Path) -> Path:
+    """The project's pure-Python wheel (calculators + calcui inside), which Pyodide installs as is.
+
+    `pyodide build` needs a download to cross-build; a py3-none-any wheel from pip needs none.
+    """
+    import subprocess
+    import sys
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("*.whl"):
+        old.unlink()
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "--wheel-dir", str(out_dir), str(project_root)],
+        capture_output=True, text=True,
+    )
+    wheels = sorted(out_dir.glob("*-py3-none-any.whl"))
+    if result.returncode != 0 or not wheels:
+        raise PluginError(f"Could not build the calculators wheel for Pyodide:\n{result.stderr.strip()}")
+    return wheels[0]

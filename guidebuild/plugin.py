@@ -8,21 +8,29 @@ static-i18n's (priority -100) has finished the nested ones.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import shutil
+import tempfile
 from pathlib import Path
 
+from calcui import Translator
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
-from . import assets, html_rewrite, locales, search_split, sitemap
+from . import assets, calculator_embed, catalog_table, html_rewrite, locales, search_split, sitemap
 from .config import GuideConfig
+from .locale_pack import locale_pack
 
 log = logging.getLogger("mkdocs.plugins.guide")
 
 
 class GuidePlugin(BasePlugin[GuideConfig]):
+    @event_priority(-150)  # after static-i18n's (-100) has chosen the locale of this build
     def on_config(self, config: MkDocsConfig):
         if not self.config.enabled:
             return
@@ -35,6 +43,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # Kept across the nested builds: locale -> {page url: {locale: absolute url}}.
             self.pages: dict[str, dict[str, dict[str, str]]] = {}
             self.default_404: str | None = None
+            self.wheel: Path | None = None
+            self.packs: dict[str, dict] = {}
+        self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir)
 
     # -- helpers -------------------------------------------------------------------------------
     @property
@@ -46,10 +57,56 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         return self._i18n.default_language
 
     @property
+    def pack(self) -> dict:
+        return self.packs[self.locale]
+
+    @property
     def all_locales(self) -> list[str]:
         return [lang.locale for lang in self._i18n.config.languages if lang.build]
 
+    def on_pre_build(self, config: MkDocsConfig):
+        if not self.config.enabled:
+            return
+        # The partials' environment for this locale. Pages are rendered before MkDocs' own
+        # `on_env`, so it is made here from the theme; it autoescapes and translates through the
+        # locale's gettext catalog, so neither a label nor a translation can inject markup.
+        self.env = config.theme.get_env().overlay(autoescape=True)
+        self.env.add_extension("jinja2.ext.i18n")
+        translate = Translator(self.pack)
+        self.env.install_gettext_callables(
+            gettext=lambda msg, **kw: translate(msg, **kw),
+            ngettext=lambda one, many, n, **kw: translate(one if n == 1 else many, **kw),
+            newstyle=True,
+        )
+        if self.wheel is None:
+            # Built once per `mkdocs build`, before any page needs its URL.
+            self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
+            self.wheel = assets.build_wheel(self.root, self._wheel_dir)
+            self._wheel_digest = _digest(self.wheel.read_bytes())
+
     # -- per page ------------------------------------------------------------------------------
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
+        if not self.config.enabled:
+            return html
+        html = catalog_table.embed(html, self.env, self.pack)
+        names = calculator_embed.names_in(html)
+        if names:
+            page.meta["guide_calculators"] = names
+            html = calculator_embed.embed(html, self.env, self.pack, self._runtime_urls(page))
+        return html
+
+    def _runtime_urls(self, page: Page) -> dict[str, str]:
+        def rel(path: str) -> str:
+            return get_relative_url(path, page.url)
+
+        return {
+            "pack": rel(f"assets/calc/pack-{self.locale}.json") + f"?v={_digest(_pack_json(self.pack).encode())}",
+            # A folder per wheel digest busts caches; Pyodide needs the file name to end in .whl.
+            "wheel": rel(f"assets/calc/{self._wheel_digest}/{self.wheel.name}"),
+            "pyodide": rel("assets/pyodide/") + "/",
+            "worker": rel("assets/javascripts/calculator-worker.js"),
+        }
+
     def on_page_context(self, context, page: Page, config: MkDocsConfig, nav):
         if not self.config.enabled:
             return context
@@ -88,9 +145,25 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if not self.config.enabled or self._i18n.building:
             return
         site_dir = Path(config.site_dir)
+        calc_dir = site_dir / "assets" / "calc"
+        calc_dir.mkdir(parents=True, exist_ok=True)
+        for locale, pack in self.packs.items():
+            (calc_dir / f"pack-{locale}.json").write_text(_pack_json(pack), encoding="utf-8")
+        (calc_dir / self._wheel_digest).mkdir(exist_ok=True)
+        shutil.copy2(self.wheel, calc_dir / self._wheel_digest / self.wheel.name)
+        shutil.rmtree(self._wheel_dir, ignore_errors=True)
+        self.wheel = None
         if self.default_404 is not None:
             (site_dir / "404.html").write_text(self.default_404, encoding="utf-8")
         counts = search_split.split_search_index(site_dir, self.all_locales, self.default_locale)
         log.info("Search index per locale: %s", counts)
-        sitemap.write_sitemap(site_dir, self.pages, [loc for loc in self.all_locales if loc != self.default_locale])
+        sitemap.write_sitemap(site_dir, self.pages)
         assets.copy_pyodide(self.root / self.config.pyodide_dir, site_dir)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def _pack_json(pack: dict) -> str:
+    return json.dumps(pack, ensure_ascii=False, sort_keys=True)

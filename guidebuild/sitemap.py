@@ -7,11 +7,12 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 
-def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]], roots: list[str]) -> None:
+def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]]) -> None:
     """`pages`: locale -> {page url: {locale: absolute url}} as collected while rendering.
 
-    Written at the site root and at each locale root in `roots`: Material's language selector
-    fetches sitemap.xml beside every alternate link, and a 404 there is logged in the console."""
+    Material's language selector fetches `sitemap.xml` beside every `<link rel="alternate">` of a
+    page to map it to its translations. Each page's alternates are that page in each locale, so a
+    copy sits in every page folder: the selector finds it, and the server logs no 404s."""
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
@@ -28,9 +29,11 @@ def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]], r
             lines.append("  </url>")
     lines.append("</urlset>")
     xml = "\n".join(lines) + "\n"
-    for root in ["", *roots]:
-        (site_dir / root / "sitemap.xml").write_text(xml, encoding="utf-8")
-        (site_dir / root / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode("utf-8"), mtime=0))
+    (site_dir / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode("utf-8"), mtime=0))
+    folders = {""} | {url for by_url in pages.values() for url in by_url}
+    for folder in folders:
+        if (site_dir / folder).is_dir():
+            (site_dir / folder / "sitemap.xml").write_text(xml, encoding="utf-8")
 
 
 def _text(value: str) -> str:

@@ -1,0 +1,45 @@
+"""One typed figure (value + unit code from the calculators' display contract) to localized text."""
+
+from __future__ import annotations
+
+from ._numbers import NumberFormat
+from ._text import Translator
+
+GB = 1e9  # the calculators report bytes; the page shows decimal gigabytes (10^9), as vendors do
+
+
+def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
+    """Plain text for a value; the caller escapes it."""
+    if value is None:
+        return "—"
+    if unit == "text":
+        return t(value)
+    if unit == "raw":
+        return str(value)
+    if unit == "bool":
+        return t("Yes") if value else t("No")
+    if unit == "bytes":
+        return fmt.unit("gb", value / GB)
+    if unit == "gb":
+        return fmt.unit("gb", value)
+    if unit == "percent":
+        return fmt.percent_of(value)
+    if unit == "usd":
+        return fmt.money(value)
+    if unit == "usd_per_hour":
+        return t("{amount}/h", amount=fmt.money(value))
+    if unit == "hours":
+        return fmt.unit("hour", value)
+    if unit == "days":
+        return fmt.unit("day", value)
+    if unit == "count":
+        return fmt.number(value, max_frac=0)
+    if unit == "tokens":
+        return t("{count} tokens", count=fmt.number(value, max_frac=0))
+    if unit == "tokens_per_s":
+        return t("{count} tokens/s", count=fmt.significant(value))
+    if unit == "tflops":
+        return fmt.significant(value) + " TFLOPS"
+    if unit == "gb_per_s":
+        return fmt.significant(value) + " GB/s"
+    return fmt.significant(value)  # "number" and anything unlabelled

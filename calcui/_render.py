@@ -1,0 +1,128 @@
+"""A calculator's answer as HTML: `render()` is what the build and the browser worker both call."""
+
+from __future__ import annotations
+
+from html import escape
+
+import calculators
+
+from ._chart import bars_svg
+from ._figures import figure
+from ._numbers import NumberFormat
+from ._text import Translator
+
+
+def render(name: str, inputs: dict, pack: dict) -> dict:
+    """Run calculator `name` on `inputs` and localize the outcome with `pack`.
+
+    Returns a JSON-able dict: `ok`, the boundary's own `response` (for comparisons and tests),
+    `html` (the result panel), `summary` (one sentence for screen readers) and, on bad input,
+    `errors` as [{"field", "message"}] for the page to place beside each field.
+    """
+    response = calculators.compute(name, inputs)
+    t, fmt = Translator(pack), NumberFormat(pack)
+    if response["ok"]:
+        html, summary = render_result(response["result"], t, fmt)
+        return {"ok": True, "response": response, "html": html, "summary": summary, "errors": []}
+    errors = [{"field": e["field"], "message": error_message(e, t, fmt)} for e in response["errors"]]
+    labels = _labels(name)
+    lines = "".join(
+        f"<li><strong>{escape(t(labels.get(e['field'], e['field'])))}</strong>: {escape(e['message'])}</li>"
+        for e in errors
+    )
+    heading = t("Fix these inputs to see a result:")
+    html = f'<div class="guide-calc__invalid" role="alert"><p>{escape(heading)}</p><ul>{lines}</ul></div>'
+    return {"ok": False, "response": response, "html": html, "summary": heading, "errors": errors}
+
+
+def _labels(name: str) -> dict[str, str]:
+    description = calculators.describe(name)
+    return {i["name"]: i["label"] for i in description.get("inputs", [])}
+
+
+def error_message(error: dict, t: Translator, fmt: NumberFormat) -> str:
+    template = calculators.ERROR_CODES.get(error["code"], error["code"])
+    params = {}
+    for key, value in error.items():
+        if key in ("field", "code"):
+            continue
+        if isinstance(value, bool) or value is None:
+            params[key] = str(value)
+        elif isinstance(value, (int, float)):
+            params[key] = fmt.number(value, max_frac=4)
+        elif isinstance(value, list):
+            params[key] = ", ".join(t(str(v)) for v in value)
+        else:
+            params[key] = t(str(value))
+    return t(template, **params)
+
+
+def render_result(result: dict, t: Translator, fmt: NumberFormat) -> tuple[str, str]:
+    """(HTML of every display block, the headline sentence)."""
+    parts, summary = [], ""
+    for block in result.get("display", []):
+        kind = block["kind"]
+        if kind == "metrics":
+            html, headline = _metrics(block, t, fmt)
+            summary = summary or headline
+        elif kind == "bars":
+            html = _bars(block, t, fmt)
+        elif kind == "table":
+            html = _table(block, t, fmt)
+        elif kind == "notes":
+            html = _notes(block, t, fmt)
+        else:
+            continue  # a block kind this renderer does not know yet is skipped, not guessed at
+        parts.append(f'<section class="guide-block guide-block--{escape(kind)}">{html}</section>')
+    return "".join(parts), summary
+
+
+def _title(block: dict, t: Translator) -> str:
+    return f"<h3>{escape(t(block['title']))}</h3>" if block.get("title") else ""
+
+
+def _num(text: str) -> str:
+    # <bdi>: a figure keeps its own direction inside right-to-left text.
+    return f'<bdi class="guide-num">{escape(text)}</bdi>'
+
+
+def _metrics(block, t, fmt) -> tuple[str, str]:
+    items, headline = [], ""
+    for i, item in enumerate(block["items"]):
+        label, value = t(item["label"]), figure(item["value"], item["unit"], fmt, t)
+        status = f' data-status="{escape(item["status"])}"' if item.get("status") else ""
+        cls = "guide-metric guide-metric--headline" if i == 0 else "guide-metric"
+        items.append(f'<div class="{cls}"{status}><dt>{escape(label)}</dt><dd>{_num(value)}</dd></div>')
+        if i == 0:
+            headline = f"{label}: {value}"
+    return _title(block, t) + f'<dl class="guide-metrics">{"".join(items)}</dl>', headline
+
+
+def _bars(block, t, fmt) -> str:
+    items = [(t(i["label"]), i["value"], figure(i["value"], block["unit"], fmt, t)) for i in block["items"]]
+    return _title(block, t) + bars_svg(t(block["title"]), items, rtl=t.dir == "rtl")
+
+
+def _table(block, t, fmt) -> str:
+    head = "".join(f'<th scope="col">{escape(t(c["label"]))}</th>' for c in block["columns"])
+    body = []
+    for row in block["rows"]:
+        cells = []
+        for col, cell in zip(block["columns"], row):
+            text = figure(cell, col["unit"], fmt, t)
+            numeric = col["unit"] not in ("text", "raw", "bool")
+            cells.append(f"<td>{_num(text) if numeric else escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    caption = f"<caption>{escape(t(block['title']))}</caption>" if block.get("title") else ""
+    return f'<div class="md-typeset__scrollwrap"><table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def _notes(block, t, fmt) -> str:
+    items = []
+    for item in block["items"]:
+        params = {
+            key: (figure(p["value"], p["unit"], fmt, t) if isinstance(p, dict) else str(p))
+            for key, p in item.get("params", {}).items()
+        }
+        items.append(f"<li>{escape(t(item['msg'], **params))}</li>")
+    return _title(block, t) + f'<ul class="guide-notes">{"".join(items)}</ul>'

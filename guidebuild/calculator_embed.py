@@ -1,0 +1,59 @@
+"""Places calculators in pages: `<!-- calculator: NAME -->` becomes the form plus its answer.
+
+Generic on purpose: it knows "a calculator" — whatever `calculators.describe(NAME)` declares — and
+nothing about memory or cost. The result HTML comes from `calcui.render`, the same call the
+browser worker makes.
+"""
+
+from __future__ import annotations
+
+import re
+
+import calcui
+import calculators
+from calculators import N_
+from mkdocs.exceptions import PluginError
+
+MARKER = re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->")
+
+# How an input's unit is named beside its label (msgids; "" shows nothing).
+UNIT_LABELS = {
+    "count": "", "number": "", "": "",
+    "tokens": N_("tokens"), "tokens_per_s": N_("tokens/s"), "gb": "GB", "tb": "TB", "hours": N_("hours"),
+    "percent": N_("share, 0–1"), "usd": "US$", "usd_per_hour": "US$/h",
+}
+
+
+def names_in(html: str) -> list[str]:
+    return MARKER.findall(html)
+
+
+def _groups(inputs: list[dict]) -> list[dict]:
+    """Inputs by fieldset, in declaration order; advanced ones folded at the end of their group."""
+    groups: dict[str, dict] = {}
+    for inp in inputs:
+        group = groups.setdefault(inp["group"], {"title": inp["group"], "inputs": [], "advanced": []})
+        group["advanced" if inp["advanced"] else "inputs"].append(inp)
+    return list(groups.values())
+
+
+def render_calculator(name: str, env, pack: dict, runtime: dict) -> str:
+    description = calculators.describe(name)
+    if "inputs" not in description:
+        raise PluginError(f"Page places unknown calculator {name!r}; known: {', '.join(calculators.names())}")
+    rendered = calcui.render(name, {}, pack)
+    if not rendered["ok"]:
+        raise PluginError(f"Calculator {name!r} rejects its own defaults: {rendered['response']['errors']}")
+    template = env.get_template("partials/calculator.html")
+    return template.render(
+        calc=description,
+        groups=_groups(description["inputs"]),
+        values=rendered["response"]["inputs"],
+        rendered=rendered,
+        runtime=runtime,
+        unit_labels=UNIT_LABELS,
+    )
+
+
+def embed(html: str, env, pack: dict, runtime: dict) -> str:
+    return MARKER.sub(lambda m: render_calculator(m.group(1), env, pack, runtime), html)

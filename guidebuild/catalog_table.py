@@ -1,0 +1,47 @@
+"""`<!-- catalog-table -->`: the GPU comparison table, generated from the calculators' catalog data
+so no figure is typed twice; numbers go through the same CLDR formatter as the calculators."""
+
+from __future__ import annotations
+
+import re
+
+import calculators
+from calcui import NumberFormat
+from calculators import N_
+
+MARKER = re.compile(r"<!--\s*catalog-table\s*-->")
+TIERS = {"datacenter": N_("Data centre"), "workstation": N_("Workstation"), "consumer": N_("Consumer")}
+
+
+def _sources(gpus: list[dict]) -> list[dict]:
+    """Each distinct source once, in table order."""
+    seen: dict[str, dict] = {}
+    for gpu in gpus:
+        for source in gpu.get("sources", {}).values():
+            seen.setdefault(source["url"], source)
+    return list(seen.values())
+
+
+def render_table(env, pack: dict) -> str:
+    fmt = NumberFormat(pack)
+    gpus = calculators.catalog()["gpus"]
+    rows = [
+        {
+            "name": g["name"],
+            "tier": TIERS.get(g["tier"], g["tier"]),
+            "memory": fmt.unit("gb", g["memory_gb"], fmt.number(g["memory_gb"], 0)),
+            "bandwidth": fmt.number(g["bandwidth_gb_s"], 0) + " GB/s",
+            "bf16": fmt.number(g["bf16_dense_tflops"], 0) + " TFLOPS",
+            "interconnect": g["interconnect"]["name"] + " · " + fmt.number(g["interconnect"]["gb_s"], 0) + " GB/s",
+            "stack": g["stack"],
+        }
+        for g in gpus
+    ]
+    return env.get_template("partials/catalog-table.html").render(rows=rows, sources=_sources(gpus))
+
+
+def embed(html: str, env, pack: dict) -> str:
+    if not MARKER.search(html):
+        return html
+    table = render_table(env, pack)
+    return MARKER.sub(lambda _: table, html)

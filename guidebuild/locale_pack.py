@@ -1,0 +1,64 @@
+"""The locale pack: everything locale-specific the calculators' renderer needs, as one JSON-able dict.
+
+Built from Babel's CLDR data and the locale's gettext catalog; used as is by `calcui` at build
+time and shipped beside the page for the browser worker, so both format identically.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from babel import Locale
+from babel.messages.pofile import read_po
+from babel.numbers import get_currency_symbol, parse_pattern
+
+CURRENCY = "USD"  # the catalog's prices are in US dollars
+UNITS = {"gb": "digital-gigabyte", "hour": "duration-hour", "day": "duration-day"}
+
+
+def number_data(locale: str) -> dict:
+    loc = Locale.parse(locale)
+    symbols = loc.number_symbols[loc.default_numbering_system] if "latn" not in loc.number_symbols else loc.number_symbols["latn"]
+    decimal = parse_pattern(loc.decimal_formats[None])
+    percent = parse_pattern(loc.percent_formats[None])
+    currency = parse_pattern(loc.currency_formats["standard"])
+    symbol = get_currency_symbol(CURRENCY, locale)
+    return {
+        "decimal": symbols["decimal"],
+        "group": symbols["group"],
+        "minus": symbols["minusSign"],
+        "grouping": list(decimal.grouping),
+        "percent": {"prefix": percent.prefix[0], "suffix": percent.suffix[0].replace("%", symbols["percentSign"])},
+        "currency": {
+            "prefix": currency.prefix[0].replace("¤", symbol),
+            "suffix": currency.suffix[0].replace("¤", symbol),
+            "neg_prefix": currency.prefix[1].replace("¤", symbol).replace("-", symbols["minusSign"]),
+            "neg_suffix": currency.suffix[1].replace("¤", symbol),
+        },
+    }
+
+
+def unit_patterns(locale: str) -> dict[str, str]:
+    data = Locale.parse(locale)._data["unit_patterns"]
+    return {code: data[cldr]["short"]["other"] for code, cldr in UNITS.items()}
+
+
+def catalog_messages(po_file: Path) -> dict[str, str]:
+    """msgid -> msgstr for translated, non-fuzzy entries (an untranslated string shows its msgid)."""
+    if not po_file.is_file():
+        return {}
+    with po_file.open("rb") as fh:
+        catalog = read_po(fh)
+    return {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy and isinstance(m.id, str)}
+
+
+@lru_cache(maxsize=None)
+def _cldr(locale: str) -> tuple[dict, dict, str]:
+    return number_data(locale), unit_patterns(locale), Locale.parse(locale).text_direction
+
+
+def locale_pack(locale: str, locales_dir: Path) -> dict:
+    numbers, units, direction = _cldr(locale)
+    messages = catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
+    return {"locale": locale, "dir": direction, "numbers": numbers, "units": units, "messages": messages}

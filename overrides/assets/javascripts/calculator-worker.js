@@ -1,0 +1,61 @@
+// Runs the calculators in Pyodide, off the page's main thread. Loaded only by pages that place a
+// calculator. Every answer is produced by `calcui.render`, the same Python the build used for the
+// pre-rendered answer, so the page never formats a number or a message itself.
+
+const MessageType = Object.freeze({
+  INIT: "init",         // page -> worker: {pyodide, wheel, pack} absolute URLs
+  COMPUTE: "compute",   // page -> worker: {id, name, inputs}
+  PROGRESS: "progress", // worker -> page: {stage}
+  READY: "ready",       // worker -> page
+  RESULT: "result",     // worker -> page: {id, name, ok, html, summary, errors, response}
+  FAILED: "failed",     // worker -> page: {id?, message}
+});
+
+let ready = null;   // resolves to the Python render function once Pyodide is up
+let render = null;
+
+async function start({ pyodide: base, wheel, pack }) {
+  const { loadPyodide } = await import(base + "pyodide.mjs");
+  self.postMessage({ type: MessageType.PROGRESS, stage: "runtime" });
+  const py = await loadPyodide({ indexURL: base });
+  self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
+  await py.loadPackage(wheel);
+  const packText = await (await fetch(pack)).text();
+  py.globals.set("GUIDE_PACK_JSON", packText);
+  py.runPython(`
+import json
+import calcui
+
+GUIDE_PACK = json.loads(GUIDE_PACK_JSON)
+
+def guide_render(name, inputs_json):
+    return json.dumps(calcui.render(name, json.loads(inputs_json), GUIDE_PACK))
+`);
+  return py.globals.get("guide_render");
+}
+
+self.onmessage = async (event) => {
+  const message = event.data;
+  switch (message.type) {
+    case MessageType.INIT:
+      ready = start(message);
+      try {
+        render = await ready;
+        self.postMessage({ type: MessageType.READY });
+      } catch (error) {
+        self.postMessage({ type: MessageType.FAILED, message: String(error && error.message || error) });
+      }
+      break;
+    case MessageType.COMPUTE:
+      try {
+        await ready;
+        const out = JSON.parse(render(message.name, JSON.stringify(message.inputs)));
+        self.postMessage({ type: MessageType.RESULT, id: message.id, name: message.name, ...out });
+      } catch (error) {
+        self.postMessage({ type: MessageType.FAILED, id: message.id, message: String(error && error.message || error) });
+      }
+      break;
+    default:
+      throw new TypeError(`Unknown message type: ${message.type}`);
+  }
+};

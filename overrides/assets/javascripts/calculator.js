@@ -1,0 +1,183 @@
+// Makes the pre-rendered calculators live: reads the form, asks the worker (Pyodide) for the
+// answer, shows it, keeps the inputs in the URL and in the language switcher's links.
+// The form and every message come from the Python declarations; nothing here knows a field.
+
+const MessageType = Object.freeze({
+  INIT: "init", COMPUTE: "compute", PROGRESS: "progress", READY: "ready", RESULT: "result", FAILED: "failed",
+});
+const DEBOUNCE_MS = 120;
+
+/** The inputs of a form as the calculators' boundary takes them (strings, lists, "true"/"false"). */
+function readForm(form) {
+  const values = {};
+  for (const field of form.querySelectorAll("[data-field]")) {
+    const name = field.dataset.field;
+    const boxes = field.querySelectorAll('input[type="checkbox"]');
+    if (field.classList.contains("guide-field--multichoice")) {
+      values[name] = [...boxes].filter((b) => b.checked).map((b) => b.value);
+    } else if (field.classList.contains("guide-field--bool")) {
+      values[name] = boxes[0].checked ? "true" : "false";
+    } else {
+      values[name] = field.querySelector("input, select").value;
+    }
+  }
+  return values;
+}
+
+/** Put values (from the URL or from the worker's normalized inputs) back into the form. */
+function writeForm(form, values, skip) {
+  for (const field of form.querySelectorAll("[data-field]")) {
+    const name = field.dataset.field;
+    if (!(name in values) || field.contains(skip)) continue;
+    const value = values[name];
+    if (field.classList.contains("guide-field--multichoice")) {
+      const chosen = Array.isArray(value) ? value : String(value).split(",").filter(Boolean);
+      field.querySelectorAll("input").forEach((b) => { b.checked = chosen.includes(b.value); });
+    } else if (field.classList.contains("guide-field--bool")) {
+      field.querySelector("input").checked = value === true || value === "true";
+    } else {
+      field.querySelector("input, select").value = String(value);
+    }
+  }
+}
+
+function sameValue(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Query string holding only the inputs that differ from the defaults. */
+function queryFor(values, defaults) {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) {
+    if (sameValue(value, defaults[name])) continue;
+    params.set(name, Array.isArray(value) ? value.join(",") : value);
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** The language switcher leads to the same page in another locale; carry the inputs along. */
+function carryQueryToAlternates(query) {
+  for (const link of document.querySelectorAll(".md-select__link[hreflang]")) {
+    const url = new URL(link.getAttribute("href"), location.href);
+    url.search = query;
+    link.setAttribute("href", url.href);
+  }
+}
+
+class Calculator {
+  constructor(root, worker) {
+    this.root = root;
+    this.name = root.dataset.guideCalc;
+    this.form = root.querySelector("form");
+    this.result = root.querySelector(".guide-calc__result");
+    this.live = root.querySelector(".guide-calc__live");
+    this.status = root.querySelector(".guide-calc__status");
+    this.statusText = root.querySelector(".guide-calc__status-text");
+    this.worker = worker;
+    this.latest = 0;
+    this.pending = false;
+    this.defaults = readForm(this.form);
+    const fromUrl = Object.fromEntries(new URLSearchParams(location.search));
+    const known = Object.keys(fromUrl).filter((name) => name in this.defaults);
+    if (known.length) {
+      writeForm(this.form, fromUrl);
+      this.pending = true;            // the pre-rendered answer is for the defaults
+      this.setState("stale");
+    }
+    carryQueryToAlternates(location.search);
+    this.form.addEventListener("input", () => this.schedule());
+    this.form.addEventListener("change", () => this.schedule());
+    this.form.addEventListener("submit", (event) => event.preventDefault());
+  }
+
+  setState(state) {
+    this.status.dataset.state = state;
+    const text = this.statusText.dataset[state];
+    if (text) this.statusText.textContent = text;
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.compute(), DEBOUNCE_MS);
+  }
+
+  compute() {
+    const inputs = readForm(this.form);
+    const query = queryFor(inputs, this.defaults);
+    history.replaceState(null, "", location.pathname + query + location.hash);
+    carryQueryToAlternates(query);
+    if (!this.ready) {
+      this.pending = true;            // computed as soon as the worker is ready
+      return;
+    }
+    this.setState("stale");
+    this.latest += 1;
+    this.worker.postMessage({ type: MessageType.COMPUTE, id: `${this.name}:${this.latest}`, name: this.name, inputs });
+  }
+
+  onReady() {
+    this.ready = true;
+    this.setState("ready");
+    if (this.pending) {
+      this.pending = false;
+      this.compute();
+    }
+  }
+
+  onResult(message) {
+    if (message.id !== `${this.name}:${this.latest}`) return;   // a newer change is on its way
+    this.result.innerHTML = message.html;   // built by calcui, which escapes every value
+    this.result.dataset.ok = String(message.ok);
+    this.live.textContent = message.summary;
+    this.root.guideResponse = message.response;
+    for (const field of this.form.querySelectorAll("[data-field]")) {
+      const error = message.errors.find((e) => e.field === field.dataset.field);
+      const slot = field.querySelector(".guide-field__error");
+      slot.textContent = error ? error.message : "";
+      slot.hidden = !error;
+      field.querySelectorAll("input, select").forEach((el) => {
+        if (error) el.setAttribute("aria-invalid", "true"); else el.removeAttribute("aria-invalid");
+      });
+    }
+    if (message.ok) writeForm(this.form, message.response.inputs, document.activeElement);
+    this.setState("ready");
+    this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));
+  }
+}
+
+function start() {
+  const roots = document.querySelectorAll("[data-guide-calc]");
+  if (!roots.length) return;
+  const first = roots[0].dataset;
+  const absolute = (path) => new URL(path, location.href).href;
+  const worker = new Worker(absolute(first.worker), { type: "module" });
+  const calculators = [...roots].map((root) => new Calculator(root, worker));
+  calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
+  worker.onmessage = ({ data: message }) => {
+    switch (message.type) {
+      case MessageType.PROGRESS:
+        break;
+      case MessageType.READY:
+        calculators.forEach((c) => c.onReady());
+        break;
+      case MessageType.RESULT:
+        calculators.filter((c) => c.name === message.name).forEach((c) => c.onResult(message));
+        break;
+      case MessageType.FAILED:
+        console.warn("Calculator runtime:", message.message);
+        calculators.forEach((c) => c.setState("failed"));
+        break;
+      default:
+        throw new TypeError(`Unknown message type: ${message.type}`);
+    }
+  };
+  worker.postMessage({
+    type: MessageType.INIT,
+    pyodide: absolute(first.pyodide),
+    wheel: absolute(first.wheel),
+    pack: absolute(first.pack),
+  });
+}
+
+start();
