@@ -49,3 +49,14 @@ def assert_display(display):
                 item["msg"].format(**item["params"])  # every placeholder has a parameter
         else:
             raise AssertionError(f"unknown block kind {kind}")
+
+
+def ok_result(name, inputs):
+    """Compute, require success, check every number and the display; return the result."""
+    from calculators import compute
+
+    answer = compute(name, inputs)
+    assert answer["ok"], answer
+    assert_finite(answer["result"])
+    assert_display(answer["result"]["display"])
+    return answer["result"]

@@ -1,7 +1,7 @@
 """The cost model against hand-worked cases, and the catalog it reads."""
 
 import pytest
-from calc_checks import assert_display, assert_finite
+from calc_checks import ok_result
 
 from calculators import catalog, compute, cost
 
@@ -12,11 +12,7 @@ BASE = {"gpu": "h100-sxm-80gb", "cards": 2, "term": "1w",
 
 
 def result(**inputs):
-    answer = compute("cost", inputs)
-    assert answer["ok"], answer
-    assert_finite(answer["result"])
-    assert_display(answer["result"]["display"])
-    return answer["result"]
+    return ok_result("cost", inputs)
 
 
 def test_hand_worked_quote():

@@ -1,7 +1,7 @@
 """The memory model against hand-worked cases from the published formulas."""
 
 import pytest
-from calc_checks import assert_display, assert_finite
+from calc_checks import ok_result
 
 from calculators import compute
 from calculators._architecture import Architecture
@@ -17,11 +17,7 @@ TINY = {"model": "custom", "params": 0, "layers": 2, "hidden": 64, "heads": 4, "
 
 
 def result(**inputs):
-    answer = compute("memory", inputs)
-    assert answer["ok"], answer
-    assert_finite(answer["result"])
-    assert_display(answer["result"]["display"])
-    return answer["result"]
+    return ok_result("memory", inputs)
 
 
 def test_mixed_precision_adamw_is_16_bytes_per_param():
