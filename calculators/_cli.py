@@ -49,9 +49,10 @@ def render(result: dict) -> str:
     """All display blocks as text: metrics and bars as aligned lines, tables as columns."""
     out = []
     for block in result["display"]:
-        out.append(f"== {block['title']} ==" if block.get("title") else "")
+        if block.get("title"):
+            out.append(f"== {block['title']} ==")
         if block["kind"] == "metrics":
-            rows = [[i["label"], fmt(i["value"], i["unit"]) + (f"  [{i['status']}]" if i["status"] else "")]
+            rows = [[i["label"], fmt(i["value"], i["unit"]), f"[{i['status']}]" if i["status"] else ""]
                     for i in block["items"]]
         elif block["kind"] == "bars":
             rows = [[i["label"], fmt(i["value"], block["unit"])] for i in block["items"]]
@@ -63,7 +64,7 @@ def render(result: dict) -> str:
             out += ["- " + _note(i) for i in block["items"]]
             continue
         widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))] if rows else []
-        out += ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths)))
+        out += ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()
                 for r in rows]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
