@@ -221,10 +221,15 @@ def temporary_bytes(run: Run) -> dict:
     a, p = run.arch, run.p
     out = {"fsdp_gather": 0.0, "ddp_buckets": 0.0, "dequant_buffer": 0.0, "extra": run.extra_temp_bytes}
     if run.parallelism == "fsdp":
-        block = sum(i * o for i, o in a.linear_shapes().values()) + 2 * a.hidden
-        trainable_block = block if run.method == "full" else run.arch.lora_params(
-            run.lora_rank, run.lora_targets) / a.layers
-        out["fsdp_gather"] = 2 * block * p + trainable_block * p
+        shapes = a.linear_shapes().values()
+        block = sum(i * o for i, o in shapes) + 2 * a.hidden
+        if run.method == "qlora":  # gathered as stored: quantized linears, p-byte norms
+            block_bytes = sum(quantized_bytes(i * o, o, run.quant, run.double_quant) for i, o in shapes)
+            block_bytes += 2 * a.hidden * p
+        else:
+            block_bytes = block * p
+        trainable_block = block if run.method == "full" else a.lora_params(run.lora_rank, run.lora_targets) / a.layers
+        out["fsdp_gather"] = 2 * block_bytes + trainable_block * p
     if run.parallelism == "ddp":
         out["ddp_buckets"] = gradient_bytes(run)
     if run.method == "qlora":
