@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from calculators import N_
+
 from ._numbers import NumberFormat
 from ._text import Translator
 
@@ -17,7 +19,7 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
     if unit == "raw":
         return str(value)
     if unit == "bool":
-        return t("Yes") if value else t("No")
+        return t(N_("Yes")) if value else t(N_("No"))
     if unit == "bytes":
         return fmt.unit("gb", value / GB)
     if unit == "gb":
@@ -27,7 +29,7 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
     if unit == "usd":
         return fmt.money(value)
     if unit == "usd_per_hour":
-        return t("{amount}/h", amount=fmt.money(value))
+        return t(N_("{amount}/h"), amount=fmt.money(value))
     if unit == "hours":
         return fmt.unit("hour", value)
     if unit == "days":
@@ -35,9 +37,9 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
     if unit == "count":
         return fmt.number(value, max_frac=0)
     if unit == "tokens":
-        return t("{count} tokens", count=fmt.number(value, max_frac=0))
+        return t(N_("{count} tokens"), count=fmt.number(value, max_frac=0))
     if unit == "tokens_per_s":
-        return t("{count} tokens/s", count=fmt.significant(value))
+        return t(N_("{count} tokens/s"), count=fmt.significant(value))
     if unit == "tflops":
         return fmt.significant(value) + " TFLOPS"
     if unit == "gb_per_s":

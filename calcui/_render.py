@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 import calculators
+from calculators import N_
 
 from ._chart import bars_svg
 from ._figures import figure
@@ -30,7 +31,7 @@ def render(name: str, inputs: dict, pack: dict) -> dict:
         f"<li><strong>{escape(t(labels.get(e['field'], e['field'])))}</strong>: {escape(e['message'])}</li>"
         for e in errors
     )
-    heading = t("Fix these inputs to see a result:")
+    heading = t(N_("Fix these inputs to see a result:"))
     html = f'<div class="guide-calc__invalid" role="alert"><p>{escape(heading)}</p><ul>{lines}</ul></div>'
     return {"ok": False, "response": response, "html": html, "summary": heading, "errors": errors}
 

@@ -25,23 +25,21 @@ def copy_pyodide(source: Path, site_dir: Path) -> Path:
     return target
 
 
-def build_wheel(project_root: Path, out_dir: Path) -> Path:
-    """The project's pure-Python wheel (calculators + calcui inside), which Pyodide installs as is.
-
-    `pyodide build` needs a download to cross-build; a py3-none-any wheel from pip needs none.
-    """
+def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
+    """Pure-Python wheels of `projects` (this one carries calculators + calcui), which Pyodide
+    installs as they are. `pyodide build` needs a download to cross-build; pip needs none."""
     import subprocess
     import sys
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("*.whl"):
-        old.unlink()
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(out_dir), str(project_root)],
+         "--wheel-dir", str(out_dir), *map(str, projects)],
         capture_output=True, text=True,
     )
-    wheels = sorted(out_dir.glob("*-py3-none-any.whl"))
-    if result.returncode != 0 or not wheels:
-        raise PluginError(f"Could not build the calculators wheel for Pyodide:\n{result.stderr.strip()}")
-    return wheels[0]
+    wheels = sorted(out_dir.glob("*.whl"))
+    impure = [w.name for w in wheels if not w.name.endswith("-py3-none-any.whl")]
+    if result.returncode != 0 or len(wheels) != len(projects) or impure:
+        raise PluginError(f"Could not build pure-Python wheels of {projects} for Pyodide:\n"
+                          f"{result.stderr.strip() or impure}")
+    return wheels

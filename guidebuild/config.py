@@ -10,5 +10,10 @@ class GuideConfig(Config):
     locales_dir = c.Type(str, default="locales")
     # npm's copy of Pyodide, relative to mkdocs.yml; the build copies the runtime files out of it once.
     pyodide_dir = c.Type(str, default="node_modules/pyodide")
+    # Project folders packed as pure-Python wheels for the browser; "." is this project
+    # (calculators + calcui). Another folder adds a package that brings its own calculators.
+    packages = c.ListOfItems(c.Type(str), default=["."])
+    # Modules imported (in the build and in the browser) that register extra calculators.
+    calculator_modules = c.ListOfItems(c.Type(str), default=[])
     # Folder of pilot result files that the results page imports, relative to mkdocs.yml.
     results_dir = c.Type(str, default="results")

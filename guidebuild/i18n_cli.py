@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCALES_DIR = ROOT / "locales"
 POT = LOCALES_DIR / "messages.pot"
 BABEL_CFG = ROOT / "babel.cfg"
-# Keywords that mark a UI string: N_ (declarations), _ (templates), t (calcui's translator).
-KEYWORDS = ("N_", "_", "t")
+# Keywords that mark a UI string: N_ (Python declarations), _ (templates).
+KEYWORDS = ("N_", "_")
 
 
 def site_locales() -> list[str]:

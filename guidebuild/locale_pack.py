@@ -27,13 +27,14 @@ def number_data(locale: str) -> dict:
     return {
         "decimal": symbols["decimal"],
         "group": symbols["group"],
-        "minus": symbols["minusSign"],
+        # The sign as CLDR's negative pattern writes it (Babel, the reference, applies it so).
+        "minus": decimal.prefix[1][: len(decimal.prefix[1]) - len(decimal.prefix[0])] or "-",
         "grouping": list(decimal.grouping),
-        "percent": {"prefix": percent.prefix[0], "suffix": percent.suffix[0].replace("%", symbols["percentSign"])},
+        "percent": {"prefix": percent.prefix[0], "suffix": percent.suffix[0]},
         "currency": {
             "prefix": currency.prefix[0].replace("¤", symbol),
             "suffix": currency.suffix[0].replace("¤", symbol),
-            "neg_prefix": currency.prefix[1].replace("¤", symbol).replace("-", symbols["minusSign"]),
+            "neg_prefix": currency.prefix[1].replace("¤", symbol),
             "neg_suffix": currency.suffix[1].replace("¤", symbol),
         },
     }

@@ -9,6 +9,7 @@ static-i18n's (priority -100) has finished the nested ones.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import shutil
@@ -43,7 +44,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # Kept across the nested builds: locale -> {page url: {locale: absolute url}}.
             self.pages: dict[str, dict[str, dict[str, str]]] = {}
             self.default_404: str | None = None
-            self.wheel: Path | None = None
+            self.wheels: list[Path] | None = None
+            for module in self.config.calculator_modules:
+                importlib.import_module(module)  # registers its calculators
             self.packs: dict[str, dict] = {}
         self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir)
 
@@ -78,11 +81,11 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             ngettext=lambda one, many, n, **kw: translate(one if n == 1 else many, **kw),
             newstyle=True,
         )
-        if self.wheel is None:
-            # Built once per `mkdocs build`, before any page needs its URL.
+        if self.wheels is None:
+            # Built once per `mkdocs build`, before any page needs their URLs.
             self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
-            self.wheel = assets.build_wheel(self.root, self._wheel_dir)
-            self._wheel_digest = _digest(self.wheel.read_bytes())
+            self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
+            self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
 
     # -- per page ------------------------------------------------------------------------------
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
@@ -102,7 +105,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         return {
             "pack": rel(f"assets/calc/pack-{self.locale}.json") + f"?v={_digest(_pack_json(self.pack).encode())}",
             # A folder per wheel digest busts caches; Pyodide needs the file name to end in .whl.
-            "wheel": rel(f"assets/calc/{self._wheel_digest}/{self.wheel.name}"),
+            "wheels": " ".join(rel(f"assets/calc/{self._wheel_digest}/{w.name}") for w in self.wheels),
+            "modules": " ".join(["calculators", *self.config.calculator_modules]),
             "pyodide": rel("assets/pyodide/") + "/",
             "worker": rel("assets/javascripts/calculator-worker.js"),
         }
@@ -150,9 +154,10 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         for locale, pack in self.packs.items():
             (calc_dir / f"pack-{locale}.json").write_text(_pack_json(pack), encoding="utf-8")
         (calc_dir / self._wheel_digest).mkdir(exist_ok=True)
-        shutil.copy2(self.wheel, calc_dir / self._wheel_digest / self.wheel.name)
+        for wheel in self.wheels:
+            shutil.copy2(wheel, calc_dir / self._wheel_digest / wheel.name)
         shutil.rmtree(self._wheel_dir, ignore_errors=True)
-        self.wheel = None
+        self.wheels = None
         if self.default_404 is not None:
             (site_dir / "404.html").write_text(self.default_404, encoding="utf-8")
         counts = search_split.split_search_index(site_dir, self.all_locales, self.default_locale)

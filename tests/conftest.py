@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -52,13 +53,13 @@ def built_site(tmp_path_factory) -> tuple[Path, str, str]:
     return target, result.stdout + result.stderr, url
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site) -> str:
-    """Base URL of a static server over the built site, like any static host."""
-    site_dir, _, base = built_site
-    port = int(base.rsplit(":", 1)[1].strip("/"))
+@contextlib.contextmanager
+def serve_static(folder: Path, port: int | None = None):
+    """A static HTTP server over `folder` on loopback, like any static host; yields its base URL."""
+    port = port or _free_port()
+    base = f"http://127.0.0.1:{port}/"
     server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(site_dir)],
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -72,6 +73,14 @@ def site_url(built_site) -> str:
     finally:
         server.terminate()
         server.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site) -> str:
+    """Base URL of a static server over the built site, on the port it was built for."""
+    site_dir, _, base = built_site
+    with serve_static(site_dir, int(base.rsplit(":", 1)[1].strip("/"))) as url:
+        yield url
 
 
 # -- Playwright against Debian's Chromium ------------------------------------------------------

@@ -12,7 +12,7 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 # Console errors that are not defects of the site, each with why it is excluded. None so far:
 # the 404s Material's language selector used to cause (it fetches sitemap.xml beside each
-# alternate link) are gone since every locale root carries a sitemap.xml.
+# alternate link) are gone since every page folder carries the sitemap.
 HARMLESS_CONSOLE: tuple[str, ...] = ()
 
 

@@ -3,7 +3,7 @@
 // pre-rendered answer, so the page never formats a number or a message itself.
 
 const MessageType = Object.freeze({
-  INIT: "init",         // page -> worker: {pyodide, wheel, pack} absolute URLs
+  INIT: "init",         // page -> worker: {pyodide, wheels, pack} absolute URLs; {modules} to import
   COMPUTE: "compute",   // page -> worker: {id, name, inputs}
   PROGRESS: "progress", // worker -> page: {stage}
   READY: "ready",       // worker -> page
@@ -14,17 +14,22 @@ const MessageType = Object.freeze({
 let ready = null;   // resolves to the Python render function once Pyodide is up
 let render = null;
 
-async function start({ pyodide: base, wheel, pack }) {
+async function start({ pyodide: base, wheels, modules, pack }) {
   const { loadPyodide } = await import(base + "pyodide.mjs");
   self.postMessage({ type: MessageType.PROGRESS, stage: "runtime" });
   const py = await loadPyodide({ indexURL: base });
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
-  await py.loadPackage(wheel);
+  await py.loadPackage(wheels);
   const packText = await (await fetch(pack)).text();
   py.globals.set("GUIDE_PACK_JSON", packText);
+  py.globals.set("GUIDE_MODULES", modules.join(" "));
   py.runPython(`
+import importlib
 import json
 import calcui
+
+for module in GUIDE_MODULES.split():
+    importlib.import_module(module)  # each registers its calculators on import
 
 GUIDE_PACK = json.loads(GUIDE_PACK_JSON)
 

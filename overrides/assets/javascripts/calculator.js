@@ -113,6 +113,7 @@ class Calculator {
     }
     this.setState("stale");
     this.latest += 1;
+    this.root.guideInputs = inputs;     // what was asked, beside `guideResponse` (for tests)
     this.worker.postMessage({ type: MessageType.COMPUTE, id: `${this.name}:${this.latest}`, name: this.name, inputs });
   }
 
@@ -175,7 +176,8 @@ function start() {
   worker.postMessage({
     type: MessageType.INIT,
     pyodide: absolute(first.pyodide),
-    wheel: absolute(first.wheel),
+    wheels: first.wheels.split(" ").map(absolute),
+    modules: first.modules.split(" "),
     pack: absolute(first.pack),
   });
 }

@@ -1,0 +1,47 @@
+"""calcui's formatter applies the CLDR data the build exports; Babel is the reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from babel.numbers import format_currency, format_decimal, format_percent
+
+from calcui import NumberFormat
+from guidebuild.locale_pack import locale_pack
+
+# The site's three locales, and others with different grouping (hi), signs and spacing (de, fr).
+LOCALES = ("es", "ja", "ar", "en", "de", "hi", "fr")
+VALUES = (0, 1, -1, 7.5, 12.345, 999.999, 1000, 1234.5, -1234.5, 1_000_000, 123_456_789.125, 0.004, 41_943_040)
+
+
+@pytest.fixture(scope="module", params=LOCALES)
+def locale_fmt(request):
+    return request.param, NumberFormat(locale_pack(request.param, Path("/nonexistent")))
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_decimal_matches_babel(locale_fmt, value):
+    locale, fmt = locale_fmt
+    assert fmt.number(value, max_frac=3) == format_decimal(value, locale=locale)
+
+
+@pytest.mark.parametrize("value", (0, 0.004, 0.25, 0.256, 1, 12.5, -0.1))
+def test_percent_matches_babel(locale_fmt, value):
+    locale, fmt = locale_fmt
+    assert fmt.percent_of(value, max_frac=0) == format_percent(value, locale=locale)
+
+
+@pytest.mark.parametrize("value", (0, 3, 1234.5, 98765.4321, -42.1))
+def test_currency_matches_babel(locale_fmt, value):
+    locale, fmt = locale_fmt
+    assert fmt.money(value) == format_currency(value, "USD", locale=locale)
+
+
+@pytest.mark.parametrize(("locale", "code", "value", "expected"), [
+    ("es", "gb", 37.3, "37,3 GB"),
+    ("ja", "hour", 12.5, "12.5 時間"),
+    ("ar", "day", 3, "3 يوم"),
+])
+def test_unit_patterns_come_from_cldr(locale, code, value, expected):
+    assert NumberFormat(locale_pack(locale, Path("/nonexistent"))).unit(code, value) == expected

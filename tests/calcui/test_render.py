@@ -1,0 +1,77 @@
+"""calcui.render: the one function the build and the browser worker call."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import calcui
+import calculators
+from calculators import Input, N_, register
+from guidebuild.locale_pack import locale_pack
+
+LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
+
+
+@pytest.fixture(params=("es", "ja", "ar"))
+def pack(request):
+    return locale_pack(request.param, LOCALES_DIR)
+
+
+@pytest.mark.parametrize("name", ["memory", "cost"])
+def test_defaults_render_a_headline_and_match_the_boundary(name, pack):
+    out = calcui.render(name, {}, pack)
+    assert out["ok"] and out["errors"] == []
+    assert out["response"] == calculators.compute(name, {})
+    assert out["summary"]
+    json.dumps(out)  # crosses the worker boundary as JSON
+
+
+def test_bad_input_gives_localized_field_errors_and_no_number(pack):
+    out = calcui.render("memory", {"micro_batch": "-3", "seq_len": "abc"}, pack)
+    assert not out["ok"]
+    fields = {e["field"]: e["message"] for e in out["errors"]}
+    assert set(fields) == {"micro_batch", "seq_len"}
+    t = calcui.Translator(pack)
+    expected = t(calculators.ERROR_CODES["not_a_number"])
+    assert fields["seq_len"] == expected
+    assert "guide-num" not in out["html"]
+
+
+@pytest.fixture
+def hostile_calculator():
+    """A calculator whose labels and output carry markup, as a careless translation might."""
+    mod = types.ModuleType("hostile_calc")
+    mod.NAME, mod.TITLE = "hostile", N_("<b>Hostile</b>")
+    mod.INPUTS = (Input("x", "int", 1, N_("<img src=x onerror=alert(1)>"), min=0, max=9),)
+    mod.run = lambda values: {"display": [
+        {"kind": "metrics", "title": "<script>alert(1)</script>",
+         "items": [{"label": "<i>label</i>", "value": values["x"], "unit": "count", "status": None}]},
+        {"kind": "table", "title": "t", "columns": [{"label": "c", "unit": "raw"}], "rows": [["<svg onload=alert(1)>"]]},
+        {"kind": "notes", "items": [{"msg": "{p}", "params": {"p": "<a href='javascript:alert(1)'>x</a>"}}]},
+    ]}
+    sys.modules["hostile_calc"] = mod
+    register(mod)
+    yield mod
+    del sys.modules["hostile_calc"]
+
+
+def test_every_string_is_escaped(hostile_calculator, pack):
+    out = calcui.render("hostile", {"x": "5"}, pack)
+    html = out["html"]
+    for payload in ("<script>", "<i>", "<svg onload", "<a href"):
+        assert payload not in html
+    assert "&lt;script&gt;" in html and "&lt;svg onload=alert(1)&gt;" in html
+    bad = calcui.render("hostile", {"x": "99"}, pack)
+    assert "<img" not in bad["html"] and "&lt;img" in bad["html"]
+
+
+def test_chart_mirrors_for_right_to_left():
+    ltr = calcui.render("memory", {}, locale_pack("es", LOCALES_DIR))["html"]
+    rtl = calcui.render("memory", {}, locale_pack("ar", LOCALES_DIR))["html"]
+    assert 'text-anchor="start"' in ltr and 'text-anchor="end"' not in ltr.split("<svg", 1)[1].split("</svg>")[0]
+    assert 'text-anchor="end"' in rtl.split("<svg", 1)[1].split("</svg>")[0]

@@ -1,0 +1,207 @@
+"""The calculators in a real browser, every locale: pre-rendered answer, live answers identical
+to CPython's, localized errors, URL state carried across languages, nothing from outside."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+import calcui
+import calculators
+from tests.conftest import LOCALES
+from tests.site.browser import Recorder, axe_violations
+
+pytestmark = pytest.mark.browser
+
+ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
+PAGES = {"memory": "memory/", "cost": "cost/"}
+# The inputs the generated sets vary: visible fields whose random values stay meaningful
+# (dimensions of a preset model would mostly produce divisibility errors instead of results).
+VARIED = {
+    "memory": ("model", "method", "precision", "optimizer", "seq_len", "micro_batch",
+               "gradient_checkpointing", "parallelism", "gpus", "lora_rank", "margin"),
+    "cost": ("gpu", "cards", "term", "workload", "tokens", "epochs", "utilization",
+             "scaling_efficiency", "restart_hours", "method", "parallelism", "options"),
+}
+
+
+def _pack(built_site, locale):
+    site, _, _ = built_site
+    return json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
+
+
+def _ready(page: Page, name: str):
+    expect(page.locator(f"#calc-{name} .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+
+
+def _sample(name: str, rng: random.Random) -> dict:
+    """Random valid-looking values for a few declared inputs, as the form would send them."""
+    inputs = {i["name"]: i for i in calculators.describe(name)["inputs"]}
+    chosen = {}
+    for field in rng.sample(VARIED[name], 3):
+        inp = inputs[field]
+        if inp["kind"] == "choice":
+            chosen[field] = rng.choice([c["value"] for c in inp["choices"]])
+        elif inp["kind"] == "multichoice":
+            values = [c["value"] for c in inp["choices"]]
+            picked = set(rng.sample(values, rng.randint(0, len(values))))
+            chosen[field] = [v for v in values if v in picked]  # the form lists them in this order
+        elif inp["kind"] == "bool":
+            chosen[field] = rng.choice(["true", "false"])
+        else:
+            low, high = inp["min"], min(inp["max"], (inp["min"] or 0) * 1000 + 1000)
+            if inp["kind"] == "int":
+                chosen[field] = str(rng.randint(int(low), int(high)))
+            else:
+                chosen[field] = repr(round(rng.uniform(low, high), 3))
+    return chosen
+
+
+def _set_field(page: Page, name: str, field: str, value):
+    box = page.locator(f'#calc-{name} [data-field="{field}"]')
+    kind = box.get_attribute("class")
+    if "guide-field--multichoice" in kind:
+        for checkbox in box.locator("input[type=checkbox]").all():
+            checkbox.set_checked(checkbox.get_attribute("value") in value)
+    elif "guide-field--bool" in kind:
+        box.locator("input").set_checked(value == "true")
+    elif "guide-field--choice" in kind:
+        box.locator("select").select_option(value)
+    else:
+        box.locator("input").fill(value)
+
+
+def _wait_for(page: Page, name: str, expected: dict) -> tuple[dict, dict]:
+    """The response to the inputs the page sent once they include `expected`."""
+    page.wait_for_function(
+        """([name, expected]) => {
+            const root = document.getElementById(`calc-${name}`);
+            const state = root.querySelector('.guide-calc__status').dataset.state;
+            if (state !== 'ready' || !root.guideInputs || !root.guideResponse) return false;
+            return Object.entries(expected).every(([k, v]) => JSON.stringify(root.guideInputs[k]) === JSON.stringify(v));
+        }""",
+        arg=[name, expected], timeout=30_000,
+    )
+    return page.evaluate(
+        "name => { const r = document.getElementById(`calc-${name}`); return [r.guideInputs, r.guideResponse]; }", name
+    )
+
+
+def _assert_finite(value):
+    if isinstance(value, float):
+        assert math.isfinite(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _assert_finite(v)
+    elif isinstance(value, list):
+        for v in value:
+            _assert_finite(v)
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("locale", LOCALES)
+def test_answer_is_in_the_html_without_scripts(browser, site_url, built_site, locale, name):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + ROOTS[locale] + PAGES[name])
+    expected = calcui.render(name, {}, _pack(built_site, locale))["summary"]
+    expect(page.locator(f"#calc-{name} .guide-calc__live")).to_have_text(expected)
+    headline = page.locator(f"#calc-{name} .guide-metric--headline dd")
+    assert headline.inner_text().strip() == expected.split(": ", 1)[1]
+    context.close()
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("locale", LOCALES)
+def test_live_answers_equal_cpython(page: Page, site_url, built_site, locale, name):
+    rec = Recorder.attach(page)
+    page.goto(site_url + ROOTS[locale] + PAGES[name])
+    _ready(page, name)
+    rng = random.Random(f"{locale}-{name}")
+    for _ in range(20 if locale == "es" else 7):
+        chosen = _sample(name, rng)
+        for field, value in chosen.items():
+            _set_field(page, name, field, value)
+        sent, response = _wait_for(page, name, chosen)
+        assert response == json.loads(json.dumps(calculators.compute(name, sent))), chosen
+        _assert_finite(response)
+        shown = page.locator(f"#calc-{name} .guide-calc__live").inner_text()
+        assert shown == calcui.render(name, sent, _pack(built_site, locale))["summary"]
+    assert rec.foreign_requests(site_url) == []
+    assert rec.real_errors() == []
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_invalid_input_shows_localized_error_and_no_number(page: Page, site_url, built_site, locale):
+    page.goto(site_url + ROOTS[locale] + "memory/")
+    _ready(page, "memory")
+    _set_field(page, "memory", "micro_batch", "-3")
+    _wait_for(page, "memory", {"micro_batch": "-3"})
+    expected = calcui.render("memory", {"micro_batch": "-3"}, _pack(built_site, locale))["errors"]
+    error = page.locator("#calc-memory-micro_batch-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_text(expected[0]["message"])
+    expect(page.locator("#calc-memory-micro_batch")).to_have_attribute("aria-invalid", "true")
+    result = page.locator("#calc-memory .guide-calc__result")
+    expect(result).to_have_attribute("data-ok", "false")
+    expect(result.locator(".guide-num")).to_have_count(0)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_url_keeps_inputs_and_language_switch_carries_them(page: Page, site_url, locale):
+    page.goto(site_url + ROOTS[locale] + "memory/")
+    _ready(page, "memory")
+    _set_field(page, "memory", "micro_batch", "8")
+    _set_field(page, "memory", "optimizer", "sgd_momentum")
+    _wait_for(page, "memory", {"micro_batch": "8", "optimizer": "sgd_momentum"})
+    query = parse_qs(urlparse(page.url).query)
+    assert query["micro_batch"] == ["8"] and query["optimizer"] == ["sgd_momentum"]
+
+    # A shared link restores the inputs and recomputes them.
+    shared = page.context.new_page()
+    shared.goto(page.url)
+    expect(shared.locator("#calc-memory-micro_batch")).to_have_value("8")
+    _, response = _wait_for(shared, "memory", {"micro_batch": "8", "optimizer": "sgd_momentum"})
+    assert response["inputs"]["micro_batch"] == 8 and response["inputs"]["optimizer"] == "sgd_momentum"
+
+    # The language switcher leads to the same calculator with the same inputs.
+    other = next(loc for loc in LOCALES if loc != locale)
+    href = page.locator(f'.md-select__link[hreflang="{other}"]').get_attribute("href")
+    page.goto(page.evaluate("h => new URL(h, location.href).href", href))
+    assert urlparse(page.url).path == "/" + ROOTS[other] + "memory/"
+    expect(page.locator("html")).to_have_attribute("lang", other)
+    expect(page.locator("#calc-memory-micro_batch")).to_have_value("8")
+    expect(page.locator("#calc-memory-optimizer")).to_have_value("sgd_momentum")
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("locale", LOCALES)
+def test_calculator_page_is_accessible(page: Page, site_url, locale, name):
+    page.goto(site_url + ROOTS[locale] + PAGES[name])
+    _ready(page, name)
+    assert axe_violations(page) == []
+
+
+def test_keyboard_alone_changes_an_answer(page: Page, site_url):
+    page.goto(site_url + "memory/")
+    _ready(page, "memory")
+    page.locator("#calc-memory-micro_batch").focus()
+    page.keyboard.press("ArrowUp")  # number inputs step with the arrow keys
+    _, response = _wait_for(page, "memory", {"micro_batch": "5"})
+    assert response["inputs"]["micro_batch"] == 5
+    live = page.locator("#calc-memory .guide-calc__live")
+    expect(live).to_have_attribute("aria-live", "polite")
+
+
+def test_guide_pages_load_no_pyodide(page: Page, site_url):
+    rec = Recorder.attach(page)
+    for path in ("", "compare/", "faq/", "ja/", "ar/glossary/"):
+        page.goto(site_url + path)
+        page.wait_for_load_state("networkidle")
+    loaded = [u for u in rec.requests if "pyodide" in u or "calculator" in u or u.endswith(".whl")]
+    assert loaded == []

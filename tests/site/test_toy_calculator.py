@@ -1,0 +1,47 @@
+"""A third calculator from a fixture package: embedded, pre-computed and live in the browser with
+no change to the plugin, the worker or the templates (only the fixture site's config names it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest import ROOT, serve_static
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def toy_site(tmp_path_factory):
+    target = tmp_path_factory.mktemp("toysite")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(FIXTURES / "toycalc"))
+    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
+                           cwd=FIXTURES / "toysite", env=env, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    with serve_static(target) as base:
+        yield target, base
+
+
+def test_toy_is_prerendered(toy_site):
+    site, _ = toy_site
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert 'data-guide-calc="toy"' in html
+    assert ">10</bdi>" in html  # 2.5 × 4, computed at build time
+    assert 'data-modules="calculators toycalc"' in html
+
+
+def test_toy_runs_live_in_the_browser(page: Page, toy_site):
+    _, base = toy_site
+    page.goto(base + "ar/")
+    expect(page.locator("#calc-toy .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page.locator("#calc-toy-width").fill("3")
+    page.locator("#calc-toy-shape").select_option("triangle")
+    expect(page.locator("#calc-toy .guide-metric--headline dd")).to_have_text("6", timeout=30_000)
+    response = page.evaluate("document.getElementById('calc-toy').guideResponse")
+    assert response["result"]["area"] == 6.0
