@@ -45,10 +45,10 @@ def run_matrix() -> list[dict]:
     return rows
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="also write the rows to this file")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = run_matrix()
     print(f"{'method':<6} {'prec':<5} {'ckpt':<5} {'mb':>3} {'seq':>4} {'measured MB':>12} {'estimate MB':>12} {'error':>8}")
     worst = 0.0

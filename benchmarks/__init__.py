@@ -1,0 +1,1 @@
+"""Performance measurements (`make bench`); each reports ratios against a baseline taken in the same run."""
