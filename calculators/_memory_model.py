@@ -19,7 +19,10 @@ p = bytes per activation element):
   output (SiLU input), SiLU output and up output are saved (3*p*s*b*I), plus the
   down-projection input (p*s*b*I) when that layer learns;
 * grouped-query attention: k and v have ``kv_heads*head_dim`` columns;
-* each RMSNorm saves its input and an fp32 1/rms per token (p*s*b*h + 4*s*b);
+* each RMSNorm computes in fp32 (transformers' LlamaRMSNorm upcasts its input; so does
+  autocast): it saves the fp32 copy of its input and an fp32 1/rms per token
+  (4*s*b*h + 4*s*b) and, when its weight learns, the normalised output that multiplies
+  the weight, in the working dtype (p*s*b*h);
 * a linear layer keeps its input only when its weight or a LoRA adapter on it learns:
   a frozen weight needs no input to back-propagate (LoRA saves x for A and the
   rank-r output of A for B);
@@ -30,6 +33,16 @@ p = bytes per activation element):
 * gradient checkpointing per block keeps each block's input (p*s*b*h, the
   Korthikanti "2sbhL" full-recomputation term) plus one block's activations while
   it is recomputed.
+
+The per-GPU total is the peak, not the sum of the components, because gradients and
+activations are not alive together (PyTorch's ``zero_grad(set_to_none=True)``, the
+default, frees the gradients after each step): the forward and backward passes hold
+the activations and the logits buffers while the gradients are still being produced
+(each is allocated as the activations it needs are freed), and the optimizer step holds
+all gradients plus the step's temporaries after the activations are gone. With gradient
+checkpointing the logits buffers are freed before the last block is recomputed, so the
+backward pass holds the larger of the two, not both. Gradient accumulation keeps the
+gradients through the next micro-batches' passes, so they join both phases.
 """
 
 from __future__ import annotations
@@ -49,6 +62,7 @@ SHARDS = {  # component -> parallelism modes that divide it over N ranks (ZeRO s
     "gradients": {"zero2", "fsdp"},
     "optimizer": {"zero1", "zero2", "fsdp"},
 }
+OPTIMIZER_IMPLS = ("foreach", "fused", "single_tensor")
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "logits", "temporary", "framework")
 
 
@@ -65,6 +79,8 @@ class Run:
     precision: str           # fp32 | bf16 | fp16
     master_weights: bool
     optimizer: str           # adamw | adamw_8bit | sgd_momentum | adafactor
+    optimizer_impl: str      # foreach | fused | single_tensor (PyTorch AdamW code path)
+    grad_accumulation: bool  # gradients stay allocated across micro-batches
     seq_len: int
     micro_batch: int
     checkpointing: bool
@@ -167,13 +183,18 @@ def optimizer_bytes(run: Run) -> dict:
     return {"master_weights": master, "optimizer_states": states}
 
 
+def norm_bytes(run: Run, sb: int, h: int) -> float:
+    """One RMSNorm: fp32 input copy and 1/rms, plus the normalised output when its weight learns."""
+    return 4 * sb * h + 4 * sb + run.p * sb * h * (run.method == "full")
+
+
 def layer_activation_bytes(run: Run) -> float:
     """Saved activations of one decoder block (see the module docstring)."""
     a, p, sb, s = run.arch, run.p, run.seq_len * run.micro_batch, run.seq_len
     h, d, I = a.hidden, a.d, a.intermediate
     q_w, kv_w = a.heads * d, a.kv_heads * d
     learns = run.learning_linears()
-    norm = p * sb * h + 4 * sb
+    norm = norm_bytes(run, sb, h)
     total = 2 * norm + 3 * p * sb * I  # two norms; SiLU input, SiLU output, up output
     total += p * sb * h * (bool(learns & {"q", "k", "v"}) + bool(learns & {"gate", "up"}))
     total += p * sb * q_w * ("o" in learns) + p * sb * I * ("down" in learns)
@@ -187,15 +208,19 @@ def layer_activation_bytes(run: Run) -> float:
 
 
 def activation_bytes(run: Run) -> dict:
-    """All blocks' activations plus the final norm (and LM-head input when it learns)."""
+    """All blocks' activations plus the final norm (and LM-head input when it learns).
+
+    ``total`` is the component shown to the reader. With checkpointing it counts the
+    saved block inputs and one recomputed block; ``checkpoints`` is the block inputs
+    alone, which ``peak`` combines with the logits buffers (see the module docstring).
+    """
     a, p, sb = run.arch, run.p, run.seq_len * run.micro_batch
     per_layer = layer_activation_bytes(run)
-    if run.checkpointing:
-        blocks = a.layers * p * sb * a.hidden + per_layer
-    else:
-        blocks = a.layers * per_layer
-    final = p * sb * a.hidden + 4 * sb + p * sb * a.hidden * (run.method == "full")
-    return {"per_layer": per_layer, "blocks": blocks, "total": blocks + final}
+    checkpoints = a.layers * p * sb * a.hidden if run.checkpointing else 0
+    blocks = checkpoints + per_layer if run.checkpointing else a.layers * per_layer
+    final = norm_bytes(run, sb, a.hidden) + p * sb * a.hidden * (run.method == "full")
+    return {"per_layer": per_layer, "checkpoints": checkpoints, "blocks": blocks, "final": final,
+            "total": blocks + final}
 
 
 def logits_bytes(run: Run) -> float:
@@ -209,14 +234,36 @@ def logits_bytes(run: Run) -> float:
     return elems * (p + 4 + 4 + (p if p != 4 else 0))
 
 
+def optimizer_step_bytes(run: Run) -> float:
+    """Temporaries of the optimizer step, alive with all gradients and states.
+
+    PyTorch AdamW: the foreach path (its default on GPUs) computes sqrt(v) for every
+    tensor at once, one state's worth of bytes; the single-tensor path (its default on
+    CPUs) holds sqrt(v) and sqrt(v)/bias correction for one tensor at a time, twice the
+    largest trainable tensor; the fused kernel holds none. Adafactor (the transformers
+    implementation, one tensor at a time) holds the squared gradient and the factored
+    update, twice the largest tensor in fp32. SGD with momentum updates in place, and
+    8-bit AdamW dequantizes inside its kernel: no temporaries counted.
+    """
+    trainable = run.trainable()
+    largest = max((t.numel for t in trainable), default=0)
+    if run.optimizer == "adamw":
+        s = state_bytes_per_param(run)
+        if run.optimizer_impl == "foreach":
+            return s * sum(t.total for t in trainable)
+        return 2 * s * largest if run.optimizer_impl == "single_tensor" else 0
+    return 2 * 4 * largest if run.optimizer == "adafactor" else 0
+
+
 def temporary_bytes(run: Run) -> dict:
-    """Transient buffers that coexist with the saved activations.
+    """Transient buffers besides the optimizer step's (``optimizer_step_bytes``).
 
     FSDP/ZeRO-3 gathers one block's full parameters while prefetching the next, and
     holds one block's full gradient before the reduce-scatter. DDP's reducer keeps
     gradient buckets as large as all gradients (PyTorch default
-    ``gradient_as_bucket_view=False``). QLoRA dequantizes the largest linear weight to
-    the working dtype for each matmul. ``extra`` is the user's allowance.
+    ``gradient_as_bucket_view=False``) for the whole run. QLoRA dequantizes the largest linear weight to
+    the working dtype for each matmul. The gather and the dequantized weight live in the
+    forward and backward passes; the buckets and ``extra`` (the user's allowance) in both.
     """
     a, p = run.arch, run.p
     out = {"fsdp_gather": 0.0, "ddp_buckets": 0.0, "dequant_buffer": 0.0, "extra": run.extra_temp_bytes}
@@ -247,23 +294,45 @@ class Unsharded:
     activations: dict
     logits: float
     temporary: dict
+    optimizer_step: float
+
+    def passes_bytes(self) -> float:
+        """Activations and logits buffers at their peak in the forward and backward passes."""
+        acts = self.activations
+        if self.run.checkpointing:
+            return acts["checkpoints"] + acts["final"] + max(self.logits, acts["per_layer"])
+        return acts["total"] + self.logits
 
     def per_gpu(self, n: int) -> dict:
-        mode = self.run.parallelism
-        div = {c: (n if mode in modes else 1) for c, modes in SHARDS.items()}
+        """Components per GPU (shown as bars) and the peak: what stays allocated, plus the
+        larger of the forward/backward phase and the optimizer-step phase."""
+        run, t = self.run, self.temporary
+        div = {c: (n if run.parallelism in modes else 1) for c, modes in SHARDS.items()}
+        step = math.ceil(self.optimizer_step / div["optimizer"])
         parts = {
             "weights": math.ceil(self.weights / div["weights"]),
             "gradients": math.ceil(self.gradients / div["gradients"]),
             "optimizer": math.ceil(sum(self.optimizer.values()) / div["optimizer"]),
             "activations": math.ceil(self.activations["total"]),
             "logits": math.ceil(self.logits),
-            "temporary": math.ceil(sum(self.temporary.values())),
+            "temporary": math.ceil(sum(t.values())) + step,
         }
-        fragmentation = math.ceil(self.run.fragmentation * sum(parts.values()))
-        parts["framework"] = math.ceil(self.run.framework_bytes) + fragmentation
-        return {"parts": parts, "fragmentation": fragmentation, "total": sum(parts.values())}
+        kept_grads = parts["gradients"] if run.grad_accumulation else 0
+        resident = (parts["weights"] + parts["optimizer"] + kept_grads
+                    + math.ceil(t["ddp_buckets"] + t["extra"]))
+        phases = {
+            "forward_backward": resident + math.ceil(self.passes_bytes() + t["fsdp_gather"] + t["dequant_buffer"]),
+            "optimizer_step": resident + parts["gradients"] - kept_grads + step,
+        }
+        context = math.ceil(run.framework_bytes)
+        peaks = {k: v + context + math.ceil(run.fragmentation * v) for k, v in phases.items()}
+        tensors = max(phases.values())
+        fragmentation = math.ceil(run.fragmentation * tensors)
+        parts["framework"] = context + fragmentation
+        return {"parts": parts, "fragmentation": fragmentation, "optimizer_step": step, "peaks": peaks,
+                "total": tensors + context + fragmentation}
 
 
 def unsharded(run: Run) -> Unsharded:
     return Unsharded(run, weight_bytes(run), gradient_bytes(run), optimizer_bytes(run),
-                     activation_bytes(run), logits_bytes(run), temporary_bytes(run))
+                     activation_bytes(run), logits_bytes(run), temporary_bytes(run), optimizer_step_bytes(run))

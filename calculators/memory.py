@@ -15,7 +15,7 @@ from ._display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
-from ._memory_model import BYTES, COMPONENTS, Run, unsharded
+from ._memory_model import BYTES, COMPONENTS, OPTIMIZER_IMPLS, Run, unsharded
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")
@@ -70,10 +70,19 @@ INPUTS = (
           choices=(Choice("adamw", N_("AdamW")), Choice("adamw_8bit", N_("8-bit AdamW")),
                    Choice("sgd_momentum", N_("SGD with momentum")), Choice("adafactor", N_("Adafactor"))),
           group=G_RUN),
+    Input("optimizer_impl", "choice", "foreach", N_("AdamW implementation"),
+          N_("PyTorch's code path for the optimizer step: foreach (its default on GPUs) holds a temporary "
+             "as large as one optimizer state, single-tensor (its default on CPUs) twice the largest tensor, "
+             "fused none."),
+          choices=tuple(Choice(v, label) for v, label in zip(OPTIMIZER_IMPLS, (
+              N_("foreach"), N_("fused"), N_("single-tensor")))), group=G_RUN, advanced=True),
     Input("seq_len", "int", 2048, N_("Sequence length"), unit="tokens", min=1, max=1048576, group=G_RUN),
     Input("micro_batch", "int", 4, N_("Micro-batch size"), N_("Sequences per GPU per forward pass."),
           unit="count", min=1, max=4096, group=G_RUN),
     Input("gradient_checkpointing", "bool", True, N_("Gradient checkpointing"), group=G_RUN),
+    Input("grad_accumulation", "bool", False, N_("Gradient accumulation"),
+          N_("Several micro-batches per optimizer step: the gradients stay allocated through the forward "
+             "and backward passes of the later micro-batches."), group=G_RUN),
     Input("attention", "choice", "fused", N_("Attention kernel"),
           choices=(Choice("fused", N_("Fused (SDPA / FlashAttention)")), Choice("eager", N_("Eager"))),
           group=G_RUN, advanced=True),
@@ -132,7 +141,8 @@ def build_run(values: dict) -> Run:
                lora_rank=values["lora_rank"], lora_targets=tuple(values["lora_targets"]),
                quant=values["quant"], double_quant=values["double_quant"],
                precision=values["precision"], master_weights=values["master_weights"],
-               optimizer=values["optimizer"], seq_len=values["seq_len"],
+               optimizer=values["optimizer"], optimizer_impl=values["optimizer_impl"],
+               grad_accumulation=values["grad_accumulation"], seq_len=values["seq_len"],
                micro_batch=values["micro_batch"], checkpointing=values["gradient_checkpointing"],
                attention=values["attention"], parallelism=values["parallelism"],
                framework_bytes=values["framework_gb"] * 1e9, fragmentation=values["fragmentation"],
@@ -204,7 +214,8 @@ def estimate(values: dict) -> dict:
         "all_gpus_bytes": here["total"] * values["gpus"],
         "detail": {**{k: round(v) for k, v in state.optimizer.items()},
                    "activations_per_layer": round(state.activations["per_layer"]),
-                   **{k: round(v) for k, v in state.temporary.items()},
+                   **{k: round(v) for k, v in state.temporary.items()}, "optimizer_step": here["optimizer_step"],
+                   **{"peak_" + k: v for k, v in here["peaks"].items()},
                    "context": round(run.framework_bytes), "fragmentation": here["fragmentation"]},
         "gpu_fit": gpu_rows, "smallest": smallest, "shortcuts": shortcuts(run),
     }
@@ -235,9 +246,13 @@ def _display(values: dict, r: dict) -> list[dict]:
         fit_note = (N_("Smallest configuration that fits with {margin} headroom: {count} × {gpu}."),
                     {"margin": margin, "count": value(smallest["count"], "count"), "gpu": smallest["name"]})
     else:
-        fit_note = (N_("No catalog GPU fits with {margin} headroom, even with {count} cards."),
+        fit_note = (N_("No catalog GPU fits with {margin} headroom, even with the largest card count tried ({count})."),
                     {"margin": margin, "count": value(max(card_counts(values["parallelism"])), "count")})
-    note_items = [fit_note]
+    peaks = {k: value(r["detail"]["peak_" + k], "bytes") for k in ("forward_backward", "optimizer_step")}
+    note_items = [fit_note, (N_("The components are not all allocated at once, so the memory per GPU is the higher "
+                                "of two peaks, not the sum of the bars: {forward_backward} in the forward and "
+                                "backward passes (activations and logits), {optimizer_step} in the optimizer step "
+                                "(gradients and the step's temporary buffers)."), peaks)]
     if values["params"] and values["params"] < r["params_derived"]:
         note_items.append((N_("The dimensions imply {derived} parameters; the entered count is lower and was not used."),
                            {"derived": value(r["params_derived"], "count")}))

@@ -81,20 +81,32 @@ def test_qlora_weights_quantize_linears_only():
 def test_activation_formula_tiny_config_by_hand():
     """s=8, b=2, h=64, a=4, kv=2 (d=16), I=128, p=4 bytes, full fine-tune, fused attention.
 
-    per layer: two norms 2*(4*16*64 + 4*16) = 8320; SiLU in/out + up 3*4*16*128 = 24576;
-    q/k/v and gate/up inputs 2*4096; o input 4096; down input 8192;
-    q,k,v 4*16*(64+32+32) = 8192; attention output 4096; log-sum-exp 4*16*4 = 256  -> 65920.
-    final norm input + LM-head input + 1/rms: 4096 + 4096 + 64 = 8256.
+    per layer: two norms 2*(fp32 input 4*16*64 + 1/rms 4*16 + normalised output 4*16*64) = 16512;
+    SiLU in/out + up 3*4*16*128 = 24576; q/k/v and gate/up inputs 2*4096; o input 4096;
+    down input 8192; q,k,v 4*16*(64+32+32) = 8192; attention output 4096;
+    log-sum-exp 4*16*4 = 256  -> 74112.
+    final norm (4096 + 64 + 4096) + LM-head input 4096 = 12352.
     """
     r = result(**TINY)
-    assert r["detail"]["activations_per_layer"] == 65920
-    assert r["bytes"]["activations"] == 2 * 65920 + 8256
+    assert r["detail"]["activations_per_layer"] == 74112
+    assert r["bytes"]["activations"] == 2 * 74112 + 12352
     assert r["bytes"]["logits"] == 16 * 256 * 12
     ckpt = result(**{**TINY, "gradient_checkpointing": True})
-    assert ckpt["bytes"]["activations"] == 2 * 4 * 16 * 64 + 65920 + 8256
+    assert ckpt["bytes"]["activations"] == 2 * 4 * 16 * 64 + 74112 + 12352
     eager = result(**{**TINY, "attention": "eager"})
     # eager: q, k, v expanded to 4 heads (3*4*16*64) + fp32 softmax probabilities 4*s^2*b*a
-    assert eager["detail"]["activations_per_layer"] == 65920 - (8192 + 4096 + 256) + 12288 + 4 * 8 * 8 * 2 * 4
+    assert eager["detail"]["activations_per_layer"] == 74112 - (8192 + 4096 + 256) + 12288 + 4 * 8 * 8 * 2 * 4
+
+
+def test_norms_in_bf16_save_an_fp32_input_and_the_output_only_when_they_learn():
+    """bf16: each norm saves its fp32 input copy 4*16*64 + 1/rms 4*16, plus (full) the bf16 output 2*16*64."""
+    full = result(**{**TINY, "precision": "bf16"})["detail"]["activations_per_layer"]
+    lora = result(**{**TINY, "precision": "bf16", "method": "lora", "lora_rank": 2, "lora_targets": "q"})
+    rest = 3 * 2 * 16 * 128 + 2 * 16 * 64 * 2 + 2 * 16 * 64 + 2 * 16 * 128 + 2 * 16 * 128 + 2 * 16 * 64 + 4 * 16 * 4
+    assert full == 2 * (4096 + 64 + 2048) + rest
+    # LoRA on q only: q's input and the rank-2 A output; no o, gate/up or down inputs, no norm outputs
+    assert lora["detail"]["activations_per_layer"] == 2 * (4096 + 64) + 3 * 2 * 16 * 128 + 2 * 16 * 64 \
+        + 2 * 16 * 128 + 2 * 16 * 64 + 4 * 16 * 4 + 2 * 16 * 2
 
 
 def test_tiny_fp32_no_master_exact_model_states():
@@ -113,8 +125,9 @@ def test_tiny_fp32_no_master_exact_model_states():
 def test_lora_frozen_linears_keep_no_inputs():
     full = result(**TINY)["detail"]["activations_per_layer"]
     lora_qv = result(**{**TINY, "method": "lora", "lora_rank": 2, "lora_targets": "q,v"})
-    # drops o input 4096, down input 8192, gate/up input 4096; adds A outputs 2 * 4*16*2
-    assert lora_qv["detail"]["activations_per_layer"] == full - 16384 + 256
+    # drops o input 4096, down input 8192, gate/up input 4096 and the two norm outputs 2 * 4096
+    # (frozen norm weights); adds A outputs 2 * 4*16*2
+    assert lora_qv["detail"]["activations_per_layer"] == full - 16384 - 8192 + 256
 
 
 N = 4
@@ -152,10 +165,76 @@ def test_ddp_buckets_and_fsdp_gather_are_temporary():
 
 def test_framework_terms():
     r = result(framework_gb=2.0, fragmentation=0.25)
-    tensors = sum(v for k, v in r["bytes"].items() if k != "framework")
+    tensors = r["per_gpu_bytes"] - r["bytes"]["framework"]
     assert r["detail"]["context"] == 2_000_000_000
+    assert r["bytes"]["framework"] == 2_000_000_000 + r["detail"]["fragmentation"]
     assert abs(r["detail"]["fragmentation"] - 0.25 * tensors) <= 1
-    assert r["per_gpu_bytes"] == sum(r["bytes"].values())
+
+
+TINY_PARAMS = 106816
+TINY_ACTS, TINY_LOGITS = 2 * 74112 + 12352, 16 * 256 * 12
+
+
+@pytest.mark.parametrize("impl, step_temp", [
+    ("fused", 0), ("foreach", 4 * TINY_PARAMS), ("single_tensor", 2 * 4 * 256 * 64),  # largest: embedding
+])
+def test_peak_is_the_larger_phase_not_the_sum(impl, step_temp):
+    """Weights + optimizer + max(gradients + step temporaries, activations + logits)."""
+    r = result(**{**TINY, "optimizer_impl": impl})
+    b, d = r["bytes"], r["detail"]
+    assert d["optimizer_step"] == step_temp and b["temporary"] == step_temp
+    assert d["peak_forward_backward"] == 12 * TINY_PARAMS + TINY_ACTS + TINY_LOGITS
+    assert d["peak_optimizer_step"] == 16 * TINY_PARAMS + step_temp
+    assert r["per_gpu_bytes"] == max(d["peak_forward_backward"], d["peak_optimizer_step"])
+    assert r["per_gpu_bytes"] < sum(b.values())
+
+
+def test_long_sequences_peak_in_the_backward_pass():
+    r = result(**{**TINY, "optimizer_impl": "fused", "seq_len": 64})
+    d = r["detail"]
+    assert d["peak_forward_backward"] > d["peak_optimizer_step"] == r["bytes"]["weights"] * 4
+    assert r["per_gpu_bytes"] == d["peak_forward_backward"] == 12 * TINY_PARAMS + r["bytes"]["activations"] \
+        + r["bytes"]["logits"]
+
+
+def test_gradient_accumulation_keeps_gradients_in_both_phases():
+    r = result(**{**TINY, "optimizer_impl": "foreach", "grad_accumulation": True})
+    d = r["detail"]
+    assert d["peak_forward_backward"] == 16 * TINY_PARAMS + TINY_ACTS + TINY_LOGITS
+    assert d["peak_optimizer_step"] == 16 * TINY_PARAMS + 4 * TINY_PARAMS
+
+
+def test_checkpointing_frees_the_logits_before_recomputing_a_block():
+    """Block inputs + final + max(logits, one recomputed block), not their sum."""
+    r = result(**{**TINY, "optimizer_impl": "fused", "gradient_checkpointing": True})
+    assert r["detail"]["peak_forward_backward"] == 12 * TINY_PARAMS + 2 * 4 * 16 * 64 + 12352 + max(TINY_LOGITS, 74112)
+    longer = result(**{**TINY, "optimizer_impl": "fused", "gradient_checkpointing": True, "vocab": 8192})
+    logits = 16 * 8192 * 12
+    assert longer["detail"]["peak_forward_backward"] == 12 * longer["params"] + 2 * 4 * 16 * 64 + 12352 + logits
+
+
+def test_optimizer_step_temporaries_shard_with_the_states():
+    one = result(method="full", parallelism="zero1", gpus=1, **NO_OVERHEAD)["detail"]["optimizer_step"]
+    four = result(method="full", parallelism="zero1", gpus=4, **NO_OVERHEAD)["detail"]["optimizer_step"]
+    assert one == 4 * LLAMA8B and four == LLAMA8B
+    assert result(method="full", optimizer="adamw_8bit")["detail"]["optimizer_step"] == 0
+    assert result(method="full", optimizer="sgd_momentum")["detail"]["optimizer_step"] == 0
+    # Adafactor: squared gradient and factored update of the largest tensor (embedding), fp32
+    assert result(method="full", optimizer="adafactor")["detail"]["optimizer_step"] == 2 * 4 * 128256 * 4096
+
+
+def test_overlap_is_explained_in_a_note():
+    r = result(**TINY)
+    note = next(n for n in r["display"][-1]["items"] if "{forward_backward}" in n["msg"])
+    assert note["params"]["forward_backward"]["value"] == r["detail"]["peak_forward_backward"]
+    assert note["params"]["optimizer_step"]["value"] == r["detail"]["peak_optimizer_step"]
+
+
+def test_no_fit_note_reads_right_for_one_card():
+    r = result(model="llama-3.1-70b", method="full")
+    note = r["display"][-1]["items"][0]
+    assert note["msg"].startswith("No catalog GPU fits") and "({count})" in note["msg"]
+    assert note["params"]["count"]["value"] == 1
 
 
 def test_fit_table_and_smallest_configuration():
