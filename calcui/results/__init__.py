@@ -1,0 +1,11 @@
+"""Pilot results on the site: validate a result file, render the results page, compare in a calculator.
+
+Standard library only, like the rest of `calcui`: the build validates `results/*.json` with it
+and the browser worker runs the very same code when a reader picks a file.
+"""
+
+from ._messages import problem_message
+from ._parse import MAX_BYTES, parse, supported_versions, validate
+from ._schema import SchemaFeatureError
+
+__all__ = ["MAX_BYTES", "SchemaFeatureError", "parse", "problem_message", "supported_versions", "validate"]

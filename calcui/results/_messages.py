@@ -1,0 +1,108 @@
+"""Problems in words: the English `expected` phrase of each problem and its localized message.
+
+Both come from the same msgids, so the build's English line and the page's translated one never
+drift apart. Parameters are JSON scalars; numbers are formatted per locale when a
+`NumberFormat` is given.
+"""
+
+from __future__ import annotations
+
+import math
+
+from calculators import N_
+
+from .._numbers import NumberFormat
+from .._text import Translator
+
+TYPE_NAMES = {
+    "object": N_("an object"), "array": N_("a list"), "string": N_("text"),
+    "integer": N_("a whole number"), "number": N_("a number"), "boolean": N_("true or false"),
+    "null": N_("null"), "unknown": N_("an unknown value"),
+}
+EXPECTED = {
+    # schema keywords
+    "required": N_("property '{property}'"),
+    "additionalProperties": N_("no property named '{property}'"),
+    "const": N_("the value {value}"),
+    "enum": N_("one of: {choices}"),
+    "minimum": N_("a number ≥ {limit}"),
+    "maximum": N_("a number ≤ {limit}"),
+    "maxLength": N_("text of at most {limit} characters"),
+    "pattern": N_("text matching {pattern}"),
+    "format": N_("a date and time such as 2026-01-31T12:00:00Z"),
+    "minItems": N_("at least {limit} items"),
+    "maxItems": N_("at most {limit} items"),
+    "uniqueItems": N_("items that are all different"),
+    "maxProperties": N_("at most {limit} properties"),
+    "false": N_("nothing here"),
+    # reading the file
+    "too_large": N_("a file of at most {limit} bytes"),
+    "empty": N_("a JSON document"),
+    "bom": N_("UTF-8 text without a byte order mark"),
+    "encoding": N_("UTF-8 text (invalid byte at offset {offset})"),
+    "json_syntax": N_("valid JSON (error at line {line}, column {column})"),
+    "non_finite": N_("a finite number, not {literal}"),
+    "too_deep": N_("at most {limit} levels of nesting"),
+    "schema_version": N_("schema version {supported}"),
+    "too_many": N_("fewer problems ({count} more not listed)"),
+}
+WITH_FOUND = N_("{pointer}: expected {expected}, found {found}")
+PLAIN = N_("{pointer}: expected {expected}")
+TOP_LEVEL = N_("top level")
+MAX_POINTER = 120  # a key from the file can be megabytes long; messages show its start
+
+_EN_PACK = {
+    "locale": "en",
+    "numbers": {"decimal": ".", "group": ",", "minus": "-", "grouping": [3, 3],
+                "percent": {"prefix": "", "suffix": "%"},
+                "currency": {"prefix": "$", "suffix": "", "neg_prefix": "-$", "neg_suffix": ""}},
+    "units": {"gb": "{0} GB", "hour": "{0} h", "day": "{0} d"},
+}
+ENGLISH = Translator(_EN_PACK)
+ENGLISH_NUMBERS = NumberFormat(_EN_PACK)
+
+
+def safe_number(value, fmt: NumberFormat | None, max_frac: int = 4) -> str:
+    """Locale digits for ordinary magnitudes; NumberFormat's Decimal quantize fails beyond ~1e23."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if not math.isfinite(value) or abs(value) >= 1e15:
+        return f"{float(value):.4g}"
+    return fmt.number(value, max_frac=max_frac) if fmt else str(value)
+
+
+def type_names(types: str, t: Translator) -> str:
+    names = [t(TYPE_NAMES.get(name, name)) for name in types.split(",") if name]
+    text = names[0] if names else ""
+    for name in names[1:]:
+        text = t(N_("{first} or {second}"), first=text, second=name)
+    return text
+
+
+def expected_text(code: str, params: dict, t: Translator, fmt: NumberFormat | None) -> str:
+    if code == "type":
+        return type_names(params.get("types", ""), t)
+    shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+             for k, v in params.items()}
+    return t(EXPECTED.get(code, code), **shown)
+
+
+def show_pointer(pointer: str, t: Translator) -> str:
+    if not pointer:
+        return t(TOP_LEVEL)
+    return pointer if len(pointer) <= MAX_POINTER else pointer[:MAX_POINTER] + "…"
+
+
+def problem_message(problem: dict, t: Translator, fmt: NumberFormat | None = None) -> str:
+    """One localized line: where, what was expected and, when known, what was found."""
+    params = problem.get("params", {})
+    where = show_pointer(problem.get("pointer", ""), t)
+    expected = expected_text(problem.get("code", ""), params, t, fmt)
+    found = params.get("found")
+    if problem.get("code") == "type":
+        found = t(TYPE_NAMES.get(found, str(found))) if found is not None else None
+    elif found is not None:
+        found = safe_number(found, fmt)
+    if found is None:
+        return t(PLAIN, pointer=where, expected=expected)
+    return t(WITH_FOUND, pointer=where, expected=expected, found=found)

@@ -1,0 +1,137 @@
+"""Reading a result file: size, encoding, JSON syntax, finite numbers, schema version, schema.
+
+Each stage stops at its first kind of trouble, so a reader sees the one fix that matters
+(a truncated file gets one syntax error, not a wall of missing properties).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+from ._messages import ENGLISH, ENGLISH_NUMBERS, expected_text
+from ._schema import json_type, pointer_join, validator
+
+MAX_BYTES = 5_000_000
+MAX_DEPTH = 32      # the schema nests 6 levels; deeper is junk, refused before json (and the stack) sees it
+MAX_PROBLEMS = 50   # a file of 100,000 unknown keys gets 50 lines and a count
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+class _NonFinite:
+    """Stands in for NaN, ±Infinity and numbers beyond a double, so their place can be reported."""
+
+    def __init__(self, literal: str):
+        self.literal = literal if len(literal) <= 24 else literal[:20] + "…"
+
+
+def supported_versions() -> list[str]:
+    spec = validator().root["properties"]["schema_version"]
+    return [spec["const"]] if "const" in spec else list(spec["enum"])
+
+
+def problem(pointer: str, code: str, **params) -> dict:
+    return {"pointer": pointer, "code": code,
+            "expected": expected_text(code, params, ENGLISH, ENGLISH_NUMBERS), "params": params}
+
+
+def validate(data) -> list[dict]:
+    """Problems of `data` against the pilot's result schema, sorted; [] when valid."""
+    raw = validator().problems(validator().root, data, "")
+    return _finish([problem(p, code, **params) for p, code, params in raw])
+
+
+def _finish(problems: list[dict]) -> list[dict]:
+    unique = {(p["pointer"], p["code"], p["expected"]): p for p in problems}
+    # allOf can demand "an object" where anyOf allowed "an object or null": keep the narrower.
+    narrowest: dict[str, dict] = {}
+    for p in unique.values():
+        if p["code"] == "type":
+            best = narrowest.get(p["pointer"])
+            if best is None or len(p["params"]["types"].split(",")) < len(best["params"]["types"].split(",")):
+                narrowest[p["pointer"]] = p
+    kept = [p for p in unique.values() if p["code"] != "type" or narrowest[p["pointer"]] is p]
+    kept.sort(key=lambda p: (p["pointer"], p["code"], p["expected"]))
+    if len(kept) > MAX_PROBLEMS:
+        rest = len(kept) - MAX_PROBLEMS + 1
+        kept = kept[: MAX_PROBLEMS - 1] + [problem("", "too_many", count=rest)]
+    return kept
+
+
+def _depth_exceeded(text: str) -> bool:
+    depth = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+        if depth < 0:
+            return False  # unbalanced: json reports it with a position
+    return False
+
+
+def _parse_float(text: str):
+    value = float(text)
+    return value if math.isfinite(value) else _NonFinite(text)
+
+
+def _parse_int(text: str):
+    # Beyond a double's range (309 digits) it cannot be a measurement; int() would also refuse
+    # more than 4,300 digits with an error json does not attribute to a position.
+    return int(text) if len(text.lstrip("-")) <= 308 else _NonFinite(text)
+
+
+def _non_finite(data) -> list[dict]:
+    found, stack = [], [("", data)]
+    while stack:  # iterative: the stack depth is already bounded, but the browser's is small
+        ptr, node = stack.pop()
+        if isinstance(node, _NonFinite):
+            found.append(problem(ptr, "non_finite", literal=node.literal))
+        elif isinstance(node, dict):
+            stack.extend((pointer_join(ptr, k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((pointer_join(ptr, i), v) for i, v in enumerate(node))
+    return found
+
+
+def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, list[dict]]:
+    """(the result, []) for a valid file; (None, problems) otherwise. Never raises on content."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        raw = bytes(text)
+        if len(raw) > max_bytes:
+            return None, [problem("", "too_large", limit=max_bytes, found=len(raw))]
+        if raw.startswith(b"\xef\xbb\xbf"):
+            return None, [problem("", "bom")]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, [problem("", "encoding", offset=exc.start)]
+    elif not isinstance(text, str):
+        return None, [problem("", "type", types="string", found=json_type(text))]
+    else:
+        size = len(text) if len(text) > max_bytes else len(text.encode("utf-8", "surrogatepass"))
+        if size > max_bytes:
+            return None, [problem("", "too_large", limit=max_bytes, found=size)]
+        if text.startswith("\ufeff"):
+            return None, [problem("", "bom")]
+    if not text.strip():
+        return None, [problem("", "empty")]
+    if _depth_exceeded(text):
+        return None, [problem("", "too_deep", limit=MAX_DEPTH)]
+    try:
+        data = json.loads(text, parse_constant=_NonFinite, parse_float=_parse_float, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        return None, [problem("", "json_syntax", line=exc.lineno, column=exc.colno)]
+    except (RecursionError, ValueError):
+        return None, [problem("", "too_deep", limit=MAX_DEPTH)]
+    bad = _non_finite(data)
+    if bad:
+        return None, _finish(bad)
+    if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():
+        found = json.dumps(data["schema_version"], ensure_ascii=False)
+        found = found if len(found) <= 40 else found[:39] + "…"
+        return None, [problem("/schema_version", "schema_version", supported=", ".join(supported_versions()),
+                              found=found)]
+    problems = validate(data)
+    return (None, problems) if problems else (data, [])

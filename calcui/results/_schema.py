@@ -1,0 +1,271 @@
+"""A JSON Schema (draft 2020-12) validator for exactly the keywords the pilot's result schema uses.
+
+Why hand-written: `jsonschema` cannot run in Pyodide (its dependency rpds-py is a compiled
+extension), and this same code validates an imported file in the reader's browser and every file
+in `results/` at build time. A test proves it agrees with `jsonschema` on hundreds of mutated
+results. Loading a schema that uses a keyword (or a format) not implemented here raises
+`SchemaFeatureError`, so a schema change can never silently skip a check.
+
+Two deliberate choices: `format: date-time` is asserted (RFC 3339), and a pattern's final `$`
+means the end of the text, as in ECMA-262 (Python's `$` would also accept a trailing newline).
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import re
+from importlib import resources
+
+SCHEMA_FILE = ("schema", "result-v1.schema.json")
+IMPLEMENTED = {
+    "$ref", "type", "const", "enum", "minimum", "maximum", "maxLength", "pattern", "format",
+    "items", "minItems", "maxItems", "uniqueItems", "required", "properties",
+    "additionalProperties", "maxProperties", "anyOf", "allOf", "if", "then",
+}
+ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description"}
+FORMATS = {"date-time"}
+_DATE_TIME = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
+    r"(?:[Zz]|[+-]([0-9]{2}):([0-9]{2}))"
+)
+
+
+class SchemaFeatureError(ValueError):
+    """The schema needs a keyword this validator does not implement."""
+
+
+def pointer_join(pointer: str, key) -> str:
+    """RFC 6901: '~' and '/' inside a key are escaped."""
+    return pointer + "/" + str(key).replace("~", "~0").replace("/", "~1")
+
+
+def json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "unknown"
+
+
+def _is_type(value, name: str) -> bool:
+    found = json_type(value)
+    if name == "number":
+        return found in ("integer", "number")
+    if name == "integer":  # draft 2020-12: 1.0 is an integer
+        return found == "integer" or (found == "number" and value.is_integer())
+    return found == name
+
+
+def _canon(value):
+    """A hashable form under JSON equality: true is not 1, but 1 is 1.0."""
+    if isinstance(value, bool) or value is None:
+        return ("literal", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    if isinstance(value, list):
+        return ("array", tuple(_canon(v) for v in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _canon(v)) for k, v in value.items()))
+    return ("string", value)
+
+
+def _date_time_ok(text: str) -> bool:
+    m = _DATE_TIME.fullmatch(text)
+    if not m:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year or 2000, month)[1]):
+        return False
+    if hour > 23 or minute > 59 or second > 60:  # 60: a leap second
+        return False
+    off_h, off_m = m.group(7), m.group(8)
+    return off_h is None or (int(off_h) <= 23 and int(off_m) <= 59)
+
+
+class Validator:
+    """Collects raw problems as (pointer, code, params) tuples; `validate()` turns them into dicts."""
+
+    def __init__(self, schema: dict):
+        self.root = schema
+        self.patterns: dict[str, re.Pattern] = {}
+        self._check(schema, "#")
+
+    # -- loading -------------------------------------------------------------------------------
+    def _check(self, schema, where: str) -> None:
+        if isinstance(schema, bool):
+            return
+        if not isinstance(schema, dict):
+            raise SchemaFeatureError(f"{where}: a schema must be an object or a boolean")
+        for key, sub in schema.items():
+            if key not in IMPLEMENTED and key not in ANNOTATIONS:
+                raise SchemaFeatureError(f"{where}: keyword {key!r} is not implemented by calcui.results")
+            if key in ("properties", "$defs"):
+                for name, s in sub.items():
+                    self._check(s, f"{where}/{key}/{name}")
+            elif key in ("anyOf", "allOf"):
+                for i, s in enumerate(sub):
+                    self._check(s, f"{where}/{key}/{i}")
+            elif key in ("items", "additionalProperties", "if", "then"):
+                self._check(sub, f"{where}/{key}")
+            elif key == "$ref":
+                self._resolve(sub)
+            elif key == "format" and sub not in FORMATS:
+                raise SchemaFeatureError(f"{where}: format {sub!r} is not implemented by calcui.results")
+            elif key == "pattern":
+                # ECMA-262 `$` is the very end; Python's also matches before a final newline.
+                self.patterns[sub] = re.compile(sub[:-1] + r"\Z" if sub.endswith("$") and not sub.endswith("\\$") else sub)
+        if "then" in schema and "if" not in schema:
+            raise SchemaFeatureError(f"{where}: 'then' without 'if'")
+
+    def _resolve(self, ref: str) -> dict:
+        if not ref.startswith("#/"):
+            raise SchemaFeatureError(f"$ref {ref!r}: only references inside the schema are implemented")
+        node = self.root
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, dict) or part not in node:
+                raise SchemaFeatureError(f"$ref {ref!r} does not resolve")
+            node = node[part]
+        return node
+
+    # -- validating ----------------------------------------------------------------------------
+    def is_valid(self, schema, value) -> bool:
+        return not self.problems(schema, value, "")
+
+    def problems(self, schema, value, ptr: str) -> list[tuple]:
+        if schema is True:
+            return []
+        if schema is False:
+            return [(ptr, "false", {})]
+        out: list[tuple] = []
+        if "$ref" in schema:
+            out += self.problems(self._resolve(schema["$ref"]), value, ptr)
+        if "type" in schema:
+            types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+            if not any(_is_type(value, t) for t in types):
+                # The other keywords only apply to their own type: one clear problem is enough.
+                return out + [(ptr, "type", {"types": ",".join(types), "found": json_type(value)})]
+        if "const" in schema and _canon(value) != _canon(schema["const"]):
+            out.append((ptr, "const", {"value": json.dumps(schema["const"])}))
+        if "enum" in schema and _canon(value) not in {_canon(v) for v in schema["enum"]}:
+            out.append((ptr, "enum", {"choices": ", ".join(str(v) for v in schema["enum"])}))
+        kind = json_type(value)
+        if kind in ("integer", "number"):
+            out += self._number(schema, value, ptr)
+        elif kind == "string":
+            out += self._string(schema, value, ptr)
+        elif kind == "array":
+            out += self._array(schema, value, ptr)
+        elif kind == "object":
+            out += self._object(schema, value, ptr)
+        if "allOf" in schema:
+            for sub in schema["allOf"]:
+                out += self.problems(sub, value, ptr)
+        if "anyOf" in schema:
+            out += self._any_of(schema["anyOf"], value, ptr)
+        if "if" in schema and "then" in schema and self.is_valid(schema["if"], value):
+            out += self.problems(schema["then"], value, ptr)
+        return out
+
+    def _number(self, schema, value, ptr):
+        out = []
+        if "minimum" in schema and value < schema["minimum"]:
+            out.append((ptr, "minimum", {"limit": schema["minimum"], "found": value}))
+        if "maximum" in schema and value > schema["maximum"]:
+            out.append((ptr, "maximum", {"limit": schema["maximum"], "found": value}))
+        return out
+
+    def _string(self, schema, value, ptr):
+        out = []
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            out.append((ptr, "maxLength", {"limit": schema["maxLength"], "length": len(value)}))
+        if "pattern" in schema and not self.patterns[schema["pattern"]].search(value):
+            out.append((ptr, "pattern", {"pattern": schema["pattern"]}))
+        if schema.get("format") == "date-time" and not _date_time_ok(value):
+            out.append((ptr, "format", {"format": "date-time"}))
+        return out
+
+    def _array(self, schema, value, ptr):
+        out = []
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            out.append((ptr, "minItems", {"limit": schema["minItems"], "count": len(value)}))
+        too_many = "maxItems" in schema and len(value) > schema["maxItems"]
+        if too_many:
+            out.append((ptr, "maxItems", {"limit": schema["maxItems"], "count": len(value)}))
+        if schema.get("uniqueItems") and len({_canon(v) for v in value}) != len(value):
+            out.append((ptr, "uniqueItems", {}))
+        if "items" in schema:
+            for i, item in enumerate(value):
+                out += self.problems(schema["items"], item, pointer_join(ptr, i))
+        return out
+
+    def _object(self, schema, value, ptr):
+        out = []
+        for name in schema.get("required", ()):
+            if name not in value:
+                out.append((ptr, "required", {"property": name}))
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for name, item in value.items():
+            if name in props:
+                out += self.problems(props[name], item, pointer_join(ptr, name))
+            elif extra is False:
+                out.append((pointer_join(ptr, name), "additionalProperties", {"property": name}))
+            elif extra is not True:
+                out += self.problems(extra, item, pointer_join(ptr, name))
+        if "maxProperties" in schema and len(value) > schema["maxProperties"]:
+            out.append((ptr, "maxProperties", {"limit": schema["maxProperties"], "count": len(value)}))
+        return out
+
+    def _declared_types(self, schema) -> set[str] | None:
+        while isinstance(schema, dict) and "$ref" in schema and "type" not in schema:
+            schema = self._resolve(schema["$ref"])
+        if not isinstance(schema, dict) or "type" not in schema:
+            return None
+        t = schema["type"]
+        return set(t if isinstance(t, list) else [t])
+
+    def _any_of(self, branches, value, ptr):
+        """Valid if one branch is; otherwise the problems of the branch meant for this type."""
+        tried = []
+        for sub in branches:
+            found = self.problems(sub, value, ptr)
+            if not found:
+                return []
+            tried.append((sub, found))
+        declared = [self._declared_types(sub) for sub, _ in tried]
+        meant = [found for (sub, found), types in zip(tried, declared)
+                 if types is None or any(_is_type(value, t) for t in types)]
+        if meant:
+            return min(meant, key=len)
+        names = [t for types in declared for t in sorted(types)]
+        return [(ptr, "type", {"types": ",".join(dict.fromkeys(names)), "found": json_type(value)})]
+
+
+def load_schema() -> dict:
+    """The pilot's result schema, read from the `pilot` package (present in the site's wheel)."""
+    node = resources.files("pilot")
+    for part in SCHEMA_FILE:
+        node = node / part
+    return json.loads(node.read_text(encoding="utf-8"))
+
+
+_VALIDATOR: Validator | None = None
+
+
+def validator() -> Validator:
+    global _VALIDATOR
+    if _VALIDATOR is None:
+        _VALIDATOR = Validator(load_schema())
+    return _VALIDATOR
