@@ -1,0 +1,135 @@
+"""Checks on a locale's PO catalog: untranslated and fuzzy entries, entries not merged from the template,
+placeholders a translation dropped or invented, and HTML a translation brings in.
+
+HTML matters because the theme's gettext (Jinja's i18n extension, new style) marks a translation as safe
+markup when autoescaping is on: a `<script>` in a msgstr would reach the page as is.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from babel.messages.catalog import Catalog, Message
+from babel.messages.frontend import CommandLineInterface
+from babel.messages.pofile import read_po
+
+# `%(name)s` always; positional `%s`/`%d` only where the entry is flagged python-format (else "50 %d…" in
+# prose would read as one).
+NAMED_PERCENT = re.compile(r"%\(\w+\)[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
+POSITIONAL_PERCENT = re.compile(r"%[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
+TAG = re.compile(r"<\s*/?\s*[A-Za-z][^<>]*>?")
+
+
+@dataclass(frozen=True)
+class EntryProblem:
+    kind: str  # untranslated | fuzzy | unmerged | placeholder | html
+    lineno: int
+    msgid: str
+    message: str
+
+
+def read_catalog(path: Path) -> Catalog:
+    with path.open("rb") as fh:
+        return read_po(fh)
+
+
+def brace_placeholders(text: str) -> Counter:
+    """`{name}` fields as written (conversion and format spec included); ValueError on unbalanced braces."""
+    fields = Counter()
+    for _, name, spec, conversion in string.Formatter().parse(text):
+        if name is not None:
+            fields["{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"] += 1
+    return fields
+
+
+def placeholders(text: str, python_format: bool = False) -> Counter:
+    found = Counter(NAMED_PERCENT.findall(text))
+    if python_format:
+        found += Counter(m for m in POSITIONAL_PERCENT.findall(text.replace("%%", "")) if m not in found)
+    try:
+        found += brace_placeholders(text)
+    except ValueError:
+        pass  # a msgid with a literal brace; its translation is judged by placeholder_problem
+    return found
+
+
+def placeholder_problem(msgid: str, msgstr: str, python_format: bool = False, allow_missing: bool = False) -> str | None:
+    """Why `msgstr` does not carry exactly the placeholders of `msgid`, or None.
+
+    `allow_missing` is for plural forms, where a language's "one" form may spell the number out."""
+    try:
+        brace_placeholders(msgid)
+    except ValueError:
+        pass
+    else:
+        try:
+            brace_placeholders(msgstr)
+        except ValueError as error:
+            return f"malformed {{placeholder}} in msgstr ({error})"
+    want, got = placeholders(msgid, python_format), placeholders(msgstr, python_format)
+    missing = [] if allow_missing else sorted((want - got).elements())
+    extra = sorted(set(got) - set(want)) if allow_missing else sorted((got - want).elements())
+    if not missing and not extra:
+        return None
+    parts = ([f"missing {' '.join(missing)}"] if missing else []) + ([f"not in msgid {' '.join(extra)}"] if extra else [])
+    return "placeholders differ: " + "; ".join(parts)
+
+
+def injected_tags(msgid: str, msgstr: str) -> list[str]:
+    """HTML tags in the translation that the source string does not have (attributes included)."""
+    def tags(text: str) -> Counter:
+        return Counter(re.sub(r"\s+", " ", tag) for tag in TAG.findall(text))
+
+    return sorted((tags(msgstr) - tags(msgid)).elements())
+
+
+def _forms(message: Message) -> tuple[str, list[str]]:
+    """(msgid as shown, every msgstr form)."""
+    if isinstance(message.id, (list, tuple)):
+        return " | ".join(message.id), list(message.string or ())
+    return message.id, [message.string or ""]
+
+
+def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[EntryProblem]:
+    problems = []
+    for message in catalog:
+        if not message.id:
+            continue  # the header
+        shown, forms = _forms(message)
+        where = message.lineno or 0
+        if message.fuzzy:
+            problems.append(EntryProblem("fuzzy", where, shown, "fuzzy: check the translation, then remove the fuzzy flag"))
+        if not all(forms):
+            problems.append(EntryProblem("untranslated", where, shown, "untranslated"))
+        python_format = "python-format" in message.flags
+        plural = not isinstance(message.id, str)
+        source = " ".join(message.id) if plural else message.id
+        for form in filter(None, forms):
+            if reason := placeholder_problem(source, form, python_format, allow_missing=plural):
+                problems.append(EntryProblem("placeholder", where, shown, reason))
+            if tags := injected_tags(source, form):
+                problems.append(EntryProblem("html", where, shown, "HTML not in the msgid: " + " ".join(tags)))
+    if template is not None:
+        for message in template:
+            if message.id and message.id not in catalog:
+                problems.append(EntryProblem("unmerged", 0, _forms(message)[0], "in messages.pot but not in this catalog (run `make i18n`)"))
+    return problems
+
+
+def pybabel(*args: str) -> None:
+    CommandLineInterface().run(["pybabel", "-q", *args])
+
+
+# Keywords that mark a UI string: N_ (Python declarations), _ (templates).
+KEYWORDS = ("N_", "_")
+
+
+def extract(root: Path, output: Path) -> None:
+    """Every UI string under `root` (as babel.cfg says where to look) into the template `output`."""
+    keywords = [arg for kw in KEYWORDS for arg in ("-k", kw)]
+    pybabel("extract", "-F", str(root / "babel.cfg"), *keywords, "--no-location", "--sort-output",
+            "--project", "gpu-finetune-guide", "-o", str(output), str(root))

@@ -1,0 +1,98 @@
+"""Scaffolding a new locale: its PO catalog, its docs folder and its entry in mkdocs.yml.
+
+The docs folder starts empty (a `.gitkeep`): with `fallback_to_default`, every page of the new locale is
+the Spanish one, with the "not translated yet" notice, until an editor translates it. Copying the Spanish
+pages in would put Spanish text under the new language's `lang` and make `status` count them as
+translations. mkdocs.yml is edited as text — one block inserted after the last language — so its
+comments and layout stay as they are; the result is parsed back before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+from babel import Locale, UnknownLocaleError
+
+from .i18n_catalog import pybabel
+from .i18n_project import Project
+
+LIST_ITEM = re.compile(r"^(\s*)-\s+locale:\s*")
+
+
+def _scalar(value: str) -> str:
+    """A YAML scalar for `value`: plain where YAML reads it back unchanged, double-quoted otherwise."""
+    try:
+        if value and yaml.safe_load(value) == value and value.strip() == value and ": " not in value and " #" not in value:
+            return value
+    except yaml.YAMLError:
+        pass
+    return json.dumps(value, ensure_ascii=False)
+
+
+def language_block(indent: str, locale: str, name: str, site_name: str | None, site_description: str | None) -> list[str]:
+    fields = [("name", name), ("build", "true")]
+    fields += [("site_name", site_name)] if site_name else []
+    fields += [("site_description", site_description)] if site_description else []
+    lines = [f"{indent}- locale: {_scalar(locale)}\n"]
+    lines += [f"{indent}  {key}: {value if key == 'build' else _scalar(value)}\n" for key, value in fields]
+    return lines
+
+
+def insert_language(text: str, block_for) -> str:
+    """mkdocs.yml's text with a language entry after the last one of the i18n plugin's `languages`.
+
+    `block_for(indent)` returns the new entry's lines at the list's own indentation."""
+    lines = text.splitlines(keepends=True)
+    header = next((i for i, line in enumerate(lines) if re.match(r"^\s*languages:\s*(#.*)?$", line)), None)
+    if header is None:
+        raise ValueError("mkdocs.yml has no block-style `languages:` list")
+    key_indent = len(lines[header]) - len(lines[header].lstrip())
+    last = item_indent = None
+    for i in range(header + 1, len(lines)):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        if indent < key_indent or (indent == key_indent and not stripped.startswith("-")):
+            break
+        if item_indent is None and (match := LIST_ITEM.match(lines[i])):
+            item_indent = match[1]
+        last = i
+    if last is None or item_indent is None:
+        raise ValueError("the `languages:` list has no `- locale:` entry to follow")
+    return "".join(lines[: last + 1] + block_for(item_indent) + lines[last + 1 :])
+
+
+def add_locale(root: Path, locale: str, name: str, site_name: str | None = None, site_description: str | None = None) -> list[Path]:
+    """Scaffolds `locale`; returns the paths it created or changed. Raises ValueError, touching nothing,
+    when the locale is unknown to CLDR or already configured."""
+    project = Project(Path(root))
+    try:
+        Locale.parse(locale)  # the build formats numbers and picks the text direction from CLDR
+    except (UnknownLocaleError, ValueError) as error:
+        raise ValueError(f"{locale!r} is not a CLDR locale: {error}") from error
+    if locale in project.locales:
+        raise ValueError(f"{locale} is already in mkdocs.yml")
+    config_path = project.root / "mkdocs.yml"
+    text = config_path.read_text(encoding="utf-8")
+    new_text = insert_language(text, lambda indent: language_block(indent, locale, name, site_name, site_description))
+    check = yaml.safe_load(new_text.replace("!!python", "#"))
+    languages = next(p["i18n"]["languages"] for p in check["plugins"] if isinstance(p, dict) and "i18n" in p)
+    if [lang["locale"] for lang in languages] != [*project.locales, locale] or languages[-1]["name"] != name:
+        raise ValueError("could not add the language block to mkdocs.yml safely; add it by hand")
+    if not project.pot.is_file():
+        raise ValueError(f"{project.rel(project.pot)} is missing; run `guide-i18n update` first")
+
+    po = project.po(locale)
+    if po.is_file():  # a catalog started before the locale was configured: merge, never overwrite
+        pybabel("update", "-i", str(project.pot), "-d", str(project.locales_dir), "-l", locale)
+    else:
+        pybabel("init", "-i", str(project.pot), "-d", str(project.locales_dir), "-l", locale)
+    keep = project.docs_dir / locale / ".gitkeep"
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    keep.touch()
+    config_path.write_text(new_text, encoding="utf-8")
+    return [po, keep, config_path]

@@ -1,0 +1,217 @@
+"""Which Spanish text a translation translates: content hashes, `source_hash` stamps and source snapshots.
+
+A translated page carries `source_hash: <12 hex>` in its front matter: the first 12 hex digits of the
+SHA-256 of the Spanish page it translates, the whole file (front matter included, since the title and
+description are translated too) with line endings normalized to LF and trailing blank space at the end of
+the file removed. A content hash rather than a git commit: it needs no history (CI clones are often
+shallow), survives rebases and cherry-picks, and is the same on every machine.
+
+`stamp` also keeps a copy of that Spanish text in `locales/sources/<hash>.md` (committed), so `status` can
+say what changed in the Spanish page since its translation without git. Snapshots no translation refers
+to any more are pruned.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .i18n_structure import FENCE, closes_fence, heading_of, split_front_matter
+
+HASH_KEY = "source_hash"
+HASH_LINE = re.compile(rf"^{HASH_KEY}:\s*['\"]?([0-9a-f]*)['\"]?\s*$")
+SNAPSHOT_NAME = re.compile(r"^[0-9a-f]{12}\.md$")
+
+
+def normalized(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n").rstrip() + "\n"
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalized(text).encode("utf-8")).hexdigest()[:12]
+
+
+def file_hash(path: Path) -> str:
+    return content_hash(path.read_text(encoding="utf-8"))
+
+
+def _front_matter_end(lines: list[str]) -> int | None:
+    """Index of the line closing the front matter, or None when the page has none."""
+    if not lines or lines[0].strip() != "---":
+        return None
+    return next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+
+
+def recorded_hash(text: str) -> str | None:
+    """The `source_hash` a translated page records, or None when it was never stamped."""
+    lines = text.splitlines()
+    end = _front_matter_end(lines)
+    for line in lines[1:end] if end else ():
+        if match := HASH_LINE.match(line.strip()):
+            return match[1] or None
+    return None
+
+
+def with_hash(text: str, digest: str) -> str:
+    """`text` with its front matter's `source_hash` set to `digest`; nothing else in the file changes."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    stamp = f"{HASH_KEY}: {digest}{newline}"
+    end = _front_matter_end([line.rstrip("\r\n") for line in lines])
+    if end is None:
+        return f"---{newline}{stamp}---{newline}{newline}" + text
+    for i in range(1, end):
+        if HASH_LINE.match(lines[i].strip()):
+            lines[i] = stamp
+            return "".join(lines)
+    lines.insert(end, stamp)
+    return "".join(lines)
+
+
+# -- snapshots ---------------------------------------------------------------------------------------
+
+
+def snapshot_path(sources_dir: Path, digest: str) -> Path:
+    return sources_dir / f"{digest}.md"
+
+
+def save_snapshot(sources_dir: Path, text: str) -> str:
+    """Keeps `text` under its hash (idempotent); returns the hash."""
+    digest = content_hash(text)
+    path = snapshot_path(sources_dir, digest)
+    if not path.exists():
+        sources_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(normalized(text), encoding="utf-8", newline="\n")
+    return digest
+
+
+def load_snapshot(sources_dir: Path, digest: str) -> str | None:
+    path = snapshot_path(sources_dir, digest)
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def prune_snapshots(sources_dir: Path, referenced: set[str]) -> list[Path]:
+    """Deletes snapshots no translated page refers to; returns what it removed."""
+    removed = []
+    for path in sorted(sources_dir.glob("*.md")) if sources_dir.is_dir() else ():
+        if SNAPSHOT_NAME.match(path.name) and path.stem not in referenced:
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+# -- what changed ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Block:
+    """A paragraph-sized piece of a page: text between blank lines (a fenced block is one piece)."""
+
+    text: str
+    section: str  # "#anchor" of the heading above it ("" before the first heading)
+
+
+def blocks(body: list[str]) -> list[Block]:
+    pieces: list[Block] = []
+    current: list[str] = []
+    section = ""
+    fence: str | None = None
+
+    def flush():
+        if current:
+            pieces.append(Block("\n".join(current), section))
+            current.clear()
+
+    for line in body:
+        if fence is not None:
+            current.append(line)
+            if closes_fence(line, fence):
+                fence = None
+            continue
+        if opening := FENCE.match(line):
+            fence = opening[1]
+        elif not line.strip():
+            flush()
+            continue
+        elif heading := heading_of(line):
+            flush()
+            level, anchor, title = heading
+            section = f"#{anchor}" if anchor else title
+        current.append(line)
+    flush()
+    return pieces
+
+
+@dataclass
+class SourceChange:
+    """What changed in a Spanish page between the version a translation translates and today's."""
+
+    front_matter: list[str] = field(default_factory=list)  # keys whose value changed
+    changed: int = 0  # paragraphs (blocks) rewritten
+    added: int = 0
+    removed: int = 0
+    sections: list[str] = field(default_factory=list)  # "#anchor" of each section touched, in page order
+    headings_added: list[str] = field(default_factory=list)
+    headings_removed: list[str] = field(default_factory=list)
+    lines_added: int = 0
+    lines_removed: int = 0
+
+    def summary(self) -> str:
+        parts = []
+        if self.front_matter:
+            parts.append("front matter " + ", ".join(self.front_matter) + " changed")
+        counts = [f"{n} {label}" for n, label in ((self.changed, "changed"), (self.added, "added"), (self.removed, "removed")) if n]
+        if counts:
+            parts.append("paragraphs " + ", ".join(counts) + (" in " + ", ".join(self.sections) if self.sections else ""))
+        if self.headings_added:
+            parts.append("new headings " + ", ".join(self.headings_added))
+        if self.headings_removed:
+            parts.append("headings gone " + ", ".join(self.headings_removed))
+        parts.append(f"+{self.lines_added} -{self.lines_removed} lines")
+        return "; ".join(parts)
+
+
+def _heading_labels(body: list[str]) -> list[str]:
+    labels, fence = [], None
+    for line in body:
+        if fence is not None:
+            fence = None if closes_fence(line, fence) else fence
+        elif opening := FENCE.match(line):
+            fence = opening[1]
+        elif heading := heading_of(line):
+            level, anchor, title = heading
+            labels.append(f"{'#' * level} {title}" + (f" {{#{anchor}}}" if anchor else ""))
+    return labels
+
+
+def describe_change(old: str, new: str) -> SourceChange:
+    old_fm, old_body = split_front_matter(normalized(old))
+    new_fm, new_body = split_front_matter(normalized(new))
+    change = SourceChange(front_matter=sorted(k for k in old_fm.keys() | new_fm.keys() if old_fm.get(k) != new_fm.get(k)))
+    old_blocks, new_blocks = blocks(old_body), blocks(new_body)
+    touched: list[str] = []
+    matcher = difflib.SequenceMatcher(a=[b.text for b in old_blocks], b=[b.text for b in new_blocks], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        change.changed += paired
+        change.added += (j2 - j1) - paired
+        change.removed += (i2 - i1) - paired
+        touched += [b.section for b in new_blocks[j1:j2]] or [b.section for b in old_blocks[i1:i2]]
+    change.sections = [s for i, s in enumerate(touched) if s and s not in touched[:i]]
+    old_heads, new_heads = _heading_labels(old_body), _heading_labels(new_body)
+    change.headings_added = [h for h in new_heads if h not in old_heads]
+    change.headings_removed = [h for h in old_heads if h not in new_heads]
+    for line in list(difflib.unified_diff(normalized(old).splitlines(), normalized(new).splitlines(), n=0, lineterm=""))[2:]:
+        change.lines_added += line.startswith("+")
+        change.lines_removed += line.startswith("-")
+    return change
+
+
+def unified_diff(old: str, new: str, old_label: str, new_label: str) -> str:
+    return "".join(difflib.unified_diff(normalized(old).splitlines(keepends=True), normalized(new).splitlines(keepends=True),
+                                        old_label, new_label, n=1))
