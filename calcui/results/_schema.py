@@ -40,22 +40,14 @@ def pointer_join(pointer: str, key) -> str:
     return pointer + "/" + str(key).replace("~", "~0").replace("/", "~1")
 
 
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
+               (dict, "object"))  # bool first: it is an int to Python, not to JSON
+
+
 def json_type(value) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "unknown"
+    return next((name for cls, name in _JSON_TYPES if isinstance(value, cls)), "unknown")
 
 
 def _is_type(value, name: str) -> bool:

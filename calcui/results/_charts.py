@@ -1,0 +1,67 @@
+"""The results' charts as inline SVG through calcui's one bar chart: step times, memory, scaling."""
+
+from __future__ import annotations
+
+from html import escape
+
+from calculators import N_
+
+from .._chart import bars_svg
+from .._figures import figure
+from .._numbers import NumberFormat
+from .._text import Translator
+from ._estimate import COMPONENTS, Comparison
+from ._html import seconds, strategy_label
+
+STEP_STATS = (("min", N_("Fastest")), ("p50", N_("Median (p50)")), ("mean", N_("Mean")),
+              ("p95", N_("95th percentile")), ("max", N_("Slowest")))
+
+
+def _chart(title: str, items: list[tuple[str, float, str]], t: Translator) -> str:
+    if not items:
+        return ""
+    return (f'<figure class="guide-results__chart"><figcaption>{escape(title)}</figcaption>'
+            f"{bars_svg(title, items, rtl=t.dir == 'rtl')}</figure>")
+
+
+def step_times(data: dict, fmt: NumberFormat, t: Translator) -> str:
+    """The distribution of step times; the file keeps its statistics, not every step."""
+    title = t(N_("Step time"))
+    if data.get("timing"):
+        stats = data["timing"]["step"]
+        items = [(t(label), stats[key], seconds(stats[key], fmt, t)) for key, label in STEP_STATS]
+        return _chart(title, items, t)
+    if data.get("scaling"):
+        items = []
+        for run in (data["scaling"]["baseline"], *data["scaling"]["runs"]):
+            name = strategy_label(Comparison(run["strategy"], run["world_size"], None), t)
+            for key in ("p50", "p95"):
+                label = t(N_("{name}: {statistic}"), name=name, statistic=key)
+                items.append((label, run["step"][key], seconds(run["step"][key], fmt, t)))
+        return _chart(title, items, t)
+    return ""
+
+
+def memory(rows: list[Comparison], fmt: NumberFormat, t: Translator) -> str:
+    """Measured peak beside the estimate for each configuration, then the estimate's components."""
+    items = []
+    for row in rows:
+        name = strategy_label(row, t)
+        for label, value in ((N_("{name}: measured"), row.measured), (N_("{name}: estimated"), row.estimated)):
+            if value is not None:
+                items.append((t(label, name=name), value, figure(value, "bytes", fmt, t)))
+    html = _chart(t(N_("Peak memory per GPU: measured and estimated")), items, t)
+    if rows and rows[0].components:
+        parts = [(t(COMPONENTS.get(k, k)), v, figure(v, "bytes", fmt, t)) for k, v in rows[0].components.items()]
+        html += _chart(t(N_("Estimate by component ({name})"), name=strategy_label(rows[0], t)), parts, t)
+    return html
+
+
+def scaling(data: dict, fmt: NumberFormat, t: Translator) -> str:
+    if not data.get("scaling"):
+        return ""
+    items = []
+    for run in data["scaling"]["runs"]:
+        name = strategy_label(Comparison(run["strategy"], run["world_size"], None), t)
+        items.append((name, run["efficiency"], figure(run["efficiency"], "percent", fmt, t)))
+    return _chart(t(N_("Scaling efficiency")), items, t)

@@ -1,0 +1,94 @@
+"""A result file picked on a calculator page: validated, turned into the form's inputs, compared.
+
+`import_result` is what the browser worker calls; it never raises, whatever the file holds.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import calculators
+from calculators import N_
+
+from .._figures import figure
+from .._numbers import NumberFormat
+from .._text import Translator
+from . import _charts
+from ._estimate import comparisons
+from ._html import comparison_table, cpu_badge, difference, is_cpu
+from ._inputs import candidates, chosen_scale_run, declared, to_inputs
+from ._messages import problem_message
+from ._parse import parse
+
+
+def _failed(errors: list[str], t: Translator, problems: list[dict]) -> dict:
+    heading = t(N_("This file cannot be used:"))
+    items = "".join(f"<li>{escape(e)}</li>" for e in errors)
+    html = f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'
+    return {"ok": False, "errors": errors, "problems": problems, "inputs": {}, "html": html,
+            "summary": heading + " " + (errors[0] if errors else "")}
+
+
+def _memory_panel(data: dict, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+    rows = comparisons(data)
+    if not rows:
+        return f"<p>{escape(t(N_('This run did not record memory.')))}</p>", t(N_("This run did not record memory."))
+    run = chosen_scale_run(data)  # the configuration the form takes
+    first = next((r for r in rows if run and (r.strategy, r.world) == (run["strategy"], run["world_size"])), rows[0])
+    summary = t(N_("Measured {measured}, estimated {estimate}: {difference}."),
+                measured=figure(first.measured, "bytes", fmt, t), estimate=figure(first.estimated, "bytes", fmt, t),
+                difference=difference(first.error, fmt, t))
+    html = (comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated")))
+            + _charts.memory(rows, fmt, t)
+            + f'<p class="guide-import__note">{escape(t(N_("The estimate counts tensors only, without the framework allowance, as the pilot measures them.")))}</p>')
+    return html, summary
+
+
+def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+    """The measured figures the calculator took (throughput, scaling efficiency, memory per GPU)."""
+    units = {i["name"]: (i["label"], i["unit"]) for i in calculators.describe(name)["inputs"]}
+    shown = [k for k in ("throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu") if k in inputs]
+    items = []
+    for key in shown:
+        label, unit = units[key]
+        value = figure(inputs[key], unit or "raw", fmt, t) if key != "gpu" else inputs[key]
+        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd><bdi class=\"guide-num\">{escape(value)}</bdi></dd></div>")
+    if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
+        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(units['scaling_efficiency'][0]))}</dt>"
+                     f"<dd>{escape(t(N_('not measured in this file: your value is kept')))}</dd></div>")
+    if "throughput_per_gpu" in inputs:
+        summary = t(N_("Measured throughput taken into the cost: {throughput} per GPU."),
+                    throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", fmt, t))
+    else:
+        summary = t(N_("The run's configuration was taken; it measured no throughput."))
+    return f'<dl class="guide-metrics">{"".join(items)}</dl>', summary
+
+
+def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
+    inputs = to_inputs(data, name)
+    head = f'<h3>{escape(t(N_("Pilot result: {label}"), label=data["label"]))}</h3>'
+    if is_cpu(data):
+        head += cpu_badge(t)
+    if name == "memory":
+        body, summary = _memory_panel(data, fmt, t)
+    else:
+        body, summary = _taken_panel(inputs, name, fmt, t)
+    missing = sorted(k for k in declared(name) & set(candidates(data)) if k not in inputs)
+    if missing:
+        body += (f'<p class="guide-import__note">{escape(t(N_("Kept your values for inputs outside the calculator range: {names}"), names=", ".join(missing)))}</p>')
+    html = f'<section class="guide-import">{head}{body}</section>'
+    return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}
+
+
+def import_result(name: str, text, pack: dict) -> dict:
+    """{ok, errors (localized lines), problems (raw), inputs (for the form), html (panel), summary}."""
+    t, fmt = Translator(pack), NumberFormat(pack)
+    try:
+        if "inputs" not in calculators.describe(name):
+            return _failed([t(N_("Unknown calculator: {name}"), name=str(name))], t, [])
+        data, problems = parse(text)
+        if problems:
+            return _failed([problem_message(p, t, fmt) for p in problems], t, problems)
+        return _accepted(name, data, t, fmt)
+    except Exception:  # noqa: BLE001 - a reader's file must never break the page; the tests aim for none
+        return _failed([t(N_("The file could not be read."))], t, [])

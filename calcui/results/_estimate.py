@@ -1,0 +1,55 @@
+"""Measured peak memory against the memory calculator's estimate for the same configuration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import calculators
+from calculators import N_
+
+from ._inputs import TENSORS_ONLY, memory_inputs
+
+# The memory calculator's own component msgids, so they arrive translated.
+COMPONENTS = {
+    "weights": N_("Weights"), "gradients": N_("Gradients"), "optimizer": N_("Optimizer state and master copy"),
+    "activations": N_("Activations"), "logits": N_("Logits and loss"), "temporary": N_("Temporary buffers"),
+}
+STRATEGIES = {"none": N_("One process"), "ddp": "DDP", "fsdp": "FSDP"}
+
+
+@dataclass
+class Comparison:
+    strategy: str
+    world: int
+    measured: int | None
+    estimated: int | None = None
+    components: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def error(self) -> float | None:
+        """(estimate - measured) / measured, as the pilot records it."""
+        if self.estimated is None or not self.measured:
+            return None
+        return (self.estimated - self.measured) / self.measured
+
+
+def _estimate(data: dict, strategy: str, world: int, micro_batch: int | None, measured) -> Comparison:
+    row = Comparison(strategy, world, measured)
+    answer = calculators.compute("memory", {**memory_inputs(data, strategy, world, micro_batch), **TENSORS_ONLY})
+    if answer["ok"]:
+        parts = answer["result"]["bytes"]
+        row.estimated = int(answer["result"]["per_gpu_bytes"] - parts.get("framework", 0))
+        row.components = {k: int(v) for k, v in parts.items() if k != "framework"}
+    return row
+
+
+def comparisons(data: dict) -> list[Comparison]:
+    """One row per measured configuration: the run itself, or the scaling baseline and each strategy."""
+    scaling, memory = data.get("scaling"), data.get("memory")
+    if scaling:
+        runs = [scaling["baseline"], *scaling["runs"]]
+        return [_estimate(data, r["strategy"], r["world_size"], r["micro_batch"], r["peak_tensor_bytes"])
+                for r in runs]
+    if memory:
+        return [_estimate(data, "none", 1, None, memory["peak_tensor_bytes"])]
+    return []

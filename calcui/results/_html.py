@@ -1,0 +1,75 @@
+"""Small pieces of markup the results page and the import panel share; every file string escaped."""
+
+from __future__ import annotations
+
+from html import escape
+
+import calculators
+from calculators import N_
+
+from .._figures import figure
+from .._numbers import NumberFormat
+from .._text import Translator
+from ._estimate import STRATEGIES, Comparison
+from ._messages import safe_number
+
+DASH = "—"
+
+
+def num(text: str) -> str:
+    # <bdi>: a figure keeps its own direction inside right-to-left text.
+    return f'<bdi class="guide-num">{escape(text)}</bdi>'
+
+
+def seconds(value, fmt: NumberFormat, t: Translator) -> str:
+    if value is None:
+        return DASH
+    if "second" in fmt.units:
+        return fmt.unit("second", value)
+    return t(N_("{value} s"), value=fmt.significant(value))
+
+
+def choice_label(calculator: str, input_name: str, value) -> str:
+    """The calculator's own msgid for a choice (e.g. method 'full'), or the value itself."""
+    for item in calculators.describe(calculator).get("inputs", []):
+        if item["name"] == input_name:
+            for choice in item["choices"]:
+                if choice["value"] == value:
+                    return choice["label"]
+    return str(value)
+
+
+def is_cpu(data: dict) -> bool:
+    return data["environment"]["device_type"] == "cpu"
+
+
+def cpu_badge(t: Translator) -> str:
+    return (f'<p class="guide-results__cpu"><span class="guide-badge guide-badge--cpu">{escape(t(N_("CPU sample")))}</span> '
+            f'{escape(t(N_("Measured on a CPU to show the file format: its times and memory say nothing about a GPU.")))}</p>')
+
+
+def strategy_label(row: Comparison, t: Translator) -> str:
+    name = t(STRATEGIES.get(row.strategy, row.strategy))
+    return name if row.world == 1 else t(N_("{strategy} × {count}"), strategy=name, count=str(row.world))
+
+
+def difference(error: float | None, fmt: NumberFormat, t: Translator) -> str:
+    """The estimate's error in words: 13 % above / below the measurement."""
+    if error is None:
+        return DASH
+    amount = fmt.percent_of(abs(error)) if abs(error) < 1e6 else safe_number(abs(error) * 100, fmt) + " %"
+    if error >= 0:
+        return t(N_("{percent} above the measurement"), percent=amount)
+    return t(N_("{percent} below the measurement"), percent=amount)
+
+
+def comparison_table(rows: list[Comparison], fmt: NumberFormat, t: Translator, caption: str) -> str:
+    head = "".join(f'<th scope="col">{escape(t(c))}</th>' for c in (
+        N_("Configuration"), N_("Measured peak"), N_("Estimate"), N_("Difference")))
+    body = "".join(
+        f"<tr><th scope=\"row\">{escape(strategy_label(r, t))}</th>"
+        f"<td>{num(figure(r.measured, 'bytes', fmt, t))}</td><td>{num(figure(r.estimated, 'bytes', fmt, t))}</td>"
+        f"<td>{escape(difference(r.error, fmt, t))}</td></tr>"
+        for r in rows)
+    return (f'<div class="md-typeset__scrollwrap"><table class="guide-table"><caption>{escape(caption)}</caption>'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")

@@ -1,0 +1,231 @@
+"""The localized "pilot results" page: a table of runs, then a section per run with its charts."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from calculators import N_
+
+from .._figures import figure
+from .._numbers import NumberFormat
+from .._text import Translator
+from . import _charts
+from ._estimate import Comparison, comparisons
+from ._html import DASH, choice_label, comparison_table, cpu_badge, difference, is_cpu, seconds, strategy_label
+
+
+def _device(d, fmt, t):
+    env = d["environment"]
+    return t(N_("{count} × {name}"), count=fmt.number(env["device_count"], 0), name=env["device_name"])
+
+
+def _device_type(d, fmt, t):
+    env = d["environment"]
+    if env["device_type"] == "cpu":
+        return t(N_("CPU"))
+    return "ROCm" if env["hip"] else "CUDA"
+
+
+def _model(d, fmt, t):
+    return t(N_("{source}, {count} parameters"), source=d["model"]["source"], count=fmt.number(d["model"]["parameters"], 0))
+
+
+def _shape(d, fmt, t):
+    m = d["config"]["model"]
+    return t(N_("{layers} layers, hidden {hidden}, {heads} heads ({kv_heads} key/value)"),
+             **{k: fmt.number(m[k], 0) for k in ("layers", "hidden", "heads", "kv_heads")})
+
+
+def _method(d, fmt, t):
+    train = d["config"]["train"]
+    label = t(choice_label("memory", "method", train["method"]))
+    if train["method"] == "lora":
+        return t(N_("{method}, rank {rank}"), method=label, rank=fmt.number(train["lora_rank"], 0))
+    return label
+
+
+def _optimizer(d, fmt, t):
+    name = {"sgd": "sgd_momentum"}.get(d["config"]["train"]["optimizer"], d["config"]["train"]["optimizer"])
+    return t(choice_label("memory", "optimizer", name))
+
+
+def _batch(d, fmt, t):
+    train = d["config"]["train"]
+    return t(N_("{micro} × {accum}"), micro=fmt.number(train["micro_batch"], 0), accum=fmt.number(train["grad_accum"], 0))
+
+
+def _steps(d, fmt, t):
+    cfg = d["config"]
+    return t(N_("{steps} after {warmup} warm-up"), steps=fmt.number(cfg["steps"], 0), warmup=fmt.number(cfg["warmup_steps"], 0))
+
+
+def _outcome(d, fmt, t):
+    return t(N_("Completed")) if d["outcome"]["status"] == "completed" else t(N_("Does not fit in memory"))
+
+
+def _mem(key):
+    return lambda d, fmt, t: figure(d["memory"][key], "bytes", fmt, t) if d.get("memory") else DASH
+
+
+def _device_memory(d, fmt, t):
+    mem = d.get("memory")
+    if not mem or mem["device_used_peak_bytes"] is None:
+        return DASH
+    if mem["device_total_bytes"] is None:
+        return figure(mem["device_used_peak_bytes"], "bytes", fmt, t)
+    return t(N_("{used} of {total}"), used=figure(mem["device_used_peak_bytes"], "bytes", fmt, t),
+             total=figure(mem["device_total_bytes"], "bytes", fmt, t))
+
+
+def _estimate(d, fmt, t):
+    rows = [r for r in comparisons(d) if r.estimated is not None]
+    if not rows:
+        return DASH
+    return "; ".join(t(N_("{name}: {estimate}, {difference}"), name=strategy_label(r, t),
+                       estimate=figure(r.estimated, "bytes", fmt, t), difference=difference(r.error, fmt, t))
+                     for r in rows)
+
+
+def _timing(path, render):
+    def cell(d, fmt, t):
+        node = d.get("timing")
+        for key in path:
+            node = node[key] if node else None
+        return render(node, fmt, t) if node is not None else DASH
+    return cell
+
+
+def _stalls(d, fmt, t):
+    timing = d.get("timing")
+    if not timing:
+        return DASH
+    return t(N_("{count} steps (waiting over {threshold} of the step)"), count=fmt.number(timing["stalled_steps"], 0),
+             threshold=fmt.percent_of(timing["stall_threshold"]))
+
+
+def _checkpoint(d, fmt, t):
+    ck = d.get("checkpoint")
+    if not ck:
+        return DASH
+    return t(N_("{seconds} for {size}"), seconds=seconds(ck["write_s"], fmt, t), size=figure(ck["size_bytes"], "bytes", fmt, t))
+
+
+def _restore(d, fmt, t):
+    r = d.get("restore")
+    if not r or not r["performed"]:
+        return t(N_("Not run"))
+    if not r["passed"]:
+        return t(N_("No: {count} checks failed"), count=fmt.number(len(r["failures"]), 0))
+    mode = t(N_("bit for bit")) if r["mode"] == "bitwise" else t(N_("within tolerance"))
+    where = t(N_("in a fresh process")) if r["fresh_process"] else t(N_("in the same process"))
+    return t(N_("Yes: {mode}, {where}, {count} checks"), mode=mode, where=where, count=fmt.number(len(r["verified"]), 0))
+
+
+def _scaling(d, fmt, t):
+    if not d.get("scaling"):
+        return DASH
+    return "; ".join(
+        t(N_("{name}: {efficiency}"), name=strategy_label(Comparison(r["strategy"], r["world_size"], None), t),
+          efficiency=figure(r["efficiency"], "percent", fmt, t))
+        for r in d["scaling"]["runs"])
+
+
+def _env(key):
+    return lambda d, fmt, t: d["environment"][key] or DASH
+
+
+ROWS = (
+    (N_("Hardware"), (
+        (N_("Device"), _device), (N_("Device type"), _device_type),
+        (N_("CPU threads"), lambda d, fmt, t: fmt.number(d["environment"]["cpu_threads"], 0)))),
+    (N_("Software"), (
+        (N_("PyTorch"), _env("torch")), (N_("CUDA"), _env("cuda")), (N_("ROCm (HIP)"), _env("hip")),
+        (N_("Driver"), _env("driver")), (N_("Python"), _env("python")),
+        (N_("Pilot"), lambda d, fmt, t: " ".join(filter(None, (d["environment"]["pilot_version"],
+                                                               (d["environment"]["git_revision"] or "")[:12])))))),
+    (N_("Model and run"), (
+        (N_("Model"), _model), (N_("Shape"), _shape), (N_("Method"), _method),
+        (N_("Precision"), lambda d, fmt, t: t(choice_label("memory", "precision", d["config"]["train"]["precision"]))),
+        (N_("Optimizer"), _optimizer),
+        (N_("Sequence length"), lambda d, fmt, t: figure(d["config"]["train"]["seq_len"], "tokens", fmt, t)),
+        (N_("Micro-batch × accumulation"), _batch),
+        (N_("Gradient checkpointing"), lambda d, fmt, t: figure(d["config"]["train"]["grad_checkpointing"], "bool", fmt, t)),
+        (N_("Timed steps"), _steps), (N_("Outcome"), _outcome))),
+    (N_("Memory"), (
+        (N_("Peak allocated"), _mem("peak_tensor_bytes")), (N_("Peak reserved"), _mem("reserved_bytes")),
+        (N_("Device memory at peak"), _device_memory), (N_("Process memory at peak"), _mem("rss_peak_bytes")),
+        (N_("Calculator estimate"), _estimate))),
+    (N_("Time"), (
+        (N_("Step time p50"), _timing(("step", "p50"), seconds)),
+        (N_("Step time p95"), _timing(("step", "p95"), seconds)),
+        (N_("Step time variation (CV)"), _timing(("step", "cv"), lambda v, fmt, t: fmt.percent_of(v))),
+        (N_("Throughput"), _timing(("tokens_per_s",), lambda v, fmt, t: figure(v, "tokens_per_s", fmt, t))),
+        (N_("Loading stalls"), _stalls),
+        (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, fmt, t: fmt.percent_of(v))),
+        (N_("Validation"), _timing(("validation_s",), seconds)),
+        (N_("Checkpoint write"), _checkpoint), (N_("Restore verified"), _restore),
+        (N_("Scaling efficiency"), _scaling))),
+)
+
+
+def section_id(name: str, taken: set[str]) -> str:
+    base = "run-" + (re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "file")
+    anchor, i = base, 2
+    while anchor in taken:
+        anchor, i = f"{base}-{i}", i + 1
+    taken.add(anchor)
+    return anchor
+
+
+def runs_table(runs, anchors, fmt, t) -> str:
+    head = f'<th scope="col">{escape(t(N_("Run")))}</th>' + "".join(
+        f'<th scope="col"><a href="#{a}">{escape(data["label"] or name)}</a></th>' for (name, data), a in zip(runs, anchors))
+    body = []
+    for group, rows in ROWS:
+        body.append(f'<tr class="guide-results__group"><th scope="colgroup" colspan="{len(runs) + 1}">{escape(t(group))}</th></tr>')
+        for label, cell in rows:
+            cells = "".join(f"<td>{escape(cell(data, fmt, t))}</td>" for _, data in runs)
+            body.append(f'<tr><th scope="row">{escape(t(label))}</th>{cells}</tr>')
+    return (f'<div class="md-typeset__scrollwrap"><table class="guide-table guide-results__table">'
+            f'<caption>{escape(t(N_("Pilot runs")))}</caption><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _list(title: str, items: list[str], cls: str) -> str:
+    if not items:
+        return ""
+    lis = "".join(f"<li>{escape(i)}</li>" for i in items)
+    return f'<h4>{escape(title)}</h4><ul class="{cls}">{lis}</ul>'
+
+
+def run_section(name: str, data: dict, anchor: str, fmt: NumberFormat, t: Translator) -> str:
+    parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{escape(data["label"] or name)}</h3>',
+             f'<p class="guide-results__file">{escape(t(N_("File")))}: <code>{escape(name)}</code> · '
+             f'<time>{escape(data["created"])}</time></p>']
+    if is_cpu(data):
+        parts.append(cpu_badge(t))
+    if data["note"]:
+        parts.append(f'<p class="guide-results__note">{escape(data["note"])}</p>')
+    if data["outcome"]["error"]:
+        parts.append(f'<p class="guide-results__error">{escape(t(N_("Error recorded")))}: {escape(data["outcome"]["error"])}</p>')
+    rows = comparisons(data)
+    if rows:
+        parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))
+    parts.append(_charts.step_times(data, fmt, t) + _charts.memory(rows, fmt, t) + _charts.scaling(data, fmt, t))
+    restore = data.get("restore") or {}
+    parts.append(_list(t(N_("What the restore check verified")), restore.get("verified", []), "guide-results__verified"))
+    parts.append(_list(t(N_("What the restore check found different")), restore.get("failures", []), "guide-results__failures"))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def results_page(runs: list[tuple[str, dict]], pack: dict) -> str:
+    """HTML for valid results (`parse()` them first), in the order given; deterministic."""
+    t, fmt = Translator(pack), NumberFormat(pack)
+    if not runs:
+        return f'<p class="guide-results__empty">{escape(t(N_("No pilot results yet.")))}</p>'
+    taken: set[str] = set()
+    anchors = [section_id(name, taken) for name, _ in runs]
+    sections = "".join(run_section(name, data, a, fmt, t) for (name, data), a in zip(runs, anchors))
+    return f'<div class="guide-results">{runs_table(runs, anchors, fmt, t)}{sections}</div>'
