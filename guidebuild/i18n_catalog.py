@@ -102,9 +102,9 @@ def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[En
         shown, forms = _forms(message)
         where = message.lineno or 0
         if message.fuzzy:
-            problems.append(EntryProblem("fuzzy", where, shown, "fuzzy: check the translation, then remove the fuzzy flag"))
+            problems.append(EntryProblem("fuzzy", where, shown, "check the translation, then remove the fuzzy flag"))
         if not all(forms):
-            problems.append(EntryProblem("untranslated", where, shown, "untranslated"))
+            problems.append(EntryProblem("untranslated", where, shown, ""))
         python_format = "python-format" in message.flags
         plural = not isinstance(message.id, str)
         source = " ".join(message.id) if plural else message.id

@@ -82,14 +82,14 @@ def _stamp_targets(project: Project, paths: list[str], every: bool, locales: lis
     targets = []
     docs = project.docs_dir.resolve()
     for raw in paths:
-        path = Path(raw) if Path(raw).is_absolute() else Path.cwd() / raw
-        if not path.is_file():
-            path = project.root / raw
-        try:
-            locale, _, page = path.resolve().relative_to(docs).as_posix().partition("/")
-        except ValueError:
+        # Relative to the working directory, or else to the project root (`--root` from elsewhere).
+        candidates = [(base / raw).resolve() for base in (Path.cwd(), project.root)]
+        inside = [path for path in candidates if path.is_relative_to(docs)]
+        path = next((p for p in inside if p.is_file()), inside[0] if inside else None)
+        if path is None:
             raise SystemExit(f"{raw}: not a page under {project.rel(project.docs_dir)}/")
-        if locale == project.default_locale or locale not in project.translations:
+        locale, _, page = path.relative_to(docs).as_posix().partition("/")
+        if locale not in project.translations:
             raise SystemExit(f"{raw}: stamp translated pages ({', '.join(project.translations)}), not {locale}")
         if not path.is_file():
             raise SystemExit(f"{raw}: no such page")

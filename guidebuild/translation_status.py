@@ -149,7 +149,7 @@ def catalog_problems(project: Project, locale: str, template=None) -> tuple[list
         return [Problem(locale, "missing", project.rel(po), "no catalog; run `make i18n` (guide-i18n update)")], 0, 0
     catalog = i18n_catalog.read_catalog(po)
     problems = [
-        Problem(locale, entry.kind, f"{project.rel(po)}:{entry.lineno}" if entry.lineno else project.rel(po), f"{_short(entry.msgid)}: {entry.message}")
+        Problem(locale, entry.kind, f"{project.rel(po)}:{entry.lineno}" if entry.lineno else project.rel(po), _short(entry.msgid) + (f": {entry.message}" if entry.message else ""))
         for entry in i18n_catalog.entry_problems(catalog, template)
     ]
     entries = [m for m in catalog if m.id]

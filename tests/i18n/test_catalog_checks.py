@@ -1,0 +1,100 @@
+"""PO catalog checks: placeholders preserved, no HTML brought in by a translation, untranslated and fuzzy."""
+
+from __future__ import annotations
+
+import pytest
+from babel.messages.pofile import read_po, write_po
+
+from guidebuild.i18n_catalog import injected_tags, placeholder_problem
+from guidebuild.translation_status import broken
+
+from .conftest import guide_i18n
+
+
+def edit_entry(po_path, msgid_fragment: str, change) -> str:
+    """Rewrites the msgstr of the first entry whose msgid contains `msgid_fragment`; returns the msgid."""
+    with po_path.open("rb") as fh:
+        catalog = read_po(fh)
+    message = next(m for m in catalog if m.id and isinstance(m.id, str) and msgid_fragment in m.id and m.string)
+    message.string = change(message.string)
+    with po_path.open("wb") as fh:
+        write_po(fh, catalog, width=76)
+    return message.id
+
+
+def entry_line(po_path, msgid: str) -> int:
+    """The line where `msgid` starts, as a translator's editor shows it."""
+    first = msgid.split("\n")[0][:30]
+    for number, line in enumerate(po_path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("msgid") and first[:20] in line:
+            return number
+    raise AssertionError(f"{msgid!r} not in {po_path}")
+
+
+def test_broken_placeholder_fails_strict_mode(capsys, copy_of_project):
+    po = copy_of_project / "locales" / "ja" / "LC_MESSAGES" / "messages.po"
+    msgid = edit_entry(po, "{count}", lambda s: s.replace("{count}", "{cuenta}"))
+    code, out = guide_i18n(capsys, copy_of_project, "status", "--strict", "--locale", "ja")
+    assert code == 1
+    line = f"locales/ja/LC_MESSAGES/messages.po:{entry_line(po, msgid)}: placeholder: "
+    problem = next(text for text in out.splitlines() if text.strip().startswith(line))
+    assert problem.endswith("placeholders differ: missing {count}; not in msgid {cuenta}"), problem
+    # The build refuses it too, whatever the editor ran.
+    assert [p.kind for p in broken(copy_of_project, "ja") if p.where.startswith("locales/")] == ["placeholder"]
+    assert guide_i18n(capsys, copy_of_project, "check", "--locale", "ja")[0] == 1
+
+
+def test_html_injected_through_a_translation_fails(capsys, copy_of_project):
+    po = copy_of_project / "locales" / "ar" / "LC_MESSAGES" / "messages.po"
+    edit_entry(po, "More options", lambda s: s + '<img src=x onerror="alert(1)">')
+    code, out = guide_i18n(capsys, copy_of_project, "status", "--strict", "--locale", "ar")
+    assert code == 1
+    assert "'More options': HTML not in the msgid: <img src=x onerror=\"alert(1)\">" in out
+    assert [p.kind for p in broken(copy_of_project, "ar") if p.where.startswith("locales/")] == ["html"]
+
+
+def test_fuzzy_and_untranslated_fail_strict_but_ship(capsys, tiny_project):
+    po = tiny_project / "locales" / "fr" / "LC_MESSAGES" / "messages.po"
+    text = po.read_text(encoding="utf-8")
+    po.write_text(text.replace('msgstr "{count} cartes tiennent"', 'msgstr ""'), encoding="utf-8")
+    code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
+    assert code == 1
+    assert "locales/fr/LC_MESSAGES/messages.po:8: untranslated: '{count} cards fit'\n" in out
+    assert "fr: 1 problem (2 of 2 pages current, 0 of 1 UI strings translated)" in out
+    po.write_text(text.replace('\nmsgid "{count}', '\n#, fuzzy\nmsgid "{count}'), encoding="utf-8")
+    code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
+    assert code == 1
+    assert "locales/fr/LC_MESSAGES/messages.po:9: fuzzy: '{count} cards fit': check the translation, then remove the fuzzy flag" in out
+    assert guide_i18n(capsys, tiny_project, "check")[0] == 0  # behind, not broken: the build goes on
+
+
+@pytest.mark.parametrize(("msgid", "msgstr", "problem"), [
+    ("{count} cards", "{count} cartes", None),
+    ("{count} × {gpu}", "{gpu} × {count}", None),  # reordering is fine
+    ("{count} cards", "cartes", "placeholders differ: missing {count}"),
+    ("{count} cards", "{count} cartes {count}", "placeholders differ: not in msgid {count}"),
+    ("{margin:.0%} headroom", "{margin} de marge", "placeholders differ: missing {margin:.0%}; not in msgid {margin}"),
+    ("{count} cards", "{count cartes", "malformed {placeholder} in msgstr (expected '}' before end of string)"),
+    ("%(name)s files", "%(nom)s fichiers", "placeholders differ: missing %(name)s; not in msgid %(nom)s"),
+    ("%(count)d files", "%(count)s fichiers", "placeholders differ: missing %(count)d; not in msgid %(count)s"),
+    ("50% of the peak", "50 % du pic", None),  # a percent sign is not a placeholder
+    ("Use {{braces}}", "Utilisez {{accolades}}", None),
+])
+def test_placeholder_problem(msgid, msgstr, problem):
+    assert placeholder_problem(msgid, msgstr) == problem
+
+
+def test_positional_percent_only_for_python_format_entries():
+    assert placeholder_problem("%s files", "fichiers", python_format=True) == "placeholders differ: missing %s"
+    assert placeholder_problem("5 %d", "5", python_format=False) is None
+
+
+@pytest.mark.parametrize(("msgid", "msgstr", "tags"), [
+    ("More options", "Plus d'options", []),
+    ("More <b>options</b>", "Plus d'<b>options</b>", []),
+    ("More options", "Plus <script>alert(1)</script>", ["</script>", "<script>"]),
+    ('See <a href="memory/">memory</a>', 'Voir <a href="https://evil.example/">mémoire</a>', ['<a href="https://evil.example/">']),
+    ("Fits if < 80 GB", "Tient si < 80 Go", []),  # a less-than sign is not a tag
+])
+def test_injected_tags(msgid, msgstr, tags):
+    assert injected_tags(msgid, msgstr) == tags

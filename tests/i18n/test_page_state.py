@@ -1,0 +1,60 @@
+"""What the reader is told: `page_state` and the banner partial that renders it in the reader's language."""
+
+from __future__ import annotations
+
+import jinja2
+import pytest
+
+from calcui import Translator
+from guidebuild.locale_pack import locale_pack
+from guidebuild.translation_status import page_state, source_url
+
+from .conftest import ROOT
+
+
+def test_page_state_for_each_case(tiny_project):
+    docs = tiny_project / "docs"
+    assert page_state(docs, "es", "es/memory.md")["state"] == "current"
+    assert page_state(docs, "fr", "fr/memory.md")["state"] == "current"
+    assert page_state(docs, "fr", "memory.md")["state"] == "current"
+    (docs / "fr" / "memory.md").unlink()
+    state = page_state(docs, "fr", "es/memory.md")
+    assert state["state"] == "fallback" and state["source_url"] == "memory/" and state["translated_hash"] is None
+    spanish = docs / "es" / "index.md"
+    spanish.write_text(spanish.read_text(encoding="utf-8") + "\nOtra frase.\n", encoding="utf-8")
+    state = page_state(docs, "fr", "fr/index.md")
+    assert (state["state"], state["source_url"]) == ("outdated", "")
+    assert state["translated_hash"] != state["source_hash"]
+
+
+@pytest.mark.parametrize(("page", "directory_urls", "url"), [
+    ("index.md", True, ""), ("memory.md", True, "memory/"), ("guide/index.md", True, "guide/"),
+    ("guide/setup.md", True, "guide/setup/"), ("memory.md", False, "memory.html"),
+])
+def test_source_url(page, directory_urls, url):
+    assert source_url(page, directory_urls) == url
+
+
+def render_banner(locale: str, state: dict) -> str:
+    """The partial as the theme renders it: autoescaped, `_` from the locale's catalog (as the plugin installs it)."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"), autoescape=True, extensions=["jinja2.ext.i18n"])
+    translate = Translator(locale_pack(locale, ROOT / "locales"))
+    env.install_gettext_callables(gettext=lambda msg, **kw: translate(msg, **kw),
+                                  ngettext=lambda one, many, n, **kw: translate(one if n == 1 else many, **kw), newstyle=True)
+    env.filters["url"] = lambda path: "../../" + path  # MkDocs' filter, for a page at ja/memory/
+    return env.get_template("partials/translation-banner.html").render(guide_translation=state, guide_default_locale="es")
+
+
+@pytest.mark.parametrize("locale", ["es", "ja", "ar"])
+@pytest.mark.parametrize("state", ["fallback", "outdated"])
+def test_banner_speaks_the_readers_language_and_links_the_source(locale, state):
+    html = render_banner(locale, {"state": state, "source_url": "memory/"})
+    assert f'data-translation-state="{state}"' in html
+    assert '<a href="../../memory/" hreflang="es">' in html
+    english = render_banner("en", {"state": state, "source_url": "memory/"})  # no catalog: the msgids
+    assert "Spanish" in english and "Spanish" not in html.split("<a")[0]
+
+
+def test_banner_is_silent_on_current_pages():
+    assert render_banner("ja", {"state": "current", "source_url": "memory/"}).strip() == ""
+    assert render_banner("ja", None).strip() == ""
