@@ -1,0 +1,131 @@
+"""The results page, the inputs a run implies and the import panel, on valid results."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import calcui.results as results
+import calculators
+from calcui import NumberFormat, Translator
+from calcui._figures import figure
+from calcui.results import _inputs
+from guidebuild.locale_pack import locale_pack
+
+from .corpus import GOOD, corpus, load_good
+
+LOCALES = Path(__file__).resolve().parents[2] / "locales"
+PACKS = {code: locale_pack(code, LOCALES) for code in ("es", "ja", "ar")}
+RUNS = [(p.name, d) for p, d in zip(GOOD, load_good())]
+SAMPLE, SCALE, GPU = (d for _, d in RUNS[:1] + sorted(RUNS[1:], key=lambda r: r[0] != "scale-gloo.json"))
+
+
+@pytest.mark.parametrize("code", PACKS)
+def test_page_lists_every_run_with_its_sections_and_charts(code):
+    page = results.results_page(RUNS, PACKS[code])
+    assert page == results.results_page(RUNS, PACKS[code])  # deterministic
+    for name, data in RUNS:
+        assert f"<code>{name}</code>" in page
+    assert page.count('<section class="guide-results__run"') == len(RUNS)
+    assert page.count("guide-badge--cpu") == 2  # the CPU sample and the CPU scaling fixture, not the GPU one
+    assert page.count("<svg") >= 3 * len(RUNS)
+    assert "<bdi" in page or PACKS[code]["dir"] == "ltr"
+
+
+def test_page_numbers_follow_the_locale():
+    es = results.results_page(RUNS[:1], PACKS["es"])
+    assert "0,18" in es  # 178,062,540 bytes as decimal GB with a comma
+    assert "6.965.504" in es  # parameters grouped with periods
+
+
+def test_page_of_no_runs_says_so():
+    assert "guide-results__empty" in results.results_page([], PACKS["ja"])
+
+
+def test_memory_estimate_is_the_calculator_on_the_recorded_configuration():
+    inputs = {**_inputs.memory_inputs(SAMPLE), **_inputs.TENSORS_ONLY}
+    answer = calculators.compute("memory", inputs)
+    out = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
+    shown = figure(answer["result"]["per_gpu_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
+    assert out["ok"] and shown in out["summary"]
+
+
+@pytest.mark.parametrize("name", ["memory", "cost"])
+def test_to_inputs_gives_only_declared_inputs_the_calculator_accepts(name):
+    declared = {i["name"] for i in calculators.describe(name)["inputs"]}
+    for _, data in RUNS:
+        inputs = results.to_inputs(data, name)
+        assert set(inputs) <= declared and calculators.compute(name, inputs)["ok"]
+        assert set(_inputs.candidates(data)) <= _inputs.FILLED
+
+
+def test_memory_inputs_mirror_the_run_configuration():
+    inputs = results.to_inputs(SAMPLE, "memory")
+    train, model = SAMPLE["config"]["train"], SAMPLE["config"]["model"]
+    assert inputs["model"] == "custom" and inputs["layers"] == model["layers"] and inputs["hidden"] == model["hidden"]
+    assert (inputs["method"], inputs["precision"], inputs["seq_len"], inputs["micro_batch"]) == (
+        train["method"], train["precision"], train["seq_len"], train["micro_batch"])
+    assert (inputs["parallelism"], inputs["gpus"]) == ("single", 1)
+    scale = results.to_inputs(SCALE, "memory")
+    assert (scale["parallelism"], scale["gpus"], scale["micro_batch"]) == ("ddp", 2, 2)
+
+
+def test_cost_takes_measured_throughput_efficiency_and_memory():
+    run = results.to_inputs(SAMPLE, "cost")
+    assert run["throughput_per_gpu"] == round(SAMPLE["timing"]["tokens_per_s"], 2)
+    assert run["memory_per_gpu_gb"] == round(SAMPLE["memory"]["peak_tensor_bytes"] / 1e9, 4)
+    assert "scaling_efficiency" not in run and "gpu" not in run  # no scaling step; a CPU is no catalog GPU
+    scale = results.to_inputs(SCALE, "cost")
+    assert scale["throughput_per_gpu"] == SCALE["scaling"]["baseline"]["tokens_per_s"]
+    assert scale["scaling_efficiency"] == 0.8333  # DDP on 2: the most processes, best efficiency
+    gpu = results.to_inputs(GPU, "cost")
+    assert gpu["gpu"] == "h200-141gb" and gpu["memory_per_gpu_gb"] == 68.5  # the whole device's peak
+
+
+def test_values_the_calculator_refuses_are_left_out_and_named():
+    data = json.loads(json.dumps(SAMPLE))
+    data["config"]["train"]["micro_batch"] = 65536  # the schema allows it; the calculator stops at 4096
+    inputs = results.to_inputs(data, "memory")
+    assert "micro_batch" not in inputs and inputs["layers"] == 4
+    out = results.import_result("memory", json.dumps(data), PACKS["es"])
+    assert out["ok"] and "micro_batch" in out["html"]
+
+
+def test_import_panels_per_calculator():
+    memory = results.import_result("memory", json.dumps(SAMPLE), PACKS["ar"])
+    assert memory["ok"] and "guide-badge--cpu" in memory["html"] and "<svg" in memory["html"]
+    cost = results.import_result("cost", json.dumps(SCALE).encode(), PACKS["ja"])
+    assert cost["ok"] and cost["inputs"]["scaling_efficiency"] == 0.8333 and "1,024" in cost["summary"]
+    unknown = results.import_result("nope", json.dumps(SAMPLE), PACKS["es"])
+    assert not unknown["ok"] and unknown["errors"]
+    assert results.importable("memory") and results.importable("cost") and not results.importable("nope")
+
+
+def test_import_never_raises_and_always_crosses_the_worker_boundary():
+    rng = random.Random(7)
+    inputs = [json.dumps(d, allow_nan=True) for d in corpus(150, seed=99)]
+    inputs += [bytes(rng.randrange(256) for _ in range(rng.randrange(200))) for _ in range(30)]
+    inputs += [None, 12, ["x"], "{" * 40, '{"schema_version": "1"}', "\ud800"]
+    fallback = Translator(PACKS["es"])("The file could not be read.")
+    for text in inputs:
+        out = results.import_result(rng.choice(["memory", "cost"]), text, PACKS["es"])
+        assert set(out) >= {"ok", "errors", "inputs", "html", "summary"}
+        assert out["ok"] == (not out["errors"])
+        assert out["errors"] != [fallback], text[:200]  # the catch-all is a last resort, not a path
+        json.dumps(out)
+
+
+def test_a_run_that_did_not_fit_renders_with_dashes():
+    data = json.loads(json.dumps(SAMPLE))
+    data["outcome"] = {"status": "does_not_fit", "error": "CUDA out of memory <script>"}
+    for key in ("timing", "memory", "checkpoint", "restore", "estimate"):
+        data[key] = None
+    assert results.validate(data) == []
+    page = results.results_page([("oom.json", data)], PACKS["ar"])
+    assert "CUDA out of memory &lt;script&gt;" in page and "—" in page
+    for name in ("memory", "cost"):
+        out = results.import_result(name, json.dumps(data), PACKS["ar"])
+        assert out["ok"] and "throughput_per_gpu" not in out["inputs"]
