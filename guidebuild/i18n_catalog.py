@@ -22,6 +22,8 @@ from babel.messages.pofile import read_po
 NAMED_PERCENT = re.compile(r"%\(\w+\)[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
 POSITIONAL_PERCENT = re.compile(r"%[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
 TAG = re.compile(r"<\s*/?\s*[A-Za-z][^<>]*>?")
+# Keywords that mark a UI string: N_ (Python declarations), _ (templates).
+KEYWORDS = ("N_", "_")
 
 
 @dataclass(frozen=True)
@@ -122,10 +124,6 @@ def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[En
 
 def pybabel(*args: str) -> None:
     CommandLineInterface().run(["pybabel", "-q", *args])
-
-
-# Keywords that mark a UI string: N_ (Python declarations), _ (templates).
-KEYWORDS = ("N_", "_")
 
 
 def extract(root: Path, output: Path) -> None:

@@ -26,16 +26,6 @@ from .i18n_structure import differences, parse
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def site_locales(root: Path = ROOT) -> list[str]:
-    """The locales mkdocs.yml builds, in its order."""
-    return Project(root).locales
-
-
-def extract(root: Path = ROOT) -> None:
-    project = Project(root)
-    i18n_catalog.extract(project.root, project.pot)
-
-
 def update(root: Path = ROOT) -> None:
     """Extract every UI string, then merge the template into each locale's catalog."""
     project = Project(root)
