@@ -83,15 +83,18 @@ def _parse_int(text: str):
 
 
 def _non_finite(data) -> list[dict]:
+    """Where the stand-ins sit. Iterative (the browser's stack is small); pointers are built only
+    for containers and finds, since a 5 MB file can hold millions of plain numbers."""
     found, stack = [], [("", data)]
-    while stack:  # iterative: the stack depth is already bounded, but the browser's is small
+    while stack:
         ptr, node = stack.pop()
         if isinstance(node, _NonFinite):
             found.append(problem(ptr, "non_finite", literal=node.literal))
-        elif isinstance(node, dict):
-            stack.extend((pointer_join(ptr, k), v) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((pointer_join(ptr, i), v) for i, v in enumerate(node))
+            continue
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, (dict, list, _NonFinite)):
+                stack.append((pointer_join(ptr, key), value))
     return found
 
 

@@ -40,14 +40,12 @@ def pointer_join(pointer: str, key) -> str:
     return pointer + "/" + str(key).replace("~", "~0").replace("/", "~1")
 
 
-_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
-               (dict, "object"))  # bool first: it is an int to Python, not to JSON
+_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
+               list: "array", dict: "object"}  # exact types: json.loads makes no subclasses
 
 
 def json_type(value) -> str:
-    if value is None:
-        return "null"
-    return next((name for cls, name in _JSON_TYPES if isinstance(value, cls)), "unknown")
+    return _JSON_TYPES.get(type(value), "unknown")
 
 
 def _is_type(value, name: str) -> bool:
@@ -198,8 +196,11 @@ class Validator:
         if schema.get("uniqueItems") and len({_canon(v) for v in value}) != len(value):
             out.append((ptr, "uniqueItems", {}))
         if "items" in schema:
+            items = schema["items"]
             for i, item in enumerate(value):
-                out += self.problems(schema["items"], item, pointer_join(ptr, i))
+                # A result can hold a million losses: build an item's pointer only when it fails.
+                if self.problems(items, item, ""):
+                    out += self.problems(items, item, pointer_join(ptr, i))
         return out
 
     def _object(self, schema, value, ptr):

@@ -123,3 +123,22 @@ def test_every_bad_file_fails_the_import_with_escaped_lines(name, pointer, code)
 
 def test_payload_strings_cover_the_brief():
     assert any("<script" in s for s in PAYLOAD_STRINGS) and any(s.startswith("javascript:") for s in PAYLOAD_STRINGS)
+
+
+@pytest.mark.parametrize("text", [
+    "[" + "1.5," * 1_200_000 + "1]",                       # millions of numbers where an object belongs
+    '{"a":' * 900_000,                                     # nesting far past the limit
+    '"' + '\\"' * 2_400_000 + '"',                         # a string of escapes
+], ids=["numbers", "nesting", "escapes"])
+def test_files_near_the_size_limit_are_answered_quickly(text):
+    start = time.perf_counter()
+    _, problems = results.parse(text)
+    assert problems and time.perf_counter() - start < 5  # generous: a guard against quadratic paths
+
+
+def test_a_valid_result_with_400_000_losses_is_accepted_quickly():
+    data = json.loads((BAD.parent.parent.parent / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
+    data["losses"] = [1.0] * 400_000
+    start = time.perf_counter()
+    parsed, problems = results.parse(json.dumps(data))
+    assert problems == [] and parsed["losses"][-1] == 1.0 and time.perf_counter() - start < 5
