@@ -15,7 +15,7 @@ from .._numbers import NumberFormat
 from .._text import Translator
 from . import _charts
 from ._estimate import comparisons
-from ._html import comparison_table, cpu_badge, difference, is_cpu
+from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu
 from ._inputs import candidates, chosen_scale_run, declared, to_inputs
 from ._messages import problem_message
 from ._parse import parse
@@ -51,7 +51,7 @@ def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> t
     items = []
     for key in shown:
         label, unit = units[key]
-        value = figure(inputs[key], unit or "raw", fmt, t) if key != "gpu" else inputs[key]
+        value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd><bdi class=\"guide-num\">{escape(value)}</bdi></dd></div>")
     if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(units['scaling_efficiency'][0]))}</dt>"
