@@ -31,7 +31,9 @@ def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
             f'<text x="{value_x:.1f}" y="{y + 17}" text-anchor="{value_anchor}" direction="ltr" unicode-bidi="isolate">{escape(text)}</text></g>'
         )
     return (
-        f'<svg class="guide-chart" role="img" aria-label="{escape(title)}" viewBox="0 0 {width} {height}" '
+        # direction="ltr": the coordinates above are already mirrored for right to left, and SVG
+        # reads text-anchor relative to the text's direction.
+        f'<svg class="guide-chart" role="img" aria-label="{escape(title)}" direction="ltr" viewBox="0 0 {width} {height}" '
         f'width="100%" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">'
         + "".join(rows) + "</svg>"
     )

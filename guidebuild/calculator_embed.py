@@ -11,6 +11,7 @@ import re
 
 import calcui
 import calculators
+from calcui import results
 from calculators import N_
 from mkdocs.exceptions import PluginError
 
@@ -52,6 +53,7 @@ def render_calculator(name: str, env, pack: dict, runtime: dict) -> str:
         rendered=rendered,
         runtime=runtime,
         unit_labels=UNIT_LABELS,
+        importable=results.importable(name),
     )
 
 

@@ -14,7 +14,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
 
 CURRENCY = "USD"  # the catalog's prices are in US dollars
-UNITS = {"gb": "digital-gigabyte", "hour": "duration-hour", "day": "duration-day"}
+UNITS = {"gb": "digital-gigabyte", "hour": "duration-hour", "day": "duration-day", "second": "duration-second"}
 
 
 def number_data(locale: str) -> dict:

@@ -23,7 +23,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from . import assets, calculator_embed, catalog_table, html_rewrite, locales, search_split, sitemap
+from . import assets, calculator_embed, catalog_table, html_rewrite, locales, results_import, search_split, sitemap
 from .config import GuideConfig
 from .locale_pack import locale_pack
 
@@ -82,6 +82,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             newstyle=True,
         )
         if self.wheels is None:
+            # Once per `mkdocs build`: result files are checked before any page is written.
+            self.runs = results_import.load_runs(self.root / self.config.results_dir, self.root)
             # Built once per `mkdocs build`, before any page needs their URLs.
             self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
@@ -92,6 +94,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if not self.config.enabled:
             return html
         html = catalog_table.embed(html, self.env, self.pack)
+        html = results_import.embed(html, self.runs, self.pack)
         names = calculator_embed.names_in(html)
         if names:
             page.meta["guide_calculators"] = names

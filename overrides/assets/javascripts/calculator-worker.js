@@ -5,6 +5,8 @@
 const MessageType = Object.freeze({
   INIT: "init",         // page -> worker: {pyodide, wheels, pack} absolute URLs; {modules} to import
   COMPUTE: "compute",   // page -> worker: {id, name, inputs}
+  IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array)
+  IMPORTED: "imported", // worker -> page: {id, name, ok, errors, inputs, html, summary}
   PROGRESS: "progress", // worker -> page: {stage}
   READY: "ready",       // worker -> page
   RESULT: "result",     // worker -> page: {id, name, ok, html, summary, errors, response}
@@ -13,6 +15,7 @@ const MessageType = Object.freeze({
 
 let ready = null;   // resolves to the Python render function once Pyodide is up
 let render = null;
+let importer = null;
 
 async function start({ pyodide: base, wheels, modules, pack }) {
   const { loadPyodide } = await import(base + "pyodide.mjs");
@@ -35,7 +38,12 @@ GUIDE_PACK = json.loads(GUIDE_PACK_JSON)
 
 def guide_render(name, inputs_json):
     return json.dumps(calcui.render(name, json.loads(inputs_json), GUIDE_PACK))
+
+def guide_import(name, data):
+    from calcui import results
+    return json.dumps(results.import_result(name, data.to_py(), GUIDE_PACK))
 `);
+  importer = py.globals.get("guide_import");
   return py.globals.get("guide_render");
 }
 
@@ -56,6 +64,15 @@ self.onmessage = async (event) => {
         await ready;
         const out = JSON.parse(render(message.name, JSON.stringify(message.inputs)));
         self.postMessage({ type: MessageType.RESULT, id: message.id, name: message.name, ...out });
+      } catch (error) {
+        self.postMessage({ type: MessageType.FAILED, id: message.id, message: String(error && error.message || error) });
+      }
+      break;
+    case MessageType.IMPORT:
+      try {
+        await ready;
+        const out = JSON.parse(importer(message.name, message.bytes));
+        self.postMessage({ type: MessageType.IMPORTED, id: message.id, name: message.name, ...out });
       } catch (error) {
         self.postMessage({ type: MessageType.FAILED, id: message.id, message: String(error && error.message || error) });
       }

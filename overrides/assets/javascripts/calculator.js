@@ -3,7 +3,8 @@
 // The form and every message come from the Python declarations; nothing here knows a field.
 
 const MessageType = Object.freeze({
-  INIT: "init", COMPUTE: "compute", PROGRESS: "progress", READY: "ready", RESULT: "result", FAILED: "failed",
+  INIT: "init", COMPUTE: "compute", IMPORT: "import",
+  PROGRESS: "progress", READY: "ready", RESULT: "result", IMPORTED: "imported", FAILED: "failed",
 });
 const DEBOUNCE_MS = 120;
 
@@ -89,6 +90,53 @@ class Calculator {
     this.form.addEventListener("input", () => this.schedule());
     this.form.addEventListener("change", () => this.schedule());
     this.form.addEventListener("submit", (event) => event.preventDefault());
+    this.setUpImport();
+  }
+
+  /** A pilot result file, picked or dropped, goes to the worker as text; nothing is uploaded. */
+  setUpImport() {
+    const zone = this.root.querySelector("[data-drop-zone]");
+    if (!zone) return;
+    this.importPanel = zone.querySelector(".guide-calc__import-result");
+    const picker = zone.querySelector('input[type="file"]');
+    const take = async (file) => {
+      if (!file) return;
+      // Bytes, not file.text(): decoding is Python's, so a BOM or bad UTF-8 is reported, not hidden.
+      this.importBytes = new Uint8Array(await file.arrayBuffer());
+      this.sendImport();
+    };
+    picker.addEventListener("change", () => take(picker.files[0]));
+    zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.dataset.dragging = "true"; });
+    zone.addEventListener("dragleave", () => { delete zone.dataset.dragging; });
+    zone.addEventListener("drop", (event) => {
+      event.preventDefault();
+      delete zone.dataset.dragging;
+      take(event.dataTransfer.files[0]);
+    });
+  }
+
+  sendImport() {
+    if (this.importBytes === undefined) return;
+    if (!this.ready) return;              // sent again from onReady()
+    this.importId = `${this.name}:import:${Date.now()}`;
+    this.worker.postMessage({ type: MessageType.IMPORT, id: this.importId, name: this.name, bytes: this.importBytes });
+    this.importBytes = undefined;
+  }
+
+  onImported(message) {
+    if (message.id !== this.importId) return;
+    this.importPanel.innerHTML = message.html;   // built by calcui, which escapes every value
+    if (!message.ok && !message.html) {
+      const list = document.createElement("ul");
+      for (const text of message.errors) list.appendChild(document.createElement("li")).textContent = text;
+      this.importPanel.replaceChildren(list);
+    }
+    this.importPanel.dataset.ok = String(message.ok);
+    if (message.ok) {
+      writeForm(this.form, message.inputs);
+      this.compute();
+    }
+    this.root.dispatchEvent(new CustomEvent("guide:imported", { detail: message }));
   }
 
   setState(state) {
@@ -120,6 +168,7 @@ class Calculator {
   onReady() {
     this.ready = true;
     this.setState("ready");
+    this.sendImport();
     if (this.pending) {
       this.pending = false;
       this.compute();
@@ -164,6 +213,9 @@ function start() {
         break;
       case MessageType.RESULT:
         calculators.filter((c) => c.name === message.name).forEach((c) => c.onResult(message));
+        break;
+      case MessageType.IMPORTED:
+        calculators.filter((c) => c.name === message.name).forEach((c) => c.onImported(message));
         break;
       case MessageType.FAILED:
         console.warn("Calculator runtime:", message.message);

@@ -1,0 +1,37 @@
+"""Pilot result files in `results/`: validated at build time, rendered where a page says
+`<!-- pilot-results -->`. Validation and rendering are calcui's, the same code the browser runs
+when a reader picks a file on a calculator page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from calcui import Translator, results
+from mkdocs.exceptions import PluginError
+
+MARKER = re.compile(r"<!--\s*pilot-results\s*-->")
+
+
+def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
+    """Every `*.json` in `results_dir`, parsed and validated; one clear line per problem, no page
+    written, when any file fails."""
+    runs, lines = [], []
+    english = Translator({"locale": "en", "messages": {}})
+    for path in sorted(results_dir.glob("*.json")):
+        name = path.relative_to(root).as_posix()
+        data, problems = results.parse(path.read_bytes())
+        for problem in problems:
+            lines.append(f"{name}: {results.problem_message(problem, english)}")
+        if not problems:
+            runs.append((path.name, data))
+    if lines:
+        raise PluginError("Invalid pilot result files:\n" + "\n".join(lines))
+    return runs
+
+
+def embed(html: str, runs: list[tuple[str, dict]], pack: dict) -> str:
+    if not MARKER.search(html):
+        return html
+    page = results.results_page(runs, pack)
+    return MARKER.sub(lambda _: page, html)
