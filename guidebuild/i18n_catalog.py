@@ -110,7 +110,8 @@ def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[En
         python_format = "python-format" in message.flags
         plural = not isinstance(message.id, str)
         source = " ".join(message.id) if plural else message.id
-        for form in filter(None, forms):
+        # A fuzzy entry is a suggestion the build does not use: it is checked once a translator accepts it.
+        for form in filter(None, [] if message.fuzzy else forms):
             if reason := placeholder_problem(source, form, python_format, allow_missing=plural):
                 problems.append(EntryProblem("placeholder", where, shown, reason))
             if tags := injected_tags(source, form):
