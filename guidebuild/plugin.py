@@ -16,16 +16,19 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from calcui import Translator
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from . import assets, calculator_embed, catalog_table, html_rewrite, locales, results_import, search_split, sitemap
+from . import (
+    assets, calculator_embed, catalog_table, html_rewrite, locales, results_import, search_split, sitemap,
+    translation_status,
+)
 from .config import GuideConfig
 from .locale_pack import locale_pack
+from .partials_env import partials_env
 
 log = logging.getLogger("mkdocs.plugins.guide")
 
@@ -70,17 +73,14 @@ class GuidePlugin(BasePlugin[GuideConfig]):
     def on_pre_build(self, config: MkDocsConfig):
         if not self.config.enabled:
             return
-        # The partials' environment for this locale. Pages are rendered before MkDocs' own
-        # `on_env`, so it is made here from the theme; it autoescapes and translates through the
-        # locale's gettext catalog, so neither a label nor a translation can inject markup.
-        self.env = config.theme.get_env().overlay(autoescape=True)
-        self.env.add_extension("jinja2.ext.i18n")
-        translate = Translator(self.pack)
-        self.env.install_gettext_callables(
-            gettext=lambda msg, **kw: translate(msg, **kw),
-            ngettext=lambda one, many, n, **kw: translate(one if n == 1 else many, **kw),
-            newstyle=True,
-        )
+        # A translation that would break a page (lost placeholder, injected HTML, a page whose
+        # skeleton differs from the Spanish one) stops the build, as `guide-i18n check` does.
+        problems = translation_status.broken(self.root, self.locale)
+        if problems:
+            raise PluginError("Broken translations:\n" + "\n".join(map(str, problems)))
+        # Pages are rendered before MkDocs' own `on_env`, so the partials' environment for this
+        # locale is made here from the theme.
+        self.env = partials_env(config.theme.get_env(), self.pack)
         if self.wheels is None:
             # Once per `mkdocs build`: result files are checked before any page is written.
             self.runs = results_import.load_runs(self.root / self.config.results_dir, self.root)
@@ -122,6 +122,13 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         context["guide_alternates"] = alternates
         context["guide_default_locale"] = self.default_locale
         context["guide_locale_root"] = "" if self.locale == self.default_locale else f"/{self.locale}/"
+        # A reader of a page that is still Spanish, or whose translation lags, is told so.
+        translation = translation_status.page_state(
+            Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale, config.use_directory_urls
+        )
+        context["guide_translation_banner"] = self.env.get_template("partials/translation-banner.html").render(
+            guide_translation=translation, guide_default_locale=self.default_locale, page=page, base_url=context["base_url"]
+        )
         return context
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig):

@@ -19,7 +19,7 @@ def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
     runs, lines = [], []
     english = Translator({"locale": "en", "messages": {}})
     for path in sorted(results_dir.glob("*.json")):
-        name = path.relative_to(root).as_posix()
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
         data, problems = results.parse(path.read_bytes())
         for problem in problems:
             lines.append(f"{name}: {results.problem_message(problem, english)}")

@@ -1,5 +1,6 @@
-"""A third calculator from a fixture package: embedded, pre-computed and live in the browser with
-no change to the plugin, the worker or the templates (only the fixture site's config names it)."""
+"""A small fixture site: a third calculator from a fixture package (embedded, pre-computed and live
+in the browser with no change to the plugin, the worker or the templates; only the fixture site's
+config names it), and a page that exists only in Spanish (the reader's banner)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
+from calcui import Translator
+from guidebuild.locale_pack import locale_pack
 from tests.conftest import ROOT, serve_static
 
 pytestmark = pytest.mark.browser
@@ -45,3 +48,21 @@ def test_toy_runs_live_in_the_browser(page: Page, toy_site):
     expect(page.locator("#calc-toy .guide-metric--headline dd")).to_have_text("6", timeout=30_000)
     response = page.evaluate("document.getElementById('calc-toy').guideResponse")
     assert response["result"]["area"] == 6.0
+
+
+@pytest.mark.parametrize("locale", ["ja", "ar"])
+def test_fallback_page_tells_the_reader(page: Page, toy_site, locale):
+    _, base = toy_site
+    title = Translator(locale_pack(locale, ROOT / "locales"))("Not translated yet")
+    assert title != "Not translated yet", "the banner's title is not translated"
+    page.goto(base + f"{locale}/untranslated/")
+    banner = page.locator(".guide-translation")
+    expect(banner).to_be_visible()
+    expect(banner).to_have_attribute("data-translation-state", "fallback")
+    expect(banner.locator(".admonition-title")).to_have_text(title)
+    link = banner.locator("a")
+    expect(link).to_have_attribute("hreflang", "es")
+    link.click()
+    assert page.url == base + "untranslated/"
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.locator(".guide-translation")).to_have_count(0)

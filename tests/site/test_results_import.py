@@ -1,0 +1,135 @@
+"""Pilot results end to end: the build refuses bad files with one clear line each and writes no
+page; the results page renders every shipped file; the calculator pages take a file in the
+browser, validated by the same Python, with hostile files rejected and payloads inert."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from calcui import results
+from tests.conftest import ROOT
+from tests.results.cases import BAD, CASES, HUGE, PAYLOADS, write_huge
+
+ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
+
+
+def _build_with_results(results_dir, target):
+    """The real site, built with another results folder (the `guide` plugin's `results_dir`)."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "\n  - guide\n" in config
+    override = ROOT / f".mkdocs-test-results-{os.getpid()}.yml"
+    override.write_text(config.replace("\n  - guide\n", f"\n  - guide:\n      results_dir: {results_dir}\n"), encoding="utf-8")
+    try:
+        return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(override), "-d", str(target)],
+                              cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+    finally:
+        override.unlink()
+
+
+def test_build_stops_on_bad_files_with_one_line_each_and_no_page(tmp_path):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    chosen = [c for c in CASES if c[0] != HUGE][:6]
+    for name, _, _ in chosen:
+        shutil.copy(BAD / name, folder / name)
+    shutil.copy(ROOT / "results" / "sample-cpu.json", folder / "good.json")
+    target = tmp_path / "site"
+    build = _build_with_results(folder, target)
+    output = build.stdout + build.stderr
+    assert build.returncode != 0
+    assert "Traceback" not in output
+    for name, pointer, _ in chosen:
+        lines = [line for line in output.splitlines() if f"{name}:" in line]
+        assert lines, f"no error line for {name}:\n{output}"
+    assert "good.json" not in output
+    assert not list(target.rglob("*.html")) if target.exists() else True
+
+
+def test_results_page_lists_every_shipped_run(built_site):
+    site, _, _ = built_site
+    shipped = sorted(p.name for p in (ROOT / "results").glob("*.json"))
+    for locale, prefix in ROOTS.items():
+        html = (site / prefix / "results" / "index.html").read_text(encoding="utf-8")
+        for name in shipped:
+            assert name in html, (locale, name)
+        assert "guide-badge--cpu" in html  # the shipped sample is labelled as a CPU run
+
+
+# -- in the browser -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hostile_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile")
+    write_huge(folder / HUGE)
+    return {name: (folder / HUGE if name == HUGE else BAD / name) for name, _, _ in CASES + [(p, "", "") for p in PAYLOADS]}
+
+
+@pytest.fixture
+def calculator_page(page: Page, site_url):
+    dialogs, logs = [], []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.on("console", lambda m: logs.append(m.text) if m.type in ("error", "log", "warning") else None)
+    page.goto(site_url + "memory/")
+    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    return page, dialogs, logs
+
+
+def _import(page: Page, path) -> dict:
+    page.evaluate("""() => { window.__imported = null;
+        document.getElementById('calc-memory').addEventListener('guide:imported', (e) => { window.__imported = e.detail; }, {once: true}); }""")
+    page.locator("#calc-memory-import").set_input_files(str(path))
+    page.wait_for_function("() => window.__imported !== null", timeout=60_000)
+    return page.evaluate("() => window.__imported")
+
+
+@pytest.mark.browser
+def test_hostile_files_are_rejected_precisely_in_the_browser(calculator_page, hostile_files, built_site):
+    page, dialogs, logs = calculator_page
+    site, _, _ = built_site
+    pack = json.loads((site / "assets" / "calc" / "pack-es.json").read_text(encoding="utf-8"))
+    panel = page.locator("#calc-memory .guide-calc__import-result")
+    for name, pointer, code in CASES:
+        data = hostile_files[name].read_bytes()
+        expected = results.import_result("memory", data, pack)
+        got = _import(page, hostile_files[name])
+        assert not got["ok"], name
+        assert got["problems"][0]["pointer"] == pointer and got["problems"][0]["code"] == code, name
+        assert got["errors"] == expected["errors"], name
+        expect(panel).to_have_attribute("data-ok", "false")
+        expect(panel).to_contain_text(expected["errors"][0])
+    assert dialogs == []
+    assert not [line for line in logs if "alert" in line or "Calculator runtime" in line]
+
+
+@pytest.mark.browser
+def test_payloads_render_inert(calculator_page, hostile_files):
+    page, dialogs, logs = calculator_page
+    for name in PAYLOADS:
+        got = _import(page, hostile_files[name])
+        assert got["ok"], name
+        panel = page.locator("#calc-memory .guide-calc__import-result")
+        assert panel.locator("script, img, iframe, [onerror], [onmouseover]").count() == 0
+        assert page.locator('a[href^="javascript:"]').count() == 0
+        page.mouse.move(10, 10)
+    assert dialogs == []
+    assert not [line for line in logs if "alert" in line]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", ROOTS)
+def test_sample_fills_the_form_and_compares(page: Page, site_url, locale):
+    page.goto(site_url + ROOTS[locale] + "memory/")
+    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page.locator("#calc-memory-import").set_input_files(str(ROOT / "results" / "sample-cpu.json"))
+    panel = page.locator("#calc-memory .guide-calc__import-result")
+    expect(panel).to_have_attribute("data-ok", "true", timeout=60_000)
+    sample = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
+    expect(page.locator("#calc-memory-layers")).to_have_value(str(sample["config"]["model"]["layers"]))
+    expect(page.locator("#calc-memory-model")).to_have_value("custom")
