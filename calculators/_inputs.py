@@ -40,6 +40,10 @@ class Input:
     # Extension to the contract: an optional input takes its default when it
     # arrives as an empty string (e.g. "0 = derive it" fields); others get "required".
     optional: bool = False
+    # The input is used only while another input holds one of these values, e.g. the model's
+    # dimensions only for a custom model (a preset supplies them otherwise). The form greys it
+    # out the rest of the time; validation and the calculation are unchanged.
+    only_when: tuple[str, tuple[str, ...]] | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -53,6 +57,8 @@ class Input:
             "help": self.help, "unit": self.unit, "min": self.min, "max": self.max,
             "step": self.step, "group": self.group, "advanced": self.advanced,
             "optional": self.optional,
+            "only_when": ({"field": self.only_when[0], "values": list(self.only_when[1])}
+                          if self.only_when else None),
             "choices": [{"value": c.value, "label": c.label} for c in self.choices],
         }
 

@@ -34,6 +34,10 @@ def _hours(name, default, label, help_=""):
     return Input(name, "float", default, label, help_, unit="hours", min=0, max=100000, step=0.1, group=G_IDLE)
 
 
+# The workload is given one way or the other (see Input.only_when).
+BY_TOKENS = ("workload", ("tokens",))
+BY_STEPS = ("workload", ("steps",))
+
 OWN_INPUTS = (
     Input("gpu", "choice", "h200-141gb", N_("GPU"),
           choices=tuple(Choice(g["id"], g["name"]) for g in _data.gpus()), group=G_RENT),
@@ -51,11 +55,11 @@ OWN_INPUTS = (
     Input("workload", "choice", "tokens", N_("Workload given as"),
           choices=(Choice("tokens", N_("Tokens × epochs")), Choice("steps", N_("Steps × tokens per step"))),
           group=G_WORK),
-    Input("tokens", "float", 2e8, N_("Training tokens per epoch"), unit="tokens", min=1, max=1e15, group=G_WORK),
-    Input("epochs", "float", 3.0, N_("Epochs"), unit="number", min=0.01, max=1000, step=0.1, group=G_WORK),
-    Input("steps", "int", 1000, N_("Optimizer steps"), unit="count", min=1, max=10**9, group=G_WORK),
+    Input("tokens", "float", 2e8, N_("Training tokens per epoch"), unit="tokens", min=1, max=1e15, group=G_WORK, only_when=BY_TOKENS),
+    Input("epochs", "float", 3.0, N_("Epochs"), unit="number", min=0.01, max=1000, step=0.1, group=G_WORK, only_when=BY_TOKENS),
+    Input("steps", "int", 1000, N_("Optimizer steps"), unit="count", min=1, max=10**9, group=G_WORK, only_when=BY_STEPS),
     Input("tokens_per_step", "int", 65536, N_("Tokens per step (global batch)"), unit="tokens", min=1,
-          max=10**10, group=G_WORK),
+          max=10**10, group=G_WORK, only_when=BY_STEPS),
     Input("runs", "int", 1, N_("Complete runs required"),
           N_("For example several seeds or a small sweep; each run trains the whole workload."),
           unit="count", min=1, max=1000, group=G_WORK),

@@ -23,6 +23,11 @@ TITLE = N_("Training memory per GPU")
 G_MODEL, G_METHOD, G_RUN = N_("Model"), N_("Fine-tuning method"), N_("Training run")
 G_PAR, G_OVER = N_("Parallelism and fit"), N_("Overheads")
 CUSTOM = "custom"
+# Conditions under which some inputs apply (see Input.only_when).
+CUSTOM_MODEL = ("model", ("custom",))
+ADAPTER = ("method", ("lora", "qlora"))
+QUANTIZED = ("method", ("qlora",))
+
 ARCH_FIELDS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
                "vocab", "tied_embeddings", "qkv_bias")
 SHARDED_MODES = ("zero1", "zero2", "fsdp")
@@ -35,32 +40,32 @@ INPUTS = (
           + (Choice(CUSTOM, N_("Custom dimensions")),), group=G_MODEL),
     Input("params", "int", 0, N_("Parameters"),
           N_("Total parameter count; 0 derives it from the dimensions."),
-          unit="count", min=0, max=10**13, group=G_MODEL, advanced=True, optional=True),
-    Input("layers", "int", 32, N_("Layers"), unit="count", min=1, max=1000, group=G_MODEL),
-    Input("hidden", "int", 4096, N_("Hidden size"), unit="count", min=1, max=131072, group=G_MODEL),
-    Input("heads", "int", 32, N_("Attention heads"), unit="count", min=1, max=1024, group=G_MODEL),
+          unit="count", min=0, max=10**13, group=G_MODEL, advanced=True, optional=True, only_when=CUSTOM_MODEL),
+    Input("layers", "int", 32, N_("Layers"), unit="count", min=1, max=1000, group=G_MODEL, only_when=CUSTOM_MODEL),
+    Input("hidden", "int", 4096, N_("Hidden size"), unit="count", min=1, max=131072, group=G_MODEL, only_when=CUSTOM_MODEL),
+    Input("heads", "int", 32, N_("Attention heads"), unit="count", min=1, max=1024, group=G_MODEL, only_when=CUSTOM_MODEL),
     Input("kv_heads", "int", 8, N_("Key/value heads"),
           N_("Fewer than the attention heads means grouped-query attention."),
-          unit="count", min=1, max=1024, group=G_MODEL),
+          unit="count", min=1, max=1024, group=G_MODEL, only_when=CUSTOM_MODEL),
     Input("head_dim", "int", 0, N_("Head dimension"), N_("0 means hidden size / heads."),
-          unit="count", min=0, max=4096, group=G_MODEL, advanced=True, optional=True),
+          unit="count", min=0, max=4096, group=G_MODEL, advanced=True, optional=True, only_when=CUSTOM_MODEL),
     Input("intermediate", "int", 14336, N_("MLP intermediate size"), unit="count", min=1,
-          max=1048576, group=G_MODEL),
-    Input("vocab", "int", 128256, N_("Vocabulary size"), unit="count", min=1, max=4194304, group=G_MODEL),
+          max=1048576, group=G_MODEL, only_when=CUSTOM_MODEL),
+    Input("vocab", "int", 128256, N_("Vocabulary size"), unit="count", min=1, max=4194304, group=G_MODEL, only_when=CUSTOM_MODEL),
     Input("tied_embeddings", "bool", False, N_("Tied input and output embeddings"), group=G_MODEL,
-          advanced=True),
-    Input("qkv_bias", "bool", False, N_("Biases on q, k and v"), group=G_MODEL, advanced=True),
+          advanced=True, only_when=CUSTOM_MODEL),
+    Input("qkv_bias", "bool", False, N_("Biases on q, k and v"), group=G_MODEL, advanced=True, only_when=CUSTOM_MODEL),
     Input("method", "choice", "lora", N_("Method"),
           choices=(Choice("full", N_("Full fine-tune")), Choice("lora", N_("LoRA")),
                    Choice("qlora", N_("QLoRA (quantized base + LoRA)"))), group=G_METHOD),
-    Input("lora_rank", "int", 16, N_("LoRA rank"), unit="count", min=1, max=4096, group=G_METHOD),
+    Input("lora_rank", "int", 16, N_("LoRA rank"), unit="count", min=1, max=4096, group=G_METHOD, only_when=ADAPTER),
     Input("lora_targets", "multichoice", list(LINEARS), N_("LoRA target modules"),
-          choices=tuple(Choice(n, n + "_proj") for n in LINEARS), group=G_METHOD),
+          choices=tuple(Choice(n, n + "_proj") for n in LINEARS), group=G_METHOD, only_when=ADAPTER),
     Input("quant", "choice", "nf4", N_("QLoRA base-weight format"),
           choices=(Choice("nf4", N_("4-bit NF4")), Choice("int8", N_("8-bit integer"))),
-          group=G_METHOD, advanced=True),
+          group=G_METHOD, advanced=True, only_when=QUANTIZED),
     Input("double_quant", "bool", True, N_("Double quantization of NF4 constants"), group=G_METHOD,
-          advanced=True),
+          advanced=True, only_when=QUANTIZED),
     Input("precision", "choice", "bf16", N_("Training precision"),
           choices=(Choice("bf16", N_("bf16 mixed precision")), Choice("fp16", N_("fp16 mixed precision")),
                    Choice("fp32", N_("fp32"))), group=G_RUN),

@@ -32,15 +32,17 @@ def _failed(errors: list[str], t: Translator, problems: list[dict]) -> dict:
 def _memory_panel(data: dict, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
     rows = comparisons(data)
     if not rows:
-        return f"<p>{escape(t(N_('This run did not record memory.')))}</p>", t(N_("This run did not record memory."))
+        text = t(N_("This run did not record memory."))
+        return f"<p>{escape(text)}</p>", text
     run = chosen_scale_run(data)  # the configuration the form takes
     first = next((r for r in rows if run and (r.strategy, r.world) == (run["strategy"], run["world_size"])), rows[0])
     summary = t(N_("Measured {measured}, estimated {estimate}: {difference}."),
                 measured=figure(first.measured, "bytes", fmt, t), estimate=figure(first.estimated, "bytes", fmt, t),
                 difference=difference(first.error, fmt, t))
+    note = t(N_("The estimate counts tensors only, without the framework allowance, as the pilot measures them."))
     html = (comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated")))
             + _charts.memory(rows, fmt, t)
-            + f'<p class="guide-import__note">{escape(t(N_("The estimate counts tensors only, without the framework allowance, as the pilot measures them.")))}</p>')
+            + f'<p class="guide-import__note">{escape(note)}</p>')
     return html, summary
 
 
@@ -54,8 +56,9 @@ def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> t
         value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd><bdi class=\"guide-num\">{escape(value)}</bdi></dd></div>")
     if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
+        kept = t(N_("not measured in this file: your value is kept"))
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(units['scaling_efficiency'][0]))}</dt>"
-                     f"<dd>{escape(t(N_('not measured in this file: your value is kept')))}</dd></div>")
+                     f"<dd>{escape(kept)}</dd></div>")
     if "throughput_per_gpu" in inputs:
         summary = t(N_("Measured throughput taken into the cost: {throughput} per GPU."),
                     throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", fmt, t))
@@ -66,7 +69,8 @@ def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> t
 
 def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     inputs = to_inputs(data, name)
-    head = f'<h3>{escape(t(N_("Pilot result: {label}"), label=data["label"]))}</h3>'
+    title = t(N_("Pilot result: {label}"), label=data["label"])
+    head = f'<h3>{escape(title)}</h3>'
     if is_cpu(data):
         head += cpu_badge(t)
     if name == "memory":
@@ -75,7 +79,8 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
         body, summary = _taken_panel(inputs, name, fmt, t)
     missing = sorted(k for k in declared(name) & set(candidates(data)) if k not in inputs)
     if missing:
-        body += (f'<p class="guide-import__note">{escape(t(N_("Kept your values for inputs outside the calculator range: {names}"), names=", ".join(missing)))}</p>')
+        kept = t(N_("Kept your values for inputs outside the calculator range: {names}"), names=", ".join(missing))
+        body += f'<p class="guide-import__note">{escape(kept)}</p>'
     html = f'<section class="guide-import">{head}{body}</section>'
     return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}
 

@@ -179,7 +179,8 @@ def section_id(name: str, taken: set[str]) -> str:
 
 
 def runs_table(runs, anchors, fmt, t) -> str:
-    head = f'<th scope="col">{escape(t(N_("Run")))}</th>' + "".join(
+    run, caption = t(N_("Run")), t(N_("Pilot runs"))
+    head = f'<th scope="col">{escape(run)}</th>' + "".join(
         f'<th scope="col"><a href="#{a}">{escape(data["label"] or name)}</a></th>' for (name, data), a in zip(runs, anchors))
     body = []
     for group, rows in ROWS:
@@ -188,7 +189,7 @@ def runs_table(runs, anchors, fmt, t) -> str:
             cells = "".join(f"<td>{escape(cell(data, fmt, t))}</td>" for _, data in runs)
             body.append(f'<tr><th scope="row">{escape(t(label))}</th>{cells}</tr>')
     return (f'<div class="md-typeset__scrollwrap"><table class="guide-table guide-results__table">'
-            f'<caption>{escape(t(N_("Pilot runs")))}</caption><thead><tr>{head}</tr></thead>'
+            f'<caption>{escape(caption)}</caption><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
@@ -200,15 +201,16 @@ def _list(title: str, items: list[str], cls: str) -> str:
 
 
 def run_section(name: str, data: dict, anchor: str, fmt: NumberFormat, t: Translator) -> str:
+    file_label, error_label = t(N_("File")), t(N_("Error recorded"))
     parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{escape(data["label"] or name)}</h3>',
-             f'<p class="guide-results__file">{escape(t(N_("File")))}: <code>{escape(name)}</code> · '
+             f'<p class="guide-results__file">{escape(file_label)}: <code>{escape(name)}</code> · '
              f'<time>{escape(data["created"])}</time></p>']
     if is_cpu(data):
         parts.append(cpu_badge(t))
     if data["note"]:
         parts.append(f'<p class="guide-results__note">{escape(data["note"])}</p>')
     if data["outcome"]["error"]:
-        parts.append(f'<p class="guide-results__error">{escape(t(N_("Error recorded")))}: {escape(data["outcome"]["error"])}</p>')
+        parts.append(f'<p class="guide-results__error">{escape(error_label)}: {escape(data["outcome"]["error"])}</p>')
     rows = comparisons(data)
     if rows:
         parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))
@@ -224,7 +226,8 @@ def results_page(runs: list[tuple[str, dict]], pack: dict) -> str:
     """HTML for valid results (`parse()` them first), in the order given; deterministic."""
     t, fmt = Translator(pack), NumberFormat(pack)
     if not runs:
-        return f'<p class="guide-results__empty">{escape(t(N_("No pilot results yet.")))}</p>'
+        empty = t(N_("No pilot results yet."))
+        return f'<p class="guide-results__empty">{escape(empty)}</p>'
     taken: set[str] = set()
     anchors = [section_id(name, taken) for name, _ in runs]
     sections = "".join(run_section(name, data, a, fmt, t) for (name, data), a in zip(runs, anchors))

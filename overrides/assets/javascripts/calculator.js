@@ -42,6 +42,16 @@ function writeForm(form, values, skip) {
   }
 }
 
+/** Grey out the inputs that the current choices make irrelevant (declared as `only_when`). */
+function applyConditions(form) {
+  const values = readForm(form);
+  for (const field of form.querySelectorAll("[data-only-when]")) {
+    const active = field.dataset.onlyWhenValues.split(" ").includes(String(values[field.dataset.onlyWhen]));
+    field.querySelectorAll("input, select").forEach((el) => { el.disabled = !active; });
+    field.classList.toggle("guide-field--inactive", !active);
+  }
+}
+
 function sameValue(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -87,8 +97,9 @@ class Calculator {
       this.setState("stale");
     }
     carryQueryToAlternates(location.search);
-    this.form.addEventListener("input", () => this.schedule());
-    this.form.addEventListener("change", () => this.schedule());
+    applyConditions(this.form);
+    this.form.addEventListener("input", () => { applyConditions(this.form); this.schedule(); });
+    this.form.addEventListener("change", () => { applyConditions(this.form); this.schedule(); });
     this.form.addEventListener("submit", (event) => event.preventDefault());
     this.setUpImport();
   }
@@ -134,6 +145,7 @@ class Calculator {
     this.importPanel.dataset.ok = String(message.ok);
     if (message.ok) {
       writeForm(this.form, message.inputs);
+      applyConditions(this.form);
       this.compute();
     }
     this.root.dispatchEvent(new CustomEvent("guide:imported", { detail: message }));
@@ -191,6 +203,7 @@ class Calculator {
       });
     }
     if (message.ok) writeForm(this.form, message.response.inputs, document.activeElement);
+    applyConditions(this.form);
     this.setState("ready");
     this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));
   }
