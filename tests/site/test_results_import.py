@@ -133,3 +133,20 @@ def test_sample_fills_the_form_and_compares(page: Page, site_url, locale):
     sample = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
     expect(page.locator("#calc-memory-layers")).to_have_value(str(sample["config"]["model"]["layers"]))
     expect(page.locator("#calc-memory-model")).to_have_value("custom")
+
+
+@pytest.mark.browser
+def test_cost_takes_the_measured_throughput(page: Page, site_url):
+    page.goto(site_url + "ja/cost/")
+    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    sample = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
+    page.evaluate("""() => { window.__result = null;
+        document.getElementById('calc-cost').addEventListener('guide:imported', () =>
+          document.getElementById('calc-cost').addEventListener('guide:result', (e) => { window.__result = e.detail; }, {once: true}),
+        {once: true}); }""")
+    page.locator("#calc-cost-import").set_input_files(str(ROOT / "results" / "sample-cpu.json"))
+    page.wait_for_function("() => window.__result !== null", timeout=60_000)
+    response = page.evaluate("() => window.__result.response")
+    assert response["ok"]
+    assert response["inputs"]["throughput_per_gpu"] == results.to_inputs(sample, "cost")["throughput_per_gpu"]
+    expect(page.locator("#calc-cost .guide-calc__import-result")).to_have_attribute("data-ok", "true")
