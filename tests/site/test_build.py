@@ -138,4 +138,5 @@ def test_pages_reference_only_their_own_origin(built_site, locale):
         assert not external, f"{path} loads from outside: {external}"
         csp = head.meta["Content-Security-Policy"]
         assert "default-src 'self'" in csp and "'wasm-unsafe-eval'" in csp
-        assert "https:" not in csp and "*" not in csp
+        assert "https:" not in csp and "*" not in csp and "'unsafe-inline'" not in csp
+        assert re.search(r"<[a-z]+[^>]*\sstyle=", path.read_text(encoding="utf-8")) is None, f"{path} has a style attribute"
