@@ -14,17 +14,17 @@ MARKER = re.compile(r"<!--\s*pilot-results\s*-->")
 
 
 def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
-    """Every `*.json` in `results_dir`, parsed and validated; one clear line per problem, no page
+    """Every `*.json` under `results_dir`, parsed and validated; one clear line per problem, no page
     written, when any file fails."""
     runs, lines = [], []
     english = Translator({"locale": "en", "messages": {}})
-    for path in sorted(results_dir.glob("*.json")):
+    for path in sorted(results_dir.rglob("*.json")):  # subfolders too, e.g. results/gpu/ from gpu_pilot.sh
         name = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
         data, problems = results.parse(path.read_bytes())
         for problem in problems:
             lines.append(f"{name}: {results.problem_message(problem, english)}")
         if not problems:
-            runs.append((path.name, data))
+            runs.append((path.relative_to(results_dir).as_posix(), data))
     if lines:
         raise PluginError("Invalid pilot result files:\n" + "\n".join(lines))
     return runs

@@ -54,7 +54,7 @@ def test_build_stops_on_bad_files_with_one_line_each_and_no_page(tmp_path):
 
 def test_results_page_lists_every_shipped_run(built_site):
     site, _, _ = built_site
-    shipped = sorted(p.name for p in (ROOT / "results").glob("*.json"))
+    shipped = sorted(p.relative_to(ROOT / "results").as_posix() for p in (ROOT / "results").rglob("*.json"))
     for locale, prefix in ROOTS.items():
         html = (site / prefix / "results" / "index.html").read_text(encoding="utf-8")
         for name in shipped:
