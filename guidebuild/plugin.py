@@ -131,18 +131,19 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         )
         return context
 
+    def _finish_html(self, output: str) -> str:
+        output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
+        return html_rewrite.add_content_security_policy(output)
+
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig):
         if not self.config.enabled:
             return output
-        output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
-        output = html_rewrite.add_content_security_policy(output)
-        return output
+        return self._finish_html(output)
 
     def on_post_template(self, output: str, template_name: str, config: MkDocsConfig):
         if not self.config.enabled or template_name != "404.html":
             return output
-        output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
-        output = html_rewrite.add_content_security_policy(output)
+        output = self._finish_html(output)
         if self.locale == self.default_locale:
             self.default_404 = output
         else:

@@ -29,14 +29,11 @@ def split_search_index(site_dir: Path, locales: list[str], default: str) -> dict
                 continue
             # Locations are resolved against the locale root, where this index now lives.
             docs.append({**doc, "location": doc["location"][len(prefix):]})
-        config = dict(combined["config"], lang=_search_langs(locale))
+        # The locale's own lunr pipeline (Material ships lunr.ja with its segmenter, and lunr.ar).
+        config = dict(combined["config"], lang=[locale])
         target = site_dir / prefix / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps({"config": config, "docs": docs}, ensure_ascii=False), encoding="utf-8")
         counts[locale] = len(docs)
     return counts
 
-
-def _search_langs(locale: str) -> list[str]:
-    # lunr has no Arabic stemmer in Material's bundle ("ar" exists in lunr-languages); Japanese needs "ja".
-    return [locale]
