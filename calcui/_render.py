@@ -95,7 +95,7 @@ def _metrics(block, t, fmt) -> tuple[str, str]:
         cls = "guide-metric guide-metric--headline" if i == 0 else "guide-metric"
         items.append(f'<div class="{cls}"{status}><dt>{escape(label)}</dt><dd>{_num(value)}</dd></div>')
         if i == 0:
-            headline = f"{label}: {value}"
+            headline = t(N_("{label}: {value}"), label=label, value=value)
     return _title(block, t) + f'<dl class="guide-metrics">{"".join(items)}</dl>', headline
 
 

@@ -83,6 +83,7 @@ class Calculator {
     this.form = root.querySelector("form");
     this.result = root.querySelector(".guide-calc__result");
     this.live = root.querySelector(".guide-calc__live");
+    this.headline = root.querySelector(".guide-calc__headline");
     this.status = root.querySelector(".guide-calc__status");
     this.statusText = root.querySelector(".guide-calc__status-text");
     this.worker = worker;
@@ -192,6 +193,7 @@ class Calculator {
     this.result.innerHTML = message.html;   // built by calcui, which escapes every value
     this.result.dataset.ok = String(message.ok);
     this.live.textContent = message.summary;
+    this.headline.textContent = message.summary;
     this.root.guideResponse = message.response;
     for (const field of this.form.querySelectorAll("[data-field]")) {
       const error = message.errors.find((e) => e.field === field.dataset.field);
