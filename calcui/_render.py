@@ -28,7 +28,8 @@ def render(name: str, inputs: dict, pack: dict) -> dict:
     errors = [{"field": e["field"], "message": error_message(e, t, fmt)} for e in response["errors"]]
     labels = _labels(name)
     lines = "".join(
-        f"<li><strong>{escape(t(labels.get(e['field'], e['field'])))}</strong>: {escape(e['message'])}</li>"
+        # The same "label: value" pattern as the headline, so Japanese gets its full-width colon.
+        f"<li>{escape(t(N_('{label}: {value}'), label=t(labels.get(e['field'], e['field'])), value=e['message']))}</li>"
         for e in errors
     )
     heading = t(N_("Fix these inputs to see a result:"))
