@@ -11,7 +11,7 @@ from typing import Any
 from .config import DataConfig, ModelConfig, PilotConfig, TrainConfig
 
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
-RENAMED = {("model", "source"): "model", ("data", "source"): "data"}
+RENAMED = {("model", "source"): "model", ("model", "config_file"): "model_config", ("data", "source"): "data"}
 EXIT_CONFIG, EXIT_RESTORE_FAILED = 1, 3
 
 
@@ -90,11 +90,14 @@ def main(argv: list[str] | None = None) -> int:
 
         return worker_main(args.config_json, args.strategy, args.out)
     if args.command == "validate":
-        from .validate import schema_errors
+        from .validate import problems
 
         bad = 0
         for path in args.files:
-            errors = schema_errors(json.loads(path.read_text(encoding="utf-8")))
+            try:
+                errors = problems(path)
+            except OSError as exc:
+                errors = [f"cannot be read ({exc.strerror or exc})"]
             print(f"{path}: " + ("valid" if not errors else "INVALID\n  " + "\n  ".join(errors)))
             bad += bool(errors)
         return 1 if bad else 0

@@ -23,7 +23,7 @@ from .memory import DeviceSampler, LiveTensorTracker, process_rss_bytes
 from .model import parameter_count
 from .progress import Progress
 from .report import BatchSearch, BatchTrial, Memory, ModelInfo, Outcome, PilotResult, Stats, Timing
-from .trainer import Trainer, resolve_device
+from .trainer import Trainer, resolve_device, resolved
 
 STALL_FRACTION = 0.1  # a step "stalled" when it waited for data more than this share of its time
 
@@ -167,6 +167,7 @@ class _Stopwatch:
 
 
 def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = True) -> PilotResult:
+    cfg = resolved(cfg)
     device = resolve_device(cfg.device)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -199,7 +200,7 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
             _release(device)
             return result
         result.model.parameters, result.model.trainable_parameters = parameter_count(trainer.module)
-        result.estimate = estimate.compare(cfg, result.memory.peak_tensor_bytes)
+        result.estimate = estimate.compare(cfg, result.memory.peak_tensor_bytes, device.type)
         del trainer
         _release(device)
         if reference is not None:

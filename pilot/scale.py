@@ -26,7 +26,7 @@ from .memory import LiveTensorTracker
 from .model import parameter_count
 from .progress import Progress
 from .report import ModelInfo, Outcome, PilotResult, Scaling, ScaleRun, Stats
-from .trainer import Trainer, resolve_device
+from .trainer import Trainer, resolve_device, resolved
 
 STRATEGIES = ("ddp", "fsdp")
 WORKER_TIMEOUT_S = 3600
@@ -112,6 +112,7 @@ def run_scale(cfg: PilotConfig, strategies: list[str], nproc: int, opts, show_pr
             raise ValueError(f"--strategies must name ddp and/or fsdp (got {s!r})")
     if nproc < 1:
         raise ValueError(f"--nproc-per-node must be >= 1 (got {nproc})")
+    cfg = resolved(cfg)
     nnodes = int(str(opts.nnodes).split(":")[-1])
     world = nproc * nnodes
     micro, accum = split_batch(cfg, world)

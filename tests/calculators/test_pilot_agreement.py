@@ -28,6 +28,6 @@ def test_estimate_within_five_percent_of_the_measured_peak(method, precision, ck
                                                      micro_batch=micro_batch, seq_len=seq_len),
                       device="cpu", restore_check=False)
     _, measured = fits(cfg, resolve_device("cpu"), load_tokens(cfg.data, cfg.model, seq_len, cfg.seed))
-    estimate = compare(cfg, measured)
+    estimate = compare(cfg, measured, "cpu")
     assert estimate.calculator_inputs["optimizer_impl"] == "single_tensor"
     assert abs(estimate.relative_error) <= 0.05, (measured, estimate.estimated_bytes)
