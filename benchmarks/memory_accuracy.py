@@ -37,7 +37,13 @@ FAMILIES = {
     "mistral": {"model_type": "mistral", "num_hidden_layers": 3, "hidden_size": 128, "num_attention_heads": 4,
                 "num_key_value_heads": 1, "head_dim": 32, "intermediate_size": 448, "vocab_size": 3000,
                 "tie_word_embeddings": False, "max_position_embeddings": 1024, "sliding_window": None},
+    # A small vocabulary and long sequences: activations outweigh the logits, so a recomputed
+    # block's backward pass sets the peak.
+    "llama-act": {"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 128, "num_attention_heads": 4,
+                  "num_key_value_heads": 2, "head_dim": 32, "intermediate_size": 512, "vocab_size": 256,
+                  "tie_word_embeddings": False, "max_position_embeddings": 2048},
 }
+LONG = {"seq_len": 512, "micro_batch": 4}
 
 
 @dataclass(frozen=True)
@@ -91,10 +97,16 @@ MATRIX = (
     Case("mistral", "lora", "bf16", False, ckpt=True, adapters="weights", seq_len=256, micro_batch=4),
     Case("mistral", "lora", "fp32", True, dropout=True, ckpt=True, attention="eager", impl="foreach"),
     Case("mistral", "full", "bf16", True, ckpt=True),
+    Case("llama-act", "full", "fp32", False, ckpt=True, **LONG),
+    Case("llama-act", "full", "fp32", True, ckpt=True, attention="eager", **LONG),
+    Case("llama-act", "lora", "bf16", True, dropout=True, ckpt=True, **LONG),
+    Case("llama-act", "lora", "fp32", True, ckpt=True, attention="eager", impl="fused", **LONG),
+    Case("llama-act", "lora", "fp32", False, optimizer="sgd", **LONG),
+    Case("llama-act", "full", "bf16", False, attention="eager", impl="foreach", **LONG),
 )
 # One per family and per method, both precisions, dropout, checkpointing and both kernels: the
 # reduced matrix `make test` runs (tests/pilot/test_memory_accuracy.py).
-QUICK = (MATRIX[2], MATRIX[6], MATRIX[7], MATRIX[11], MATRIX[13], MATRIX[22])
+QUICK = (MATRIX[2], MATRIX[6], MATRIX[7], MATRIX[11], MATRIX[13], MATRIX[22], MATRIX[28])
 
 
 def pilot_config(case: Case, config_file: Path):

@@ -76,8 +76,24 @@ def error_message(err: dict) -> str:
     return f"{err['field']}: {err['code']} ({ERROR_CODES[err['code']].format(**params)})"
 
 
+class InputError(ValueError):
+    """Field errors found while reading the inputs (printed one per line, exit status 2)."""
+
+    def __init__(self, errors: list[dict]):
+        super().__init__("; ".join(error_message(e) for e in errors))
+        self.errors = errors
+
+
 def _read_inputs(args) -> dict:
     inputs = {}
+    if args.model_config:
+        from . import hf_config
+
+        with open(args.model_config, "rb") as fh:
+            taken, errors = hf_config.read(fh.read(hf_config.MAX_BYTES + 1))
+        if errors:
+            raise InputError(errors)
+        inputs.update(taken)
     if args.input:
         text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
         inputs = json.loads(text)
@@ -97,6 +113,8 @@ def main(argv=None) -> int:
     parser.add_argument("name", nargs="?", help="with 'describe': the calculator to describe")
     parser.add_argument("--input", "-i", metavar="FILE", help="JSON object of inputs; '-' reads stdin")
     parser.add_argument("--set", "-s", action="append", metavar="KEY=VALUE", help="set one input (repeatable)")
+    parser.add_argument("--model-config", metavar="FILE",
+                        help="a Hugging Face config.json (llama, mistral, qwen2) giving the model's dimensions")
     parser.add_argument("--json", action="store_true", help="print the boundary JSON instead of tables")
     args = parser.parse_args(argv)
     if args.calculator == "describe":
@@ -108,6 +126,10 @@ def main(argv=None) -> int:
         return 0
     try:
         inputs = _read_inputs(args)
+    except InputError as exc:
+        for err in exc.errors:
+            print("error: " + error_message(err), file=sys.stderr)
+        return 2
     except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
         print(f"error: input: {exc}", file=sys.stderr)
         return 2

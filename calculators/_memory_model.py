@@ -299,6 +299,24 @@ def layer_activation_bytes(run: Run, first: bool = False) -> float:
     return acc.bytes
 
 
+def backward_transient_bytes(run: Run) -> float:
+    """Gradients alive for a moment in one block's backward pass, beyond its saved activations.
+
+    The MLP's: while the multiplication's backward makes the gradients of both factors, the
+    gradient of their product is still alive (the product itself, when saved, is freed by then):
+    two intermediates' worth more than the saved set. A LoRA adapter on the down projection that
+    casts or drops out its input adds its path's gradients in the adapter's dtype, two at a time.
+    Eager attention's: the fp32 gradient of the softmax output beside the saved probabilities.
+    Measured on the real stack (benchmarks/memory_accuracy.py), where activations outweigh logits.
+    """
+    a, sb = run.arch, run.seq_len * run.micro_batch
+    mlp = 2 * run.pc * sb * a.intermediate
+    if run.method != "full" and "down" in run.lora_targets and (run.lora_dropout or run.pt != run.pc):
+        mlp += 2 * run.pt * sb * a.intermediate
+    attention = 4 * sb * run.seq_len * a.heads if run.attention == "eager" else 0
+    return max(mlp, attention)
+
+
 def head_bytes(run: Run) -> float:
     """The final norm and the LM head's saved input and autocast weight copy."""
     a, sb = run.arch, run.seq_len * run.micro_batch
@@ -327,7 +345,7 @@ def activation_bytes(run: Run) -> dict:
         cached = BYTES[run.autocast] * sum(i * o for i, o in a.linear_shapes().values()) * a.layers
     final = head_bytes(run)
     return {"per_layer": per_layer, "checkpoints": checkpoints, "blocks": blocks, "final": final,
-            "cached_weights": cached, "total": blocks + final}
+            "cached_weights": cached, "backward_transient": backward_transient_bytes(run), "total": blocks + final}
 
 
 def logits_bytes(run: Run) -> float:
@@ -420,10 +438,15 @@ class Unsharded:
 
     def passes_bytes(self) -> float:
         """Activations and logits buffers at their peak in the forward and backward passes."""
-        acts = self.activations
-        if not self.run.checkpointing:
-            return acts["total"] + self.logits
-        backward = acts["checkpoints"] + acts["final"] + max(self.logits, acts["per_layer"])
+        run, acts = self.run, self.activations
+        # The backward pass starts with the logits buffers and the head's saved tensors; both are
+        # freed before the blocks' backward, whose transients then sit on the saved activations.
+        head = acts["final"] + self.logits
+        if not run.checkpointing:
+            return acts["total"] - acts["final"] + max(head, acts["backward_transient"])
+        # In fp32 the first norm saves the block input itself, already counted as a checkpoint.
+        own_input = run.p * run.seq_len * run.micro_batch * run.arch.hidden if run.p == 4 else 0
+        backward = acts["checkpoints"] + max(head, acts["per_layer"] - own_input + acts["backward_transient"])
         forward = acts["checkpoints"] + acts["cached_weights"] + acts["final"] + logits_forward_bytes(self.run)
         return max(backward, forward)
 

@@ -242,6 +242,7 @@ def estimate(values: dict) -> dict:
         "trainable_params": trainable, "trainable_fraction": trainable / run.params,
         "lora_params": 0 if run.method == "full" else trainable,
         "bytes": here["parts"], "per_gpu_bytes": here["total"], "gpus": values["gpus"],
+        "host_bytes_per_gpu": here["host_bytes"],
         "all_gpus_bytes": here["total"] * values["gpus"],
         "detail": {**{k: round(v) for k, v in state.optimizer.items()},
                    "activations_per_layer": round(state.activations["per_layer"]),
@@ -266,6 +267,8 @@ def _display(values: dict, r: dict) -> list[dict]:
     head = [metric(N_("Memory per GPU"), r["per_gpu_bytes"], "bytes"),
             metric(N_("Trainable parameters"), r["trainable_params"], "count"),
             metric(N_("Trainable share"), r["trainable_fraction"], "percent")]
+    if values["offload"] != "none":  # what CPU offload moves to the host, beside the GPU figure
+        head.insert(1, metric(N_("Host RAM per GPU (offload)"), r["host_bytes_per_gpu"], "bytes"))
     if smallest:
         head.append(metric(N_("Fewest cards that fit"), smallest["count"], "count", "ok"))
     gpu_rows = [[g["name"], g["memory_bytes"] / 1e9, g["fits"], g["headroom_bytes"], g["headroom_fraction"],

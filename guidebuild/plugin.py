@@ -23,7 +23,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, calculator_embed, catalog_table, html_rewrite, locales, results_import, search_split, sitemap,
+    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, results_import, search_split,
+    sitemap,
     translation_status,
 )
 from .config import GuideConfig
@@ -95,6 +96,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             return html
         html = catalog_table.embed(html, self.env, self.pack)
         html = results_import.embed(html, self.runs, self.pack)
+        html = memory_accuracy.embed(html, self.env, self.pack, self.root / self.config.accuracy_file)
         names = calculator_embed.names_in(html)
         if names:
             page.meta["guide_calculators"] = names

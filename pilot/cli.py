@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
             bad += bool(errors)
         return 1 if bad else 0
     try:
-        cfg = config_from_args(args)
+        from .trainer import resolved
+
+        cfg = resolved(config_from_args(args))  # the real model's shape, checked before any work
     except (ValueError, OSError) as exc:
         print(f"gpu-pilot: {exc}", file=sys.stderr)
         return EXIT_CONFIG

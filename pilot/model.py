@@ -142,18 +142,23 @@ def apply_lora(model: nn.Module, train: TrainConfig) -> None:
                 setattr(module, name, LoRALinear(child, train.lora_rank, train.lora_alpha))
 
 
-def build_model(model_cfg: ModelConfig, train: TrainConfig, seed: int, device: torch.device) -> nn.Module:
-    """The model on ``device``, identical in every process that builds it from the same seed."""
-    if model_cfg.is_transformers:
-        from .hf_model import build
-
-        return build(model_cfg, train, seed, device)
+def check_builtin(train: TrainConfig) -> None:
+    """The built-in model has no quantization, fused loss or LoRA dropout: say so before any work."""
     unsupported = {"train.method": train.method == "qlora", "train.loss": train.loss != "standard",
                    "train.lora_dropout": train.lora_dropout > 0}
     for option, used in unsupported.items():
         if used:
             raise ValueError(f"{option} as given needs a transformers model (--model PRESET or --model-config); "
                              f"the built-in model has none of it")
+
+
+def build_model(model_cfg: ModelConfig, train: TrainConfig, seed: int, device: torch.device) -> nn.Module:
+    """The model on ``device``, identical in every process that builds it from the same seed."""
+    if model_cfg.is_transformers:
+        from .hf_model import build
+
+        return build(model_cfg, train, seed, device)
+    check_builtin(train)
     torch.manual_seed(seed)  # built on the CPU: the same weights on any device
     model = Decoder(model_cfg, train.seq_len)
     if train.method == "lora":

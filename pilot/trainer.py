@@ -13,7 +13,7 @@ from torch import nn
 
 from .config import PilotConfig
 from .data import BatchSource, DataPosition, load_tokens
-from .model import build_model, decoder_layers
+from .model import build_model, check_builtin, decoder_layers
 
 
 def resolve_device(name: str) -> torch.device:
@@ -28,6 +28,8 @@ def resolved(cfg: PilotConfig) -> PilotConfig:
     """The configuration with the real model's shape, vocabulary and dtype filled in."""
     from .hf_model import resolve
 
+    if not cfg.model.is_transformers:
+        check_builtin(cfg.train)
     return dataclasses.replace(cfg, model=resolve(cfg.model))
 
 

@@ -1,6 +1,7 @@
 """A result file picked on a calculator page: validated, turned into the form's inputs, compared.
 
-`import_result` is what the browser worker calls; it never raises, whatever the file holds.
+`import_result` is what the browser worker calls; it never raises, whatever the file holds. A
+model's config.json goes to `calcui.model_config` instead, on calculators that take dimensions.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from html import escape
 import calculators
 from calculators import N_
 
+from .. import model_config
 from .._figures import figure
 from .._numbers import NumberFormat
 from .._text import Translator
@@ -91,6 +93,8 @@ def import_result(name: str, text, pack: dict) -> dict:
     try:
         if "inputs" not in calculators.describe(name):
             return _failed([t(N_("Unknown calculator: {name}"), name=str(name))], t, [])
+        if model_config.is_model_config(text) and {"layers", "hidden"} <= declared(name):
+            return model_config.import_model_config(name, text, t, fmt)
         data, problems = parse(text)
         if problems:
             return _failed([problem_message(p, t, fmt) for p in problems], t, problems)

@@ -105,7 +105,8 @@ class Calculator {
     this.setUpImport();
   }
 
-  /** A pilot result file, picked or dropped, goes to the worker as text; nothing is uploaded. */
+  /** A pilot result or a model's config.json, picked, dropped or pasted, goes to the worker as bytes;
+   *  nothing is uploaded. */
   setUpImport() {
     const zone = this.root.querySelector("[data-drop-zone]");
     if (!zone) return;
@@ -124,6 +125,16 @@ class Calculator {
       event.preventDefault();
       delete zone.dataset.dragging;
       take(event.dataTransfer.files[0]);
+    });
+    // A config.json copied from a model page can be pasted while the box has focus.
+    zone.addEventListener("paste", (event) => {
+      const file = event.clipboardData.files[0];
+      const text = event.clipboardData.getData("text");
+      if (!file && !text) return;
+      event.preventDefault();
+      if (file) { take(file); return; }
+      this.importBytes = new TextEncoder().encode(text);
+      this.sendImport();
     });
   }
 
