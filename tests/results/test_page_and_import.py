@@ -66,8 +66,11 @@ def test_memory_inputs_mirror_the_run_configuration():
     inputs = results.to_inputs(SAMPLE, "memory")
     train, model = SAMPLE["config"]["train"], SAMPLE["config"]["model"]
     assert inputs["model"] == "custom" and inputs["layers"] == model["layers"] and inputs["hidden"] == model["hidden"]
-    assert (inputs["method"], inputs["precision"], inputs["seq_len"], inputs["micro_batch"]) == (
-        train["method"], train["precision"], train["seq_len"], train["micro_batch"])
+    assert (inputs["method"], inputs["seq_len"], inputs["micro_batch"]) == (
+        train["method"], train["seq_len"], train["micro_batch"])
+    # The pilot's bf16 means autocast; weights and adapters keep the dtype the run used.
+    assert inputs["autocast"] == ("bf16" if train["precision"] == "bf16" else "off")
+    assert inputs["weights_dtype"] == model.get("dtype", "fp32") and inputs["master_weights"] is False
     assert (inputs["parallelism"], inputs["gpus"]) == ("single", 1)
     scale = results.to_inputs(SCALE, "memory")
     assert (scale["parallelism"], scale["gpus"], scale["micro_batch"]) == ("ddp", 2, 2)
