@@ -80,3 +80,15 @@ def test_setup_errors_are_one_line(args, message, tmp_path, capsys):
 def test_setup_error_type_is_a_value_error():
     with pytest.raises(PilotSetupError):
         resolve(PilotConfig(model={"config_file": str(CONFIGS / "gpt2-tiny.json")}).model)
+
+
+def test_fsdp_finds_each_decoder_layer_of_a_transformers_model():
+    import torch
+
+    from pilot.model import build_model, decoder_layers
+
+    cfg = resolved(hf("mistral", method="lora"))
+    model = build_model(cfg.model, cfg.train, cfg.seed, torch.device("cpu"))
+    layers = decoder_layers(model)
+    assert len(layers) == cfg.model.layers == 2
+    assert {type(layer).__name__ for layer in layers} == {"MistralDecoderLayer"}
