@@ -28,6 +28,13 @@ EXIT_CODES = ("exit codes: 0 done; 1 bad option, config or data; 2 bad command l
               "7 torchrun failed; 8 loss diverged; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
 
 
+class _Parser(argparse.ArgumentParser):
+    """A bad command line is one line too: the error and where to look, not the whole usage."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _add_config_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="a JSON or TOML file with [model], [train], [data] tables and run options")
     sections = (("model", ModelConfig), ("train", TrainConfig), ("data", DataConfig), ("run", PilotConfig))
@@ -78,7 +85,7 @@ def _config_file(path: Path) -> PilotConfig:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpu-pilot", description="Pilot benchmark for a fine-tuning run: "
+    parser = _Parser(prog="gpu-pilot", description="Pilot benchmark for a fine-tuning run: "
                                      "timing, memory, checkpoint restore and scaling, written to one JSON file.",
                                      epilog=EXIT_CODES)
     # The metavar keeps the internal commands (for child processes) out of the usage line.

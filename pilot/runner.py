@@ -207,6 +207,8 @@ def _measure(cfg: PilotConfig, trainer: Trainer, workdir: Path, show: bool, resu
     done.stage = "validation"
     with _Stopwatch() as val:
         val_loss = trainer.validate(cfg.val_batches)
+    if not math.isfinite(val_loss):
+        raise Diverged(f"the validation loss became {val_loss} after {done.steps_done} steps (train.lr {cfg.train.lr:g})")
     done.validation = (val.seconds, val_loss)
     if reference is not None:
         restore.finish_reference(reference, trainer, done.losses[reference.step:])

@@ -234,3 +234,30 @@ def test_batch_search_shows_progress(capsys):
     runner.search_micro_batch(tiny(max_batch_limit=4), runner.device_for(tiny()),
                               runner.load_tokens(tiny().data, tiny().model, 16, 0), show=True)
     assert "batch search" in capsys.readouterr().err
+
+
+def test_a_bad_command_line_is_one_line(capsys):
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["run", "--method", "qlora"])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and err.count("\n") == 1
+    assert "argument --method: invalid choice: 'qlora' (choose from 'full', 'lora')" in err
+
+
+def test_a_nan_validation_loss_is_a_partial_result(monkeypatch, validate):
+    monkeypatch.setattr(runner.Trainer, "validate", lambda self, batches: float("nan"))
+    with pytest.raises(PartialRun) as caught:
+        runner.run(tiny(restore_check=False), show_progress=False)
+    result = validate(caught.value.result)
+    assert result["outcome"]["partial"] == {"reason": "diverged", "stage": "validation", "steps_done": 6}
+    assert result["timing"]["step"]["n"] == 4 and result["timing"]["validation_loss"] is None
+
+
+def test_keep_workdir_keeps_the_temporary_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(runner.tempfile, "tempdir", str(tmp_path))
+    runner.run(tiny(), show_progress=False, keep_workdir=True)
+    kept = list(tmp_path.glob("gpu-pilot-*"))
+    assert len(kept) == 1 and (kept[0] / "checkpoint.pt").exists()
+    assert f"workdir kept at {kept[0]}" in capsys.readouterr().err
+    runner.run(tiny(restore_check=False), show_progress=False)
+    assert list(tmp_path.glob("gpu-pilot-*")) == kept, "without the flag the folder is removed"
