@@ -1,14 +1,15 @@
 """Known failures, each as one line and an exit code; the CLI's top-level handler is the only user.
 
 Exit codes: 1 bad input (flags, config, data), 2 bad command line (argparse), 3 restore check
-failed, 4 device unavailable, 5 disk full or output not writable, 6 out of memory, 7 torchrun or
-a worker failed, 8 diverged (NaN/inf loss), 130 SIGINT, 143 SIGTERM, 70 anything unexpected.
+failed, 4 device unavailable, 5 disk full or output not writable, 6 out of memory, 7 torchrun, a worker or
+another child process failed, 8 diverged (NaN/inf loss), 130 SIGINT, 143 SIGTERM, 70 anything unexpected.
 """
 from __future__ import annotations
 
 import errno
 import json
 import signal
+import subprocess
 import tomllib
 
 EXIT_CONFIG, EXIT_USAGE, EXIT_RESTORE_FAILED, EXIT_DEVICE = 1, 2, 3, 4
@@ -81,6 +82,8 @@ def describe(exc: BaseException) -> tuple[str, int]:
         return f"invalid TOML: {exc}", EXIT_CONFIG
     if isinstance(exc, json.JSONDecodeError):
         return f"invalid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", EXIT_CONFIG
+    if isinstance(exc, subprocess.TimeoutExpired):
+        return f"a child process did not finish within {exc.timeout:g} s: {' '.join(map(str, exc.cmd))[:300]}", EXIT_TORCHRUN
     if isinstance(exc, FileExistsError):
         return str(exc), EXIT_CONFIG
     if isinstance(exc, OSError):

@@ -22,14 +22,16 @@ def stop_process(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
-def run_child(cmd: list[str], log: Path, timeout: float, on_line: Callable[[str], None] = lambda line: None,
+def run_child(cmd: list[str], log: Path, timeout: float, on_line: Callable[[str], None] | None = None,
               env: dict[str, str] | None = None) -> int:
-    """Run `cmd`, its stderr going to `log` and each stdout line to `on_line`; returns its exit code."""
+    """Run `cmd` with its stderr in `log`, and its stdout too unless `on_line` takes each line of it
+    (a progress channel); returns the exit code. TimeoutExpired after `timeout` seconds."""
     with open(log, "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=out, text=True, env=env)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if on_line else out, stderr=out, text=True, env=env)
         try:
-            for line in proc.stdout:
-                on_line(line)
+            if on_line is not None:
+                for line in proc.stdout:
+                    on_line(line)
             return proc.wait(timeout=timeout)
         finally:
             stop_process(proc)

@@ -261,6 +261,16 @@ def _partial(result: PilotResult, exc: BaseException, done: _Progress) -> PilotR
     return result
 
 
+def _does_not_fit(result: PilotResult, exc: BaseException, device: torch.device) -> PilotResult:
+    """Running out of memory is this configuration's result; any other error goes on up."""
+    if not is_out_of_memory(exc):
+        raise exc
+    result.outcome = Outcome("does_not_fit", str(exc).splitlines()[0][:500])
+    result.timing = result.memory = result.checkpoint = None
+    _release(device)
+    return result
+
+
 def device_for(cfg: PilotConfig) -> torch.device:
     try:
         return resolve_device(cfg.device)
@@ -283,7 +293,10 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
         outcome=Outcome("completed"))
     with workdir_for(workdir, keep_workdir) as workdir:
         _cap_device(cfg, device)
-        trainer = _trainer(cfg, device, tokens)  # bad options against the model fail here, before any work
+        try:
+            trainer = _trainer(cfg, device, tokens)  # bad options against the model fail here, before any work
+        except (RuntimeError, torch.OutOfMemoryError) as exc:
+            return _does_not_fit(result, exc, device)
         result.model.parameters, result.model.trainable_parameters = parameter_count(trainer.module)
         _check_checkpoint_space(cfg, trainer, workdir)
         try:
@@ -302,11 +315,7 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
             try:
                 reference = _measure(cfg, trainer, workdir, show_progress, result, done)
             except (RuntimeError, torch.OutOfMemoryError) as exc:
-                if not is_out_of_memory(exc):
-                    raise
-                result.outcome = Outcome("does_not_fit", str(exc).splitlines()[0][:500])
-                result.timing = result.memory = result.checkpoint = None
-                return result
+                return _does_not_fit(result, exc, device)
             finally:
                 del trainer
                 _release(device)

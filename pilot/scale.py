@@ -116,7 +116,7 @@ def _torchrun(cfg_file: Path, strategy: str, out: Path, nproc: int, opts) -> dic
     cmd += ["-m", "pilot", "_scale_worker", str(cfg_file), strategy, str(out)]
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
     log = out.with_suffix(".log")
-    code = run_child(cmd, log, WORKER_TIMEOUT_S, lambda line: None, env=env)
+    code = run_child(cmd, log, WORKER_TIMEOUT_S, env=env)
     if code != 0 or not out.exists():
         raise TorchrunFailed(f"torchrun with {strategy} failed (exit {code}): {_worker_error(out, log)}")
     return json.loads(out.read_text(encoding="utf-8"))
