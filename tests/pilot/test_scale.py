@@ -92,11 +92,17 @@ def test_a_failed_strategy_keeps_the_finished_ones(monkeypatch, validate):
     assert data["outcome"]["error"] == "torchrun with fsdp failed (exit 1): rank 1: RuntimeError: planted"
 
 
-@pytest.mark.slow
-def test_the_workers_own_error_is_shown(tmp_path):
+def test_the_workers_own_error_is_shown(tmp_path, monkeypatch):
+    """A failing rank writes its own one-line error beside the figures; the parent shows it, not
+    torchrun's last lines (which cut it off)."""
     bad = tmp_path / "config.json"
     bad.write_text(json.dumps({"steps": 1}), encoding="utf-8")
-    with pytest.raises(TorchrunFailed) as caught:
-        scale._torchrun(bad, "ddp", tmp_path / "ddp.json", 1, _opts())
-    assert str(caught.value).startswith("torchrun with ddp failed (exit 1): rank 0: ValueError: "
-                                        "run.steps must be an integer between 2 and 1000000 (got 1)")
+    for name, value in (("RANK", "1"), ("WORLD_SIZE", "2"), ("LOCAL_RANK", "1")):
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "ddp.json"
+    with pytest.raises(ValueError):
+        scale.worker_main(bad, "ddp", out)
+    log = tmp_path / "ddp.log"
+    log.write_text("...\n" * 40 + "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n", encoding="utf-8")
+    assert scale._worker_error(out, log) == ("rank 1: ValueError: run.steps must be an integer between 2 and "
+                                             "1000000 (got 1)")
