@@ -171,6 +171,7 @@ def _jsonl(tmp_path, name, lines):
     (["--data={jsonl_bad}"], EXIT_CONFIG, "line 1 is not JSON: Expecting value (column 1)"),
     (["--data={jsonl_short}"], EXIT_CONFIG, "fewer than one sequence of 17"),
     (["--config={toml}"], EXIT_CONFIG, "invalid TOML: Expected ']' at the end of a table declaration (at line 2, column 7)"),
+    (["--config={json}"], EXIT_CONFIG, "invalid JSON: Expecting ':' delimiter (at line 2, column 17)"),
 ])
 def test_bad_input_is_one_line(tmp_path, capsys, flags, code, message):
     files = {
@@ -178,13 +179,15 @@ def test_bad_input_is_one_line(tmp_path, capsys, flags, code, message):
         "jsonl_bad": _jsonl(tmp_path, "bad", ["not json"]),
         "jsonl_short": _jsonl(tmp_path, "short", ['{"text": "too short"}']),
         "toml": str(tmp_path / "bad.toml"),
+        "json": str(tmp_path / "bad.json"),
     }
     (tmp_path / "bad.toml").write_text("steps = 4\n[train\n", encoding="utf-8")
+    (tmp_path / "bad.json").write_text('{"steps": 4,\n "train": {"lr" 1}}', encoding="utf-8")
     flags = [f.format(**files) for f in flags]
     assert cli.main(["run", *TINY_FLAGS, *flags, "-o", str(tmp_path / "r.json")]) == code
     line = one_line_error(capsys)
     assert message in line
-    if any(k in "".join(flags) for k in (".jsonl", ".toml")):
+    if any(k in "".join(flags) for k in (".jsonl", ".toml", ".json")):
         assert str(tmp_path) in line, "a file's error names the file"
     assert not (tmp_path / "r.json").exists()
 
