@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,12 @@ SCHEDULES = ("constant", "linear", "cosine")
 DEVICES = ("auto", "cpu", "cuda")
 
 
-def _at_least(section: str, name: str, value, low) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
-        raise ValueError(f"{section}.{name} must be a number >= {low} (got {value!r})")
+def _at_least(section: str, name: str, value, low, high: float = math.inf) -> None:
+    # Written as `not low <= value <= high` so NaN (every comparison false) is refused too; `high` is
+    # the result schema's bound, so every accepted value can be written to the result.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high or math.isinf(value):
+        bound = f">= {low}" if high == math.inf else f"between {low} and {high:g}"
+        raise ValueError(f"{section}.{name} must be a finite number {bound} (got {value!r})")
 
 
 def _integer(section: str, name: str, value, low: int, high: int | None = None) -> None:
@@ -147,7 +151,7 @@ class TrainConfig:
             raise ValueError(f"{s}.lora_dropout must be in [0, 1) (got {self.lora_dropout!r})")
         _one_of(s, "lr_schedule", self.lr_schedule, SCHEDULES)
         _integer(s, "lora_rank", self.lora_rank, 1, 4096)
-        _at_least(s, "lora_alpha", self.lora_alpha, 0)
+        _at_least(s, "lora_alpha", self.lora_alpha, 0, 1e6)
         if isinstance(self.lora_targets, str):
             self.lora_targets = tuple(t for t in self.lora_targets.split(",") if t)
         self.lora_targets = tuple(self.lora_targets)
@@ -155,8 +159,8 @@ class TrainConfig:
             raise ValueError(f"{s}.lora_targets must name at least one of {', '.join(LORA_TARGETS)} (got none)")
         for target in self.lora_targets:
             _one_of(s, "lora_targets", target, LORA_TARGETS)
-        _at_least(s, "lr", self.lr, 0)
-        _at_least(s, "weight_decay", self.weight_decay, 0)
+        _at_least(s, "lr", self.lr, 0, 1000)
+        _at_least(s, "weight_decay", self.weight_decay, 0, 1000)
         _integer(s, "lr_warmup_steps", self.lr_warmup_steps, 0)
         _integer(s, "micro_batch", self.micro_batch, 1, 65536)
         _integer(s, "grad_accum", self.grad_accum, 1, 65536)
@@ -216,7 +220,7 @@ class PilotConfig:
         _integer("run", "warmup_steps", self.warmup_steps, 2, 100000)
         _integer("run", "steps", self.steps, 2, 1000000)
         _integer("run", "val_batches", self.val_batches, 0, 100000)
-        _at_least("run", "memory_limit_gb", self.memory_limit_gb, 0)
+        _at_least("run", "memory_limit_gb", self.memory_limit_gb, 0, 1e6)
         _integer("run", "max_batch_limit", self.max_batch_limit, 1, 1 << 20)
 
     @property

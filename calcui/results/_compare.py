@@ -17,7 +17,7 @@ from .._numbers import NumberFormat
 from .._text import Translator
 from . import _charts
 from ._estimate import comparisons
-from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu
+from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._inputs import candidates, chosen_scale_run, declared, to_inputs
 from ._messages import problem_message
 from ._parse import parse
@@ -75,6 +75,7 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     head = f'<h3>{escape(title)}</h3>'
     if is_cpu(data):
         head += cpu_badge(t)
+    head += partial_badge(data, fmt, t)
     if name == "memory":
         body, summary = _memory_panel(data, fmt, t)
     else:

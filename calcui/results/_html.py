@@ -51,6 +51,35 @@ def cpu_badge(t: Translator) -> str:
             f'{escape(note)}</p>')
 
 
+# Why a run stopped early (the result schema's outcome.partial.reason).
+PARTIAL_REASONS = {
+    "diverged": N_("the loss diverged (NaN or infinite)"),
+    "failed": N_("an error stopped it"),
+    "interrupted": N_("it was interrupted"),
+    "checkpoint_failed": N_("the checkpoint could not be written, so there is no restore check"),
+}
+
+
+def partial_reason(data: dict, t: Translator) -> str | None:
+    """The localized reason of a partial run; None for a complete one."""
+    partial = data["outcome"].get("partial")
+    if data["outcome"]["status"] != "partial" or not partial:
+        return None
+    return t(PARTIAL_REASONS.get(partial["reason"], partial["reason"]))
+
+
+def partial_badge(data: dict, fmt: NumberFormat, t: Translator) -> str:
+    """A marked notice: the figures of a partial run cover only what it measured before it stopped."""
+    reason = partial_reason(data, t)
+    if reason is None:
+        return ""
+    badge = t(N_("Partial result"))
+    note = t(N_("The run stopped after {steps} steps: {reason}. Only what it measured before is shown."),
+             steps=fmt.number(data["outcome"]["partial"]["steps_done"], 0), reason=reason)
+    return (f'<p class="guide-results__partial"><span class="guide-badge guide-badge--partial">{escape(badge)}</span> '
+            f'{escape(note)}</p>')
+
+
 def strategy_label(row: Comparison, t: Translator) -> str:
     name = t(STRATEGIES.get(row.strategy, row.strategy))
     return name if row.world == 1 else t(N_("{strategy} × {count}"), strategy=name, count=str(row.world))

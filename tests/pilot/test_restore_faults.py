@@ -52,3 +52,10 @@ def test_missing_checkpoint_is_reported(reference, tmp_path):
     broken = restore.Reference(tmp_path / "absent.pt", ref.step, ref.state, ref.losses, ref.final)
     check = restore.verify(cfg, torch.device("cpu"), broken, tmp_path)
     assert not check.passed and "could not resume" in check.failures[0]
+
+
+def test_the_restore_shows_progress(reference, capsys):
+    cfg, ref, workdir = reference
+    assert restore.verify(cfg, torch.device("cpu"), ref, workdir, show=True).passed
+    err = capsys.readouterr().err
+    assert "restore: 100%" in err and "3/3" in err  # one tick for the restore, one per resumed step

@@ -134,3 +134,40 @@ def test_a_run_that_did_not_fit_renders_with_dashes():
     for name in ("memory", "cost"):
         out = results.import_result(name, json.dumps(data), PACKS["ar"])
         assert out["ok"] and "throughput_per_gpu" not in out["inputs"]
+
+
+def _partial_run(reason="diverged", steps=7):
+    data = json.loads(json.dumps(SAMPLE))
+    data["outcome"] = {"status": "partial", "error": "the loss became nan at step 8",
+                       "partial": {"reason": reason, "stage": "training", "steps_done": steps}}
+    data["restore"] = None
+    data["timing"]["validation_s"] = data["timing"]["validation_loss"] = None
+    return data
+
+
+@pytest.mark.parametrize(("code", "badge", "reason"), [
+    ("es", "Resultado parcial", "la pérdida divergió"),
+    ("ja", "部分的な結果", "損失が発散した"),
+    ("ar", "نتيجة جزئية", "تباعدت الخسارة"),
+])
+def test_a_partial_run_is_marked_partial_in_every_locale(code, badge, reason):
+    data = _partial_run()
+    assert results.validate(data) == []
+    page = results.results_page([("partial.json", data), RUNS[0]], PACKS[code])
+    assert page.count("guide-badge--partial") == 1, "only the partial run carries the mark"
+    assert badge in page and reason in page
+    for name in ("memory", "cost"):
+        out = results.import_result(name, json.dumps(data), PACKS[code])
+        assert out["ok"] and badge in out["html"]
+
+
+def test_a_partial_status_needs_its_reason_and_a_failed_checkpoint_shows():
+    data = _partial_run(reason="checkpoint_failed")
+    data["checkpoint"]["error"] = "no space left on the device"
+    assert results.validate(data) == []
+    page = results.results_page([("ck.json", data)], PACKS["es"])
+    assert "no space left on the device" in page
+    del data["outcome"]["partial"]
+    assert [p["code"] for p in results.validate(data)] == ["required"]
+    data["outcome"]["partial"] = None
+    assert results.validate(data) != []
