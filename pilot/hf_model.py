@@ -130,8 +130,6 @@ def _quantize(model: nn.Module, train: TrainConfig, compute_dtype: torch.dtype, 
 
 def _fused_loss(config, train: TrainConfig, device: torch.device) -> None:
     """Patch the model class with Liger Kernel's fused linear cross-entropy (Triton, CUDA only)."""
-    if device.type != "cuda":
-        raise PilotSetupError("train.loss 'fused' needs Liger Kernel's Triton kernels on a CUDA device")
     try:
         from liger_kernel.transformers import _apply_liger_kernel
     except ImportError as exc:
@@ -157,11 +155,18 @@ def _lora(inner: nn.Module, model: ModelConfig, train: TrainConfig) -> nn.Module
     return peft.get_peft_model(inner, config, autocast_adapter_dtype=adapted)
 
 
+def check_device(train: TrainConfig, device: torch.device) -> None:
+    """QLoRA and the fused loss run CUDA kernels: say so before any work elsewhere."""
+    if train.method == "qlora" and device.type != "cuda":
+        raise PilotSetupError("train.method 'qlora' needs bitsandbytes on a CUDA device; use 'lora' here")
+    if train.loss == "fused" and device.type != "cuda":
+        raise PilotSetupError("train.loss 'fused' needs Liger Kernel's Triton kernels on a CUDA device")
+
+
 def build(model: ModelConfig, train: TrainConfig, seed: int, device: torch.device) -> HFCausalLM:
     """The model, on ``device``, initialised from ``seed`` (or loaded from the directory)."""
     transformers = _transformers()
-    if train.method == "qlora" and device.type != "cuda":
-        raise PilotSetupError("train.method 'qlora' needs bitsandbytes on a CUDA device; use 'lora' here")
+    check_device(train, device)
     config = hf_config(model)
     dtype = TORCH_DTYPES[model.dtype]
     if train.loss == "fused":

@@ -26,10 +26,14 @@ def resolve_device(name: str) -> torch.device:
 
 def resolved(cfg: PilotConfig) -> PilotConfig:
     """The configuration with the real model's shape, vocabulary and dtype filled in."""
-    from .hf_model import resolve
+    from .hf_model import check_device, resolve
 
     if not cfg.model.is_transformers:
         check_builtin(cfg.train)
+    else:
+        # A missing CUDA device is reported later, with its own exit code (runner.device_for).
+        cuda = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
+        check_device(cfg.train, torch.device("cuda" if cuda else "cpu"))
     return dataclasses.replace(cfg, model=resolve(cfg.model))
 
 
