@@ -19,11 +19,17 @@ from ._text import Translator
 
 def is_model_config(text) -> bool:
     """Whether the text is meant as a config.json (a JSON object naming a model_type), not a result."""
-    try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError, TypeError):
+    if not isinstance(text, (str, bytes, bytearray, memoryview)):
         return False
-    return isinstance(data, dict) and "model_type" in data and "schema_version" not in data
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    # Cheap tests first: result files, huge or hostile ones included, go to the result parser untouched.
+    if len(raw) > hf_config.MAX_BYTES or b'"model_type"' not in raw or b'"schema_version"' in raw:
+        return False
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "model_type" in data
 
 
 def _message(err: dict, t: Translator) -> str:

@@ -231,7 +231,9 @@ def test_help_lists_choices_and_hides_internal_commands(capsys):
             cli.main(argv)
         text = capsys.readouterr().out
         assert "SUPPRESS" not in text and "_resume" not in text and "_scale_worker" not in text
-    assert "{full,lora}" in text and "{fp32,bf16}" in text and "{adamw,sgd}" in text and "{auto,cpu,cuda}" in text
+    for choices in ("{full,lora,qlora}", "{fp32,bf16}", "{auto,fp32,bf16}", "{sdpa,eager}", "{adamw,sgd}",
+                    "{auto,cpu,cuda}"):
+        assert choices in text
     assert "exit codes:" in text
 
 
@@ -243,10 +245,10 @@ def test_batch_search_shows_progress(capsys):
 
 def test_a_bad_command_line_is_one_line(capsys):
     with pytest.raises(SystemExit) as caught:
-        cli.main(["run", "--method", "qlora"])
+        cli.main(["run", "--method", "dora"])
     err = capsys.readouterr().err
     assert caught.value.code == 2 and err.count("\n") == 1
-    assert "argument --method: invalid choice: 'qlora' (choose from 'full', 'lora')" in err
+    assert "argument --method: invalid choice: 'dora' (choose from 'full', 'lora', 'qlora')" in err
 
 
 def test_a_nan_validation_loss_is_a_partial_result(monkeypatch, validate):

@@ -92,3 +92,35 @@ def test_fsdp_finds_each_decoder_layer_of_a_transformers_model():
     layers = decoder_layers(model)
     assert len(layers) == cfg.model.layers == 2
     assert {type(layer).__name__ for layer in layers} == {"MistralDecoderLayer"}
+
+
+@pytest.fixture(scope="module")
+def hf_reference(tmp_path_factory):
+    """A LoRA run with dropout (it consumes the torch RNG), checkpointed mid-way in a fresh workdir."""
+    import torch
+
+    from pilot import restore
+    from pilot.trainer import Trainer
+
+    cfg = resolved(hf("llama", restore=True, method="lora", lora_dropout=0.1))
+    workdir = tmp_path_factory.mktemp("hf-faults")
+    trainer = Trainer(cfg, torch.device("cpu"))
+    losses = [trainer.step()[0] for _ in range(3)]
+    ref, _ = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
+    losses += [trainer.step()[0] for _ in range(2)]
+    restore.finish_reference(ref, trainer, losses[3:])
+    return cfg, ref, workdir
+
+
+@pytest.mark.parametrize(("fault", "reason"), [
+    ("drop_optimizer", "optimizer not restored: "),
+    ("skip_rng:torch_cpu", "rng.torch_cpu not restored"),
+])
+def test_restore_faults_are_caught_on_the_transformers_path(hf_reference, fault, reason):
+    import torch
+
+    from pilot import restore
+
+    cfg, ref, workdir = hf_reference
+    check = restore.verify(cfg, torch.device("cpu"), ref, workdir, fault=fault)
+    assert not check.passed and check.failures[0].startswith(reason), check.failures

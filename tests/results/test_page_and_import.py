@@ -10,6 +10,7 @@ import pytest
 
 import calcui.results as results
 import calculators
+from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
 from calcui import NumberFormat, Translator
 from calcui._figures import figure
 from calcui.results import _inputs
@@ -46,10 +47,11 @@ def test_page_of_no_runs_says_so():
 
 
 def test_memory_estimate_is_the_calculator_on_the_recorded_configuration():
-    inputs = {**_inputs.memory_inputs(SAMPLE), **_inputs.TENSORS_ONLY}
-    answer = calculators.compute("memory", inputs)
+    # The tensor-only peak the pilot compares with (calculators.pilot_inputs), for the recorded run.
+    answer = tensor_peak(SAMPLE["config"], SAMPLE["environment"]["device_type"])
+    assert answer["inputs"] == calculators.compute("memory", {**_inputs.memory_inputs(SAMPLE), **TENSORS_ONLY})["inputs"]
     out = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
-    shown = figure(answer["result"]["per_gpu_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
+    shown = figure(answer["estimated_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
     assert out["ok"] and shown in out["summary"]
 
 
