@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 
 from calcui import NumberFormat, Translator
-from calcui._figures import figure
-from calcui.results._html import choice_label, difference
+from calcui.results._html import choice_label
 from calculators import N_
 from mkdocs.exceptions import PluginError
 
@@ -33,20 +32,27 @@ def _precision(row: dict) -> str:
     return row["dtype"] + (" + autocast bf16" if row["autocast"] else "")
 
 
+def _signed(error: float | None, fmt: NumberFormat) -> str:
+    """The estimate's difference as a compact signed percentage (+0.7 %, −3.3 %)."""
+    if error is None:
+        return "—"
+    return ("+" if error >= 0 else "−") + fmt.percent_of(abs(error))
+
+
 def render_table(env, pack: dict, data: dict) -> str:
     fmt, t = NumberFormat(pack), Translator(pack)
-    yes, no = t(N_("Yes")), t(N_("No"))
     rows = []
     for r in data["rows"]:
         optimizer = "SGD" if r["optimizer"] == "sgd" else f"AdamW {r['impl'].replace('_', '-')}"
+        parts = [t(choice_label("memory", "method", r["method"])), _precision(r),
+                 "SDPA" if r["attention"] == "sdpa" else "eager", optimizer]
+        parts += [t(N_("LoRA dropout"))] * r["dropout"] + [t(N_("Gradient checkpointing"))] * r["ckpt"]
         rows.append({
             "model": f"{FAMILIES.get(r['family'], r['family'])} · {r['seq_len']} × {r['micro_batch']}",
-            "method": t(choice_label("memory", "method", r["method"])),
-            "run": " · ".join([_precision(r), "SDPA" if r["attention"] == "sdpa" else "eager", optimizer]),
-            "dropout": yes if r["dropout"] else no, "ckpt": yes if r["ckpt"] else no,
-            "measured": figure(r["measured_bytes"], "bytes", fmt, t),
-            "estimate": figure(r["estimated_bytes"], "bytes", fmt, t),
-            "error": difference(r["relative_error"], fmt, t),
+            "parts": parts,  # each isolated in the page, so mixed scripts keep their order right to left
+            "measured": fmt.number(r["measured_bytes"] / 1e6, 1, 1),
+            "estimate": fmt.number(r["estimated_bytes"] / 1e6, 1, 1) if r["estimated_bytes"] else "—",
+            "error": _signed(r["relative_error"], fmt),
         })
     errors = [abs(r["relative_error"]) for r in data["rows"] if r["relative_error"] is not None]
     caption = t(N_("Memory estimate against the measured peak: {count} configurations, worst difference {worst} "
