@@ -3,22 +3,15 @@ import pytest
 import torch
 
 from pilot import restore
-from pilot.trainer import Trainer
 
-from .conftest import tiny
+from .conftest import checkpointed_reference, tiny
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     # Dropout makes the continuation consume the torch RNG, as real training may.
     cfg = tiny(model={"dropout": 0.1}, steps=3)
-    workdir = tmp_path_factory.mktemp("faults")
-    trainer = Trainer(cfg, torch.device("cpu"))
-    losses = [trainer.step()[0] for _ in range(3)]
-    ref, _ = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
-    losses += [trainer.step()[0] for _ in range(2)]
-    restore.finish_reference(ref, trainer, losses[3:])
-    return cfg, ref, workdir
+    return checkpointed_reference(cfg, tmp_path_factory.mktemp("faults"))
 
 
 @pytest.mark.parametrize(("fault", "reason"), [

@@ -97,19 +97,10 @@ def test_fsdp_finds_each_decoder_layer_of_a_transformers_model():
 @pytest.fixture(scope="module")
 def hf_reference(tmp_path_factory):
     """A LoRA run with dropout (it consumes the torch RNG), checkpointed mid-way in a fresh workdir."""
-    import torch
-
-    from pilot import restore
-    from pilot.trainer import Trainer
+    from .conftest import checkpointed_reference
 
     cfg = resolved(hf("llama", restore=True, method="lora", lora_dropout=0.1))
-    workdir = tmp_path_factory.mktemp("hf-faults")
-    trainer = Trainer(cfg, torch.device("cpu"))
-    losses = [trainer.step()[0] for _ in range(3)]
-    ref, _ = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
-    losses += [trainer.step()[0] for _ in range(2)]
-    restore.finish_reference(ref, trainer, losses[3:])
-    return cfg, ref, workdir
+    return checkpointed_reference(cfg, tmp_path_factory.mktemp("hf-faults"))
 
 
 @pytest.mark.parametrize(("fault", "reason"), [
