@@ -23,8 +23,10 @@ _DIMENSIONS = {  # calculator input -> config.json key
 DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 
 
-def parse(text: str | bytes) -> tuple[dict | None, list[dict]]:
+def parse(text: str | bytes | bytearray | memoryview) -> tuple[dict | None, list[dict]]:
     """(config dict, []) or (None, [field error]) for the text of a config.json."""
+    if isinstance(text, (bytearray, memoryview)):  # what the browser worker hands over
+        text = bytes(text)
     if len(text) > MAX_BYTES:
         return None, [error("model_config", "config_too_large", limit=MAX_BYTES)]
     try:

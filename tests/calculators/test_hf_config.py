@@ -18,6 +18,11 @@ def test_llama_config_maps_to_a_custom_model_with_its_dimensions():
     assert calculators.compute("memory", inputs)["ok"]
 
 
+def test_bytes_as_the_browser_worker_hands_them_over():
+    raw = (CONFIGS / "qwen2-tiny.json").read_bytes()
+    assert hf_config.read(memoryview(raw)) == hf_config.read(raw) == hf_config.read(raw.decode())
+
+
 def test_qwen2_has_qkv_biases_and_tied_embeddings_and_matches_the_preset_count():
     preset = next(m for m in calculators.models()["models"] if m["id"] == "qwen2.5-0.5b")
     config = {"model_type": "qwen2", "num_hidden_layers": 24, "hidden_size": 896, "num_attention_heads": 14,
