@@ -1,5 +1,6 @@
 """The pilot on the real stack: transformers models built from a config.json with random weights,
 LoRA through peft, on the CPU. One tiny model per supported family, seconds each."""
+import json
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,6 @@ def test_each_family_trains_records_its_own_shape_and_is_estimated(family, train
     cfg = hf(family, **train)
     result = runner.run(cfg, tmp_path, show_progress=False)
     data = validate(result)
-    import json
     spec = json.loads((CONFIGS / f"{family}-tiny.json").read_text())
     model = data["config"]["model"]
     # The shape and vocabulary are the model's, not the built-in defaults, and so is the data.
@@ -115,3 +115,22 @@ def test_restore_faults_are_caught_on_the_transformers_path(hf_reference, fault,
     cfg, ref, workdir = hf_reference
     check = restore.verify(cfg, torch.device("cpu"), ref, workdir, fault=fault)
     assert not check.passed and check.failures[0].startswith(reason), check.failures
+
+
+def test_a_local_checkpoint_loads_in_its_own_dtype(tmp_path):
+    """`--model DIR`: the weights come from the directory, in the dtype it was saved in."""
+    import torch
+    import transformers
+
+    from pilot.model import build_model
+
+    spec = json.loads((CONFIGS / "llama-tiny.json").read_text())
+    config = transformers.AutoConfig.for_model(**{k: v for k, v in spec.items() if k != "architectures"})
+    torch.manual_seed(0)
+    saved = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+    saved.save_pretrained(tmp_path)
+    cfg = resolved(PilotConfig(model={"source": str(tmp_path)}, train={"method": "full", "seq_len": 8}))
+    assert cfg.model.dtype == "bf16" and cfg.model.vocab == 300
+    model = build_model(cfg.model, cfg.train, cfg.seed, torch.device("cpu"))
+    weight = model.inner.model.embed_tokens.weight
+    assert weight.dtype == torch.bfloat16 and torch.equal(weight, saved.model.embed_tokens.weight)
