@@ -107,7 +107,7 @@ def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> d
         i = table[u][3]
         counts[i] += 1
         u = max(0, u - sizes[i])
-    terms = [(items[i][0], c) for i, c in enumerate(counts) if c]
+    terms = [[items[i][0], c] for i, c in enumerate(counts) if c]  # JSON-able: lists, not tuples
     hours = sum(c * items[i][1] for i, c in enumerate(counts))
     return {"terms": terms, "hours": hours, "cost": sum(c * items[i][2] for i, c in enumerate(counts))}
 

@@ -286,7 +286,7 @@ def _status(ok: bool, warn: bool = False):
     return "bad" if not ok else ("warn" if warn else "ok")
 
 
-def _plan_text(plan: list) -> list:
+def plan_text(plan: list) -> list:
     """A plan as display data: [[count, term label msgid], ...] (the "plan" display unit)."""
     terms = {t["id"]: t["label"] for t in _data.terms()}
     return [[count, terms[tid]] for tid, count in plan]
@@ -299,7 +299,7 @@ def _source(q: dict) -> str:
 def _display(values: dict, r: dict) -> list[dict]:
     names = {g["id"]: g["name"] for g in _data.gpus()}
     head = [metric(N_("Cost per successful output"), r["usd_per_output"], "usd"),
-            metric(N_("Reservation plan"), _plan_text(r["plan"]), "plan"),
+            metric(N_("Reservation plan"), plan_text(r["plan"]), "plan"),
             metric(N_("Plan price"), r["total_usd"], "usd"),
             metric(N_("Hours needed"), r["needed_hours"], "hours"),
             metric(N_("Unused hours in the plan"), r["unused_hours"], "hours",
@@ -321,14 +321,14 @@ def _display(values: dict, r: dict) -> list[dict]:
     terms = {t["id"]: t["label"] for t in _data.terms()}
     breakdown = [[terms[tid], v] for tid, v in r["gpu_usd"].items()]
     breakdown += [[option_labels[k], v] for k, v in r["options_usd"].items()]
-    best_rows = [[q["name"], q["cards"], _plan_text(q["plan"]), q["unused_hours"], q["tokens_per_s"], _source(q),
+    best_rows = [[q["name"], q["cards"], plan_text(q["plan"]), q["unused_hours"], q["tokens_per_s"], _source(q),
                   q["usd_per_output"], q["hourly_usd_per_output"]] for q in r["best_by_gpu"]]
     all_columns = [(N_("GPU"), "raw"), (N_("Cards"), "count"), (N_("Memory per GPU"), "bytes"),
                    (N_("Hours needed"), "hours"), (N_("Plan"), "plan"), (N_("Plan price"), "usd"),
                    (N_("Per successful output"), "usd")]
     if r["pinned"]:
         all_columns.append((N_("Cheapest plan, per output"), "usd"))
-    all_rows = [[q["name"], q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], _plan_text(q["plan"]),
+    all_rows = [[q["name"], q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], plan_text(q["plan"]),
                  q["total_usd"], q["usd_per_output"]] + ([q["best_usd_per_output"]] if r["pinned"] else [])
                 for q in r["options_table"]]
     note_items = []
