@@ -34,6 +34,8 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
         return t(N_("{amount}/h"), amount=fmt.money(value))
     if unit == "hours":
         return fmt.unit("hour", value)
+    if unit == "seconds":
+        return fmt.unit("second", value) if "second" in fmt.units else t(N_("{value} s"), value=fmt.significant(value))
     if unit == "days":
         return fmt.unit("day", value)
     if unit == "count":

@@ -75,13 +75,20 @@ def register_figure(name: str, unit: str):
     return add
 
 
+def _defaults() -> dict[str, object]:
+    """Every input's default is a figure too: ``CALCULATOR.default.INPUT``."""
+    return {f"{name}.default.{i.name}": i for name, calc in _CALCULATORS.items() for i in calc.INPUTS
+            if i.kind in ("int", "float")}
+
+
 def figure_names() -> list[str]:
-    return sorted(_FIGURES)
+    return sorted([*_FIGURES, *_defaults()])
 
 
 def figure(name: str) -> dict | None:
-    """``{"value", "unit"}`` of a registered figure, or None for an unknown name."""
-    if name not in _FIGURES:
-        return None
-    function, unit = _FIGURES[name]
-    return {"value": function(), "unit": unit}
+    """``{"value", "unit"}`` of a registered figure or an input default, or None for an unknown name."""
+    if name in _FIGURES:
+        function, unit = _FIGURES[name]
+        return {"value": function(), "unit": unit}
+    inp = _defaults().get(name)
+    return None if inp is None else {"value": inp.default, "unit": inp.unit or "number"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from . import cost
+from . import _data, cost
 from ._registry import compute, register_figure
 
 GB = 1e9
@@ -73,3 +73,7 @@ register_figure("cost.cheapest_gpu", "raw")(lambda: _cost()["best_by_gpu"][0]["n
 register_figure("cost.cheapest_per_output", "usd")(lambda: _cost()["best_by_gpu"][0]["usd_per_output"])
 register_figure("cost.a100_per_output", "usd")(
     lambda: next(q for q in _cost()["best_by_gpu"] if q["gpu"] == "a100-sxm-80gb")["usd_per_output"])
+
+# Catalog ratios the prose explains.
+register_figure("cost.h200_bandwidth_gain", "percent")(
+    lambda: _data.gpu("h200-141gb")["bandwidth_gb_s"] / _data.gpu("h100-sxm-80gb")["bandwidth_gb_s"] - 1)

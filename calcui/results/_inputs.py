@@ -75,6 +75,12 @@ def measured_inputs(data: dict) -> dict:
             peak = next(v for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"],
                                     memory["peak_tensor_bytes"]) if v is not None)
             out["memory_per_gpu_gb"] = round(peak / GB, 4)
+    # Checkpoint write and restore times set the cost of an interruption (restore: a fresh process
+    # loading the checkpoint and continuing a few steps, so an upper bound on the restore itself).
+    if data.get("checkpoint"):
+        out["checkpoint_write_s"] = round(data["checkpoint"]["write_s"], 3)
+    if data.get("restore") and data["restore"]["performed"]:
+        out["restore_s"] = round(data["restore"]["duration_s"], 3)
     if env["device_type"] == "cuda" and catalog_gpu(env["device_name"]):
         out["gpu"] = catalog_gpu(env["device_name"])
     return out
@@ -113,6 +119,7 @@ FILLED = frozenset({
     "tied_embeddings", "qkv_bias", "method", "precision", "master_weights", "optimizer", "optimizer_impl",
     "grad_accumulation", "seq_len", "micro_batch", "gradient_checkpointing", "attention", "parallelism",
     "gpus", "lora_rank", "lora_targets", "throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu",
+    "checkpoint_write_s", "restore_s",
 })
 
 

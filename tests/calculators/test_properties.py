@@ -154,7 +154,7 @@ def test_memory_properties(data):
 
 TERM_IDS = [t["id"] for t in terms()]
 # A cost answer prices 66 configurations three times (the sensitivity line): fewer examples.
-COST_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+COST_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @COST_SETTINGS
