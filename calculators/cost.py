@@ -340,12 +340,13 @@ def _display(values: dict, r: dict) -> list[dict]:
                        else N_("Throughput is estimated from each card's compute, bandwidth and link."), {"gpu": r["name"]}))
     if r["ranking"]:
         if r["ranking_holds"]:
-            note_items.append((N_("At utilization 30 % lower or higher, {gpu} stays the cheapest per output."),
-                               {"gpu": names[r["ranking"][0]]}))
+            note_items.append((N_("With the share of peak {share} lower or higher, {gpu} stays the cheapest per output."),
+                               {"gpu": names[r["ranking"][0]], "share": value(SENSITIVITY, "percent")}))
         else:
-            note_items.append((N_("The ranking depends on utilization: cheapest per output at 30 % lower is {low}, "
-                                  "at 30 % higher {high}."),
-                               {"low": names[r["ranking_low"][0]], "high": names[r["ranking_high"][0]]}))
+            note_items.append((N_("The ranking depends on the share of peak: {share} lower, the cheapest per output "
+                                  "is {low}; {share} higher, {high}."),
+                               {"low": names[r["ranking_low"][0]], "high": names[r["ranking_high"][0]],
+                                "share": value(SENSITIVITY, "percent")}))
     if r["pinned"] and r["usd_per_output"] > r["best_usd_per_output"] + 1e-9:
         note_items.append((N_("Pinning the term costs {extra} more per output than the cheapest plan."),
                            {"extra": value(r["usd_per_output"] - r["best_usd_per_output"], "usd")}))

@@ -62,6 +62,8 @@ register_figure("cost.scaling_premium_training", "percent")(
 register_figure("cost.scaling_premium_hourly", "percent")(lambda: _scaling_premium("hourly_usd_per_output"))
 register_figure("cost.scaling_premium_plan", "percent")(lambda: _scaling_premium("usd_per_output"))
 
+register_figure("cost.sensitivity", "percent")(lambda: cost.SENSITIVITY)
+
 # The default run on the default card: hours, the cheapest plan, its cost per output.
 register_figure("cost.default_gpu", "raw")(lambda: _cost()["name"])
 register_figure("cost.default_hours", "hours")(lambda: _cost()["needed_hours"])
