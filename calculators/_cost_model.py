@@ -91,7 +91,8 @@ def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> d
     """
     unit = reduce(math.gcd, (h for _, h, _ in items))
     sizes = [h // unit for _, h, _ in items]
-    need = max(0, math.ceil(needed_hours / unit - 1e-9))
+    # Whole units; a rounding residue (24.000000001 h) does not buy a second term, any real need buys one.
+    need = max(int(needed_hours > 0), math.ceil(needed_hours / unit - 1e-9))
     best = min(range(len(items)), key=lambda i: (items[i][2] / items[i][1], -items[i][1]))
     others = [s for i, s in enumerate(sizes) if i != best]
     # Fewer than s_B others in all, and fewer than s_B / gcd(s_i, s_B) copies of each: k copies of
