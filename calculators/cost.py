@@ -91,7 +91,7 @@ OWN_INPUTS = (
            N_("For memory-bound kernels and for the link between cards.")),
     _share("scaling_efficiency", 0.0, N_("Measured scaling efficiency"),
            N_("Throughput of N cards divided by N times one card, on the GPU chosen above. 0 models it from the link."),
-           optional=True),
+           advanced=False, optional=True),
     _share("internode_efficiency", 0.9, N_("Efficiency across nodes"),
            N_("Applied on top for more than 8 cards, which span several nodes.")),
     _hours("load_hours", 0.5, N_("Loading per output"), N_("Environment, data and model loading.")),
@@ -323,14 +323,14 @@ def _display(values: dict, r: dict) -> list[dict]:
     breakdown += [[option_labels[k], v] for k, v in r["options_usd"].items()]
     best_rows = [[q["name"], q["cards"], plan_text(q["plan"]), q["unused_hours"], q["tokens_per_s"], _source(q),
                   q["usd_per_output"], q["hourly_usd_per_output"]] for q in r["best_by_gpu"]]
-    all_columns = [(N_("GPU"), "raw"), (N_("Cards"), "count"), (N_("Memory per GPU"), "bytes"),
+    all_columns = [(N_("Cards"), "count"), (N_("Memory per GPU"), "bytes"),
                    (N_("Hours needed"), "hours"), (N_("Plan"), "plan"), (N_("Plan price"), "usd"),
                    (N_("Per successful output"), "usd")]
     if r["pinned"]:
         all_columns.append((N_("Cheapest plan, per output"), "usd"))
-    all_rows = [[q["name"], q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], plan_text(q["plan"]),
+    all_rows = [[q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], plan_text(q["plan"]),
                  q["total_usd"], q["usd_per_output"]] + ([q["best_usd_per_output"]] if r["pinned"] else [])
-                for q in r["options_table"]]
+                for q in r["options_table"] if q["gpu"] == r["gpu"]]  # the other GPUs: their best row above
     note_items = []
     if r["prices_as_of"]:
         note_items.append((N_("Prices as of {date}.") if not r["illustrative_prices"]
@@ -367,7 +367,7 @@ def _display(values: dict, r: dict) -> list[dict]:
               [(N_("GPU"), "raw"), (N_("Cards"), "count"), (N_("Plan"), "plan"), (N_("Unused hours"), "hours"),
                (N_("Throughput"), "tokens_per_s"), (N_("Throughput is"), "text"),
                (N_("Per successful output"), "usd"), (N_("Hourly billing, per output"), "usd")], best_rows),
-        table(N_("Every GPU and card count that fits"), all_columns, all_rows),
+        table(N_("Card counts of this GPU that fit"), all_columns, all_rows),
         notes(note_items),
     ]
 

@@ -78,8 +78,9 @@ def test_pinned_term_books_copies_of_it_and_shows_the_cheapest_plan_beside():
     assert any("Pinning the term costs" in n for n in notes)
     longer = result(**hours(400.0), term="1w")  # longer than the pinned term: three weeks
     assert longer["plan"] == [["1w", 3]] and longer["total_usd"] == pytest.approx(3 * 487.2)
-    table = next(b for b in r["display"] if b["title"] == "Every GPU and card count that fits")
+    table = next(b for b in r["display"] if b["title"] == "Card counts of this GPU that fit")
     assert table["columns"][-1]["label"] == "Cheapest plan, per output"
+    assert [row[0] for row in table["rows"]] == list(cost.TABLE_CARDS)  # 40 GB fits every H100 count
 
 
 def test_outputs_options_and_hourly_billing():
