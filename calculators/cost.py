@@ -144,7 +144,7 @@ class _Runs:
     """The memory model's run and its unsharded components, one per parallelism mode."""
 
     def __init__(self, values: dict):
-        self.values, self.states = values, {}
+        self.values, self.states, self.totals = values, {}, {}
 
     def state(self, cards: int):
         mv = _memory_values(self.values, cards)
@@ -154,7 +154,11 @@ class _Runs:
 
     def memory_per_gpu(self, cards: int) -> int:
         measured = self.values["memory_per_gpu_gb"] * 1e9
-        return round(measured) if measured > 0 else self.state(cards).per_gpu(cards)["total"]
+        if measured > 0:
+            return round(measured)
+        if cards not in self.totals:
+            self.totals[cards] = self.state(cards).per_gpu(cards)["total"]
+        return self.totals[cards]
 
 
 def _tokens_per_run(values: dict) -> float:
@@ -190,16 +194,22 @@ class _Quoter:
     """Everything shared by the quotes of one input set."""
 
     def __init__(self, values: dict):
-        self.values, self.runs = values, _Runs(values)
+        self.values, self.runs, self.works = values, _Runs(values), {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.options = [o for o in _PRICING["options"] if o["id"] in values["options"]]
         self.quantities = {k: values[k] for k in ("storage_tb", "scratch_tb", "egress_tb")}
         self.tokens_per_run = _tokens_per_run(values)
         self.overhead = sum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours", "export_hours"))
 
+    def work(self, cards: int) -> StepWork:
+        """The step's work depends on the card count, not on the card: computed once per count."""
+        if cards not in self.works:
+            self.works[cards] = step_work(self.values, self.runs, cards)
+        return self.works[cards]
+
     def throughput(self, gpu: dict, cards: int, scale: float) -> dict:
         v = self.values
-        work = step_work(v, self.runs, cards)
+        work = self.work(cards)
         share = v["desktop_utilization"] if gpu["tier"] in _DESKTOP else v["utilization"]
         step = card_step(work, gpu, min(1.0, share * scale), v["bandwidth_share"])
         measured = gpu["id"] == v["gpu"] and v["throughput_per_gpu"] > 0
