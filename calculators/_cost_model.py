@@ -1,5 +1,8 @@
 """Rental arithmetic: throughput per card, interruptions, the cheapest reservation, prices.
 
+Float sums use math.fsum: the built-in sum() changed its rounding in Python 3.12, and the browser's
+Pyodide must give the very same figures as the build's CPython.
+
 Throughput is a two-class roofline (Williams, Waterman & Patterson 2009, "Roofline", CACM 52(4)):
 the matrix multiplications run at the larger of their FLOPs at a utilization of the card's dense
 bf16 peak and their weight traffic at the card's memory bandwidth; the element-wise kernels
@@ -111,7 +114,7 @@ def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> d
         u = max(0, u - sizes[i])
     terms = [[items[i][0], c] for i, c in enumerate(counts) if c]  # JSON-able: lists, not tuples
     hours = sum(c * items[i][1] for i, c in enumerate(counts))
-    return {"terms": terms, "hours": hours, "cost": sum(c * items[i][2] for i, c in enumerate(counts))}
+    return {"terms": terms, "hours": hours, "cost": math.fsum(c * items[i][2] for i, c in enumerate(counts))}
 
 
 _TABLES: dict[tuple, list] = {}  # the same terms and prices are planned for several hour counts
@@ -148,16 +151,16 @@ def per_plan_options(options: list[dict], quantities: dict) -> dict:
 
 def term_price(rate: float, cards: int, term: dict, options: list[dict], quantities: dict) -> float:
     """One term of a plan: cards x hours x price per card-hour + the options billed by term."""
-    return cards * term["hours"] * rate + sum(option_price(o, term, quantities) for o in options)
+    return cards * term["hours"] * rate + math.fsum(option_price(o, term, quantities) for o in options)
 
 
 def plan_breakdown(plan: dict, rate_of, cards: int, terms: dict, options: list[dict], quantities: dict) -> dict:
     """GPU time per term of the plan and each option's share of the plan's price."""
     gpu = {tid: count * cards * terms[tid]["hours"] * rate_of(tid) for tid, count in plan["terms"]}
-    opts = {o["id"]: sum(count * option_price(o, terms[tid], quantities) for tid, count in plan["terms"])
+    opts = {o["id"]: math.fsum(count * option_price(o, terms[tid], quantities) for tid, count in plan["terms"])
             for o in options if o["per"] != "tb"}
     opts.update(per_plan_options(options, quantities))
-    return {"gpu_usd": gpu, "options_usd": opts, "total_usd": sum(gpu.values()) + sum(opts.values())}
+    return {"gpu_usd": gpu, "options_usd": opts, "total_usd": math.fsum([*gpu.values(), *opts.values()])}
 
 
 def on_demand_price(rate: float, cards: int, hours: float, shortest: dict, options: list[dict],
@@ -165,7 +168,7 @@ def on_demand_price(rate: float, cards: int, hours: float, shortest: dict, optio
     """Hourly billing: every started hour; options by day as if in terms of the shortest length."""
     billed = math.ceil(hours - 1e-9)
     periods = max(1, math.ceil(billed / shortest["hours"]))
-    by_time = sum(option_price(o, shortest, quantities) * (billed / shortest["hours"] if o["per"] == "tb_day"
+    by_time = math.fsum(option_price(o, shortest, quantities) * (billed / shortest["hours"] if o["per"] == "tb_day"
                                                             else periods)
                   for o in options if o["per"] != "tb")
-    return cards * billed * rate + by_time + sum(per_plan_options(options, quantities).values())
+    return math.fsum([cards * billed * rate, by_time, *per_plan_options(options, quantities).values()])

@@ -12,6 +12,7 @@ own inputs (declared once, in ``memory.INPUTS``, reused here).
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from . import _data, memory
 from ._cost_model import (
@@ -183,7 +184,7 @@ def step_work(values: dict, runs: _Runs, cards: int) -> StepWork:
     weights = weight_bytes(run)
     grads = gradient_bytes(run)
     shards = cards if run.parallelism in ("zero1", "zero2", "fsdp") else 1
-    optimizer = (2 * sum(optimizer_bytes(run).values()) + 2 * grads) / shards
+    optimizer = (2 * math.fsum(optimizer_bytes(run).values()) + 2 * grads) / shards
     sync = 2 * weights + grads if run.parallelism == "fsdp" else 2 * grads
     return StepWork(tokens=tokens, matmul_flops=tokens * flops_per_token(run.params, run.method, run.checkpointing),
                     weight_traffic=micro * weights * (2 + run.checkpointing), other_traffic=elementwise + optimizer,
@@ -199,7 +200,8 @@ class _Quoter:
         self.options = [o for o in _PRICING["options"] if o["id"] in values["options"]]
         self.quantities = {k: values[k] for k in ("storage_tb", "scratch_tb", "egress_tb")}
         self.tokens_per_run = _tokens_per_run(values)
-        self.overhead = sum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours", "export_hours"))
+        self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
+                                                      "export_hours"))
 
     def work(self, cards: int) -> StepWork:
         """The step's work depends on the card count, not on the card: computed once per count."""

@@ -252,3 +252,13 @@ def test_catalog_prices_are_illustrative_and_longer_terms_cheaper_per_hour():
             assert prices == sorted(prices)
         else:
             assert option["quantity"] in quantity_inputs
+
+
+def test_totals_are_exactly_rounded_in_every_python():
+    """The browser's Pyodide (Python 3.14) and the build's CPython must agree to the last bit; the
+    built-in sum() rounds differently since 3.12, so totals use math.fsum. 0.1 + 0.2 + 0.3 is 0.6."""
+    terms = {"a": {"id": "a", "hours": 1}, "b": {"id": "b", "hours": 1}}
+    rates = {"a": 0.1, "b": 0.2}
+    egress = {"id": "egress", "per": "tb", "usd": 0.3, "quantity": "egress_tb"}
+    out = model.plan_breakdown({"terms": [["a", 1], ["b", 1]]}, rates.get, 1, terms, [egress], {"egress_tb": 1})
+    assert out["total_usd"] == 0.6

@@ -67,7 +67,10 @@ def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, s
     assert overflow <= 1, f"page scrolls sideways by {overflow}px"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"cost-{locale}-{screen}.png"), full_page=False)
-    page.locator("#calc-cost .guide-calc__result").screenshot(path=str(ARTIFACTS / f"cost-result-{locale}-{screen}.png"))
+    for part, selector in (("result", "#calc-cost .guide-calc__result"),
+                           ("table", "#calc-cost .guide-block--table >> nth=1")):
+        page.locator(selector).scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"cost-{part}-{locale}-{screen}.png"))
     context.close()
 
 
