@@ -92,3 +92,27 @@ def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(page: Page, site
     expect(page.locator("#calc-cost .guide-table th").filter(has_text=t("Cheapest plan, per output")).first).to_be_visible()
     note = t("Pinning the term costs {extra} more per output than the cheapest plan.").split("{extra}")[0].strip()
     expect(page.locator("#calc-cost .guide-notes")).to_contain_text(note)
+
+
+@pytest.mark.browser
+def test_a_slow_answer_does_not_undo_a_newer_change(page: Page, site_url):
+    """An answer that arrives while the reader is still editing must not write its inputs back over
+    the new edits (the cost answer takes long enough for this to happen under load)."""
+    page.goto(site_url + "cost/")
+    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page.locator("#calc-cost-tokens").fill("1e12")  # a long job: the planner's slow path
+    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "stale")
+    kept = page.evaluate("""async () => {
+        const root = document.getElementById('calc-cost');
+        const term = document.getElementById('calc-cost-term');
+        term.value = '1w';
+        term.dispatchEvent(new Event('change', {bubbles: true}));
+        // Keep editing (each event restarts the debounce) until the answer to the long job arrives.
+        for (let i = 0; i < 1000 && (root.guideResponse?.inputs?.tokens) !== 1e12; i++) {
+            term.dispatchEvent(new Event('input', {bubbles: true}));
+            await new Promise((done) => setTimeout(done, 30));
+        }
+        return term.value;
+    }""")
+    assert kept == "1w"
+    page.wait_for_function("() => document.getElementById('calc-cost').guideInputs.term === '1w'", timeout=30_000)
