@@ -23,9 +23,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, results_import, search_split,
-    sitemap,
-    translation_status,
+    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, prose_figures, results_import,
+    search_split, sitemap, translation_status,
 )
 from .config import GuideConfig
 from .locale_pack import locale_pack
@@ -95,6 +94,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if not self.config.enabled:
             return html
         html = catalog_table.embed(html, self.env, self.pack)
+        html = prose_figures.embed(html, self.pack, page.file.src_uri)
         html = results_import.embed(html, self.runs, self.pack)
         html = memory_accuracy.embed(html, self.env, self.pack, self.root / self.config.accuracy_file)
         names = calculator_embed.names_in(html)

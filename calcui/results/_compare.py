@@ -51,7 +51,8 @@ def _memory_panel(data: dict, fmt: NumberFormat, t: Translator) -> tuple[str, st
 def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
     """The measured figures the calculator took (throughput, scaling efficiency, memory per GPU)."""
     units = {i["name"]: (i["label"], i["unit"]) for i in calculators.describe(name)["inputs"]}
-    shown = [k for k in ("throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu") if k in inputs]
+    shown = [k for k in ("throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "checkpoint_write_s",
+                          "restore_s", "gpu") if k in inputs]
     items = []
     for key in shown:
         label, unit = units[key]

@@ -22,11 +22,7 @@ def num(text: str) -> str:
 
 
 def seconds(value, fmt: NumberFormat, t: Translator) -> str:
-    if value is None:
-        return DASH
-    if "second" in fmt.units:
-        return fmt.unit("second", value)
-    return t(N_("{value} s"), value=fmt.significant(value))
+    return DASH if value is None else figure(value, "seconds", fmt, t)
 
 
 def choice_label(calculator: str, input_name: str, value) -> str:

@@ -54,6 +54,12 @@ def measured_inputs(data: dict) -> dict:
             peak = next(v for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"],
                                     memory["peak_tensor_bytes"]) if v is not None)
             out["memory_per_gpu_gb"] = round(peak / GB, 4)
+    # Checkpoint write and restore times set the cost of an interruption (restore: a fresh process
+    # loading the checkpoint and continuing a few steps, so an upper bound on the restore itself).
+    if data.get("checkpoint"):
+        out["checkpoint_write_s"] = round(data["checkpoint"]["write_s"], 3)
+    if data.get("restore") and data["restore"]["performed"]:
+        out["restore_s"] = round(data["restore"]["duration_s"], 3)
     if env["device_type"] == "cuda" and catalog_gpu(env["device_name"]):
         out["gpu"] = catalog_gpu(env["device_name"])
     return out
@@ -92,7 +98,8 @@ def _filled() -> frozenset:
                         "tie_embeddings": False},
               "train": {"method": "lora", "precision": "fp32", "optimizer": "adamw", "grad_accum": 1, "seq_len": 2,
                         "micro_batch": 1, "grad_checkpointing": False, "lora_rank": 1, "lora_targets": ["q"]}}
-    measured = {"throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu"}
+    measured = {"throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu", "checkpoint_write_s",
+                "restore_s"}
     return frozenset(pilot_inputs.memory_inputs(config, "cuda")) | measured
 
 

@@ -83,6 +83,9 @@ def test_cost_takes_measured_throughput_efficiency_and_memory():
     assert run["throughput_per_gpu"] == round(SAMPLE["timing"]["tokens_per_s"], 2)
     assert run["memory_per_gpu_gb"] == round(SAMPLE["memory"]["peak_tensor_bytes"] / 1e9, 4)
     assert "scaling_efficiency" not in run and "gpu" not in run  # no scaling step; a CPU is no catalog GPU
+    # The interruption model takes the pilot's checkpoint write and fresh-process restore times.
+    assert run["checkpoint_write_s"] == round(SAMPLE["checkpoint"]["write_s"], 3)
+    assert run["restore_s"] == round(SAMPLE["restore"]["duration_s"], 3)
     scale = results.to_inputs(SCALE, "cost")
     assert scale["throughput_per_gpu"] == SCALE["scaling"]["baseline"]["tokens_per_s"]
     assert scale["scaling_efficiency"] == 0.8333  # DDP on 2: the most processes, best efficiency

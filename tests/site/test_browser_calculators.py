@@ -26,7 +26,7 @@ VARIED = {
     "memory": ("model", "method", "weights_dtype", "autocast", "optimizer", "seq_len", "micro_batch",
                "gradient_checkpointing", "parallelism", "gpus", "lora_rank", "margin"),
     "cost": ("gpu", "cards", "term", "workload", "tokens", "epochs", "utilization",
-             "scaling_efficiency", "restart_hours", "method", "parallelism", "options"),
+             "scaling_efficiency", "failures_per_100h", "method", "parallelism", "options"),
 }
 
 

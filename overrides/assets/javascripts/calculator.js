@@ -170,11 +170,13 @@ class Calculator {
   }
 
   schedule() {
+    this.changed = true;              // the form holds edits no request has carried yet
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.compute(), DEBOUNCE_MS);
   }
 
   compute() {
+    this.changed = false;
     const inputs = readForm(this.form);
     const query = queryFor(inputs, this.defaults);
     history.replaceState(null, "", location.pathname + query + location.hash);
@@ -215,7 +217,9 @@ class Calculator {
         if (error) el.setAttribute("aria-invalid", "true"); else el.removeAttribute("aria-invalid");
       });
     }
-    if (message.ok) writeForm(this.form, message.response.inputs, document.activeElement);
+    // Normalized values go back into the form, unless the reader changed it since this request:
+    // a slow answer arriving within the debounce would otherwise undo those changes.
+    if (message.ok && !this.changed) writeForm(this.form, message.response.inputs, document.activeElement);
     applyConditions(this.form);
     this.setState("ready");
     this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));
