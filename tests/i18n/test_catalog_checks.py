@@ -27,12 +27,13 @@ def edit_entry(po_path, msgid_fragment: str, change) -> str:
 def entry_line(po_path, msgid: str) -> int:
     """The line where `msgid` starts, as a translator's editor shows it."""
     lines = po_path.read_text(encoding="utf-8").splitlines()
+    escaped = msgid.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")  # as the PO file writes it
     for number, line in enumerate(lines, 1):
         if line.startswith("msgid"):
             # A long msgid is wrapped over the following quoted lines.
-            text = line[len("msgid "):].strip('"') + "".join(
-                more.strip('"') for more in itertools.takewhile(lambda x: x.startswith('"'), lines[number:]))
-            if text.startswith(msgid.split("\n")[0][:20]):
+            text = line[len("msgid "):][1:-1] + "".join(
+                more[1:-1] for more in itertools.takewhile(lambda x: x.startswith('"'), lines[number:]))
+            if text == escaped:  # the whole msgid: two may share their first words
                 return number
     raise AssertionError(f"{msgid!r} not in {po_path}")
 
