@@ -37,11 +37,21 @@ FAMILIES = {
     "mistral": {"model_type": "mistral", "num_hidden_layers": 3, "hidden_size": 128, "num_attention_heads": 4,
                 "num_key_value_heads": 1, "head_dim": 32, "intermediate_size": 448, "vocab_size": 3000,
                 "tie_word_embeddings": False, "max_position_embeddings": 1024, "sliding_window": None},
+    # Phi-3: fused qkv and gate_up projections, one LoRA adapter each; full multi-head attention as
+    # in Phi-3-mini. Its config's token ids and sliding window are set for this small vocabulary.
+    "phi3": {"model_type": "phi3", "num_hidden_layers": 2, "hidden_size": 192, "num_attention_heads": 6,
+             "num_key_value_heads": 6, "intermediate_size": 512, "vocab_size": 4000, "tie_word_embeddings": False,
+             "max_position_embeddings": 1024, "sliding_window": None, "pad_token_id": 0, "bos_token_id": 1,
+             "eos_token_id": 2},
     # A small vocabulary and long sequences: activations outweigh the logits, so a recomputed
     # block's backward pass sets the peak.
     "llama-act": {"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 128, "num_attention_heads": 4,
                   "num_key_value_heads": 2, "head_dim": 32, "intermediate_size": 512, "vocab_size": 256,
                   "tie_word_embeddings": False, "max_position_embeddings": 2048},
+    "phi3-act": {"model_type": "phi3", "num_hidden_layers": 4, "hidden_size": 128, "num_attention_heads": 4,
+                 "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 256, "tie_word_embeddings": False,
+                 "max_position_embeddings": 2048, "sliding_window": None, "pad_token_id": 0, "bos_token_id": 1,
+                 "eos_token_id": 2},
 }
 LONG = {"seq_len": 512, "micro_batch": 4}
 
@@ -103,10 +113,16 @@ MATRIX = (
     Case("llama-act", "lora", "fp32", True, ckpt=True, attention="eager", impl="fused", **LONG),
     Case("llama-act", "lora", "fp32", False, optimizer="sgd", **LONG),
     Case("llama-act", "full", "bf16", False, attention="eager", impl="foreach", **LONG),
+    Case("phi3", "full", "fp32", False),
+    Case("phi3", "lora", "bf16", True, dropout=True, impl="fused"),
+    Case("phi3", "lora", "fp32", True, ckpt=True, attention="eager", optimizer="sgd"),
+    Case("phi3", "full", "bf16", True, ckpt=True, impl="foreach"),
+    Case("phi3-act", "lora", "bf16", False, dropout=True, **LONG),
+    Case("phi3-act", "full", "fp32", False, ckpt=True, **LONG),
 )
 # One per family and per method, both precisions, dropout, checkpointing and both kernels: the
 # reduced matrix `make test` runs (tests/pilot/test_memory_accuracy.py).
-QUICK = (MATRIX[2], MATRIX[6], MATRIX[7], MATRIX[11], MATRIX[13], MATRIX[22], MATRIX[28])
+QUICK = (MATRIX[2], MATRIX[6], MATRIX[7], MATRIX[11], MATRIX[13], MATRIX[22], MATRIX[28], MATRIX[33])
 
 
 def pilot_config(case: Case, config_file: Path):

@@ -254,7 +254,7 @@ def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple, x: tuple, x
                 (name, "x") if run.casts(x_dtype) else x_key)
     if x_grad and run.method != "qlora" and run.casts(run.weights_dtype):
         acc.add(BYTES[run.autocast] * i * o)
-    if run.method == "full" or name not in run.lora_targets:
+    if run.method == "full" or not run.arch.adapted(name, run.lora_targets):
         return
     dtype, key = x_dtype, x_key
     adapter = run.train_dtype
@@ -283,17 +283,20 @@ def layer_activation_bytes(run: Run, first: bool = False) -> float:
     shapes = a.linear_shapes()
     acc = _Saved()
     _norm(run, acc, sb, h)
-    for name in ("q", "k", "v"):
+    for name in ("qkv",) if a.fused else ("q", "k", "v"):
         _linear(run, acc, name, sb, shapes[name], ("attn_in", run.weights_dtype), x_grad=not first)
     if run.attention == "fused":  # q, k, v, the output and an fp32 log-sum-exp per head and token
         acc.add(pc * sb * (q_w + 2 * kv_w) + pc * sb * q_w + 4 * sb * a.heads)
     else:  # q, k and v expanded to all heads; fp32 softmax output and its working-dtype copy
         acc.add(pc * sb * 3 * q_w + sb * s * a.heads * (4 + (pc if pc != 4 else 0)))
+    if a.fused and (run.attention == "fused" or a.kv_heads == a.heads):
+        # v reaches the kernel as a view of the fused output, which keeps q and k's columns alive
+        acc.add(pc * sb * (q_w + kv_w))
     _linear(run, acc, "o", sb, shapes["o"], ("attn_out", run.compute_dtype))
     _norm(run, acc, sb, h)
-    for name in ("gate", "up"):
+    for name in ("gate_up",) if a.fused else ("gate", "up"):
         _linear(run, acc, name, sb, shapes[name], ("mlp_in", run.weights_dtype))
-    acc.add(3 * pc * sb * I)  # SiLU input, SiLU output, up output
+    acc.add(3 * pc * sb * I)  # SiLU input, SiLU output, up output (halves of gate_up when fused)
     _linear(run, acc, "down", sb, shapes["down"], ("mlp_act", run.compute_dtype))
     return acc.bytes
 
@@ -310,7 +313,7 @@ def backward_transient_bytes(run: Run) -> float:
     """
     a, sb = run.arch, run.seq_len * run.micro_batch
     mlp = 2 * run.pc * sb * a.intermediate
-    if run.method != "full" and "down" in run.lora_targets and (run.lora_dropout or run.pt != run.pc):
+    if run.method != "full" and run.arch.adapted("down", run.lora_targets) and (run.lora_dropout or run.pt != run.pc):
         mlp += 2 * run.pt * sb * a.intermediate
     attention = 4 * sb * run.seq_len * a.heads if run.attention == "eager" else 0
     return max(mlp, attention)

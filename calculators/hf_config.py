@@ -3,7 +3,8 @@
 One reader for the three places that take a model's configuration: the calculator in the
 browser (a dropped or pasted file, read in the worker), ``python -m calculators --model-config``
 and ``gpu-pilot --model-config``. Only families whose layout the memory model describes are
-accepted: a Llama-style decoder with separate q/k/v/o and gate/up/down projections.
+accepted: a Llama-style decoder with q/k/v/o and gate/up/down projections, separate or, as in
+Phi-3, fused into qkv and gate_up.
 Standard library only: it runs in Pyodide.
 """
 
@@ -13,8 +14,9 @@ import json
 
 from ._errors import error
 
-# model_type -> (has q/k/v biases: the config key, or a constant for families that always do)
-FAMILIES = {"llama": "attention_bias", "mistral": False, "qwen2": True}
+# model_type -> (has q/k/v biases: the config key, or a constant; fused qkv and gate_up projections)
+FAMILIES = {"llama": ("attention_bias", False), "mistral": (False, False), "qwen2": (True, False),
+            "phi3": (False, True)}
 MAX_BYTES = 1 << 20  # a config.json is a few kB; anything past this is not one
 _DIMENSIONS = {  # calculator input -> config.json key
     "layers": "num_hidden_layers", "hidden": "hidden_size", "heads": "num_attention_heads",
@@ -54,10 +56,11 @@ def inputs_from_config(config: dict) -> tuple[dict, list[dict]]:
     head_dim = config.get("head_dim") or 0
     if isinstance(kv, bool) or not isinstance(kv, int) or isinstance(head_dim, bool) or not isinstance(head_dim, int):
         return {}, [error("model_config", "config_missing_key", key="num_key_value_heads")]
-    bias = FAMILIES[family]
+    bias, fused = FAMILIES[family]
     out.update(kv_heads=kv, head_dim=head_dim if head_dim != out["hidden"] // out["heads"] else 0,
                tied_embeddings=bool(config.get("tie_word_embeddings", False)),
-               qkv_bias=bool(config.get(bias, False)) if isinstance(bias, str) else bias)
+               qkv_bias=bool(config.get(bias, False)) if isinstance(bias, str) else bias,
+               fused_projections=fused)
     return out, []
 
 

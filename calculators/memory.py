@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import _data
-from ._architecture import LINEARS, Architecture
+from ._architecture import FUSED, LINEARS, Architecture
 from ._display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
@@ -29,7 +29,7 @@ ADAPTER = ("method", ("lora", "qlora"))
 QUANTIZED = ("method", ("qlora",))
 
 ARCH_FIELDS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
-               "vocab", "tied_embeddings", "qkv_bias")
+               "vocab", "tied_embeddings", "qkv_bias", "fused_projections")
 SHARDED_MODES = ("zero1", "zero2", "fsdp")
 MAX_SEARCH_CARDS = 1024
 
@@ -55,6 +55,9 @@ INPUTS = (
     Input("tied_embeddings", "bool", False, N_("Tied input and output embeddings"), group=G_MODEL,
           advanced=True, only_when=CUSTOM_MODEL),
     Input("qkv_bias", "bool", False, N_("Biases on q, k and v"), group=G_MODEL, advanced=True, only_when=CUSTOM_MODEL),
+    Input("fused_projections", "bool", False, N_("Fused qkv and gate_up projections"),
+          N_("Phi-3 computes q, k and v in one layer and gate and up in another; LoRA then adapts each "
+             "fused layer as a whole."), group=G_MODEL, advanced=True, only_when=CUSTOM_MODEL),
     Input("method", "choice", "lora", N_("Method"),
           choices=(Choice("full", N_("Full fine-tune")), Choice("lora", N_("LoRA")),
                    Choice("qlora", N_("QLoRA (quantized base + LoRA)"))), group=G_METHOD),
@@ -139,7 +142,8 @@ def prepare(values: dict) -> dict:
     out = dict(values)
     for field in ARCH_FIELDS:
         out[field] = preset[field]
-    out["tied_embeddings"], out["qkv_bias"] = bool(preset["tied_embeddings"]), bool(preset["qkv_bias"])
+    for flag in ("tied_embeddings", "qkv_bias", "fused_projections"):
+        out[flag] = bool(preset[flag])
     return out
 
 
@@ -155,13 +159,17 @@ def check(values: dict) -> list[dict]:
         errors.append(error("lora_targets", "required"))
     if values["offload"] == "optimizer_params" and values["parallelism"] != "fsdp":
         errors.append(error("offload", "offload_needs_fsdp"))
+    if values["method"] != "full" and values["fused_projections"]:
+        for names in FUSED.values():  # peft adapts a whole module, never part of one
+            if 0 < sum(n in values["lora_targets"] for n in names) < len(names):
+                errors.append(error("lora_targets", "fused_target_partial", modules=[n + "_proj" for n in names]))
     return errors
 
 
 def architecture(values: dict) -> Architecture:
     return Architecture(values["layers"], values["hidden"], values["heads"], values["kv_heads"],
                         values["intermediate"], values["vocab"], values["tied_embeddings"],
-                        values["qkv_bias"], values["head_dim"])
+                        values["qkv_bias"], values["head_dim"], values["fused_projections"])
 
 
 def build_run(values: dict) -> Run:

@@ -38,7 +38,7 @@ def memory_inputs(config: dict, device_type: str, strategy: str = "none", world:
         "model": "custom", "params": 0, "layers": m["layers"], "hidden": m["hidden"], "heads": m["heads"],
         "kv_heads": m["kv_heads"], "head_dim": m.get("head_dim") or m["hidden"] // m["heads"],
         "intermediate": m["intermediate"], "vocab": m["vocab"], "tied_embeddings": m["tie_embeddings"],
-        "qkv_bias": bool(m.get("qkv_bias", False)),
+        "qkv_bias": bool(m.get("qkv_bias", False)), "fused_projections": bool(m.get("fused_projections", False)),
         "method": t["method"], "weights_dtype": weights_dtype(m, t),
         "autocast": "bf16" if t["precision"] == "bf16" else "off",
         # The pilot keeps no separate master copy: its trainable weights are the optimizer's.

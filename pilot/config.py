@@ -75,6 +75,7 @@ class ModelConfig:
     tie_embeddings: bool = False
     head_dim: int = field(default=0, metadata={"help": "0: hidden / heads"})
     qkv_bias: bool = False
+    fused_projections: bool = field(default=False, metadata={"help": "qkv and gate_up projections (Phi-3)"})
     dropout: float = field(default=0.0, metadata={"help": "built-in model's dropout probability (consumes the torch RNG)"})
 
     @property
@@ -100,9 +101,10 @@ class ModelConfig:
             _integer(s, name, getattr(self, name), 1, high)
         if self.is_transformers:
             return  # the shape comes from the model's configuration (pilot.hf_model.resolve)
-        if self.qkv_bias or self.head_dim not in (0, self.hidden // self.heads):
-            raise ValueError(f"{s}.head_dim and model.qkv_bias are for transformers models; the built-in model "
-                             f"has head_dim = hidden / heads and no biases")
+        if self.qkv_bias or self.fused_projections or self.head_dim not in (0, self.hidden // self.heads):
+            raise ValueError(f"{s}.head_dim, model.qkv_bias and model.fused_projections are for transformers "
+                             f"models; the built-in model has head_dim = hidden / heads, no biases and separate "
+                             f"projections")
         if self.hidden % self.heads:
             raise ValueError(f"{s}.hidden must be divisible by model.heads (got hidden={self.hidden}, heads={self.heads})")
         if self.heads % self.kv_heads:

@@ -82,7 +82,8 @@ def resolve(model: ModelConfig) -> ModelConfig:
     return dataclasses.replace(
         model, layers=inputs["layers"], hidden=inputs["hidden"], heads=inputs["heads"], kv_heads=inputs["kv_heads"],
         head_dim=inputs["head_dim"] or inputs["hidden"] // inputs["heads"], intermediate=inputs["intermediate"],
-        vocab=inputs["vocab"], tie_embeddings=inputs["tied_embeddings"], qkv_bias=inputs["qkv_bias"], dtype=dtype)
+        vocab=inputs["vocab"], tie_embeddings=inputs["tied_embeddings"], qkv_bias=inputs["qkv_bias"],
+        fused_projections=inputs["fused_projections"], dtype=dtype)
 
 
 class HFCausalLM(nn.Module):
@@ -139,19 +140,39 @@ def _fused_loss(config, train: TrainConfig, device: torch.device) -> None:
                         rope=False, swiglu=False)
 
 
+def lora_modules(targets, fused: bool) -> list[str]:
+    """The module names peft adapts for the calculator's target names (q, k, v, o, gate, up, down).
+
+    The supported families name their projections alike; Phi-3 fuses q, k and v into
+    ``qkv_proj`` and gate and up into ``gate_up_proj``, which take an adapter only as a whole.
+    """
+    from calculators._architecture import FUSED
+
+    groups = FUSED if fused else {}
+    names = set(targets)
+    for module, parts in groups.items():
+        chosen = names & set(parts)
+        if chosen and chosen != set(parts):
+            raise PilotSetupError(f"train.lora_targets: this model fuses {', '.join(parts)} into {module}_proj; "
+                                  f"target all of them or none (got {', '.join(sorted(chosen))})")
+        if chosen:
+            names = (names - chosen) | {module}
+    return sorted(f"{n}_proj" for n in names)
+
+
 def _lora(inner: nn.Module, model: ModelConfig, train: TrainConfig) -> nn.Module:
     try:
         import peft
     except ImportError as exc:
         raise PilotSetupError("LoRA on a transformers model needs the 'peft' package: pip install '.[pilot]'") from exc
-    modules = {t: f"{t}_proj" for t in train.lora_targets}  # the supported families name them alike
+    modules = lora_modules(train.lora_targets, model.fused_projections)
     present = {name.rsplit(".", 1)[-1] for name, _ in inner.named_modules()}
-    missing = [m for m in modules.values() if m not in present]
+    missing = [m for m in modules if m not in present]
     if missing:
         raise PilotSetupError(f"train.lora_targets: {', '.join(missing)} matches no module of this model")
     adapted = {"fp32": True, "weights": False}[train.adapter_dtype]
     config = peft.LoraConfig(r=train.lora_rank, lora_alpha=train.lora_alpha, lora_dropout=train.lora_dropout,
-                             target_modules=sorted(modules.values()))
+                             target_modules=modules)
     return peft.get_peft_model(inner, config, autocast_adapter_dtype=adapted)
 
 

@@ -14,7 +14,8 @@ def test_llama_config_maps_to_a_custom_model_with_its_dimensions():
     inputs, errors = hf_config.read((CONFIGS / "llama-tiny.json").read_bytes())
     assert errors == []
     assert inputs == {"model": "custom", "params": 0, "layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2,
-                      "intermediate": 176, "vocab": 300, "head_dim": 0, "tied_embeddings": False, "qkv_bias": False}
+                      "intermediate": 176, "vocab": 300, "head_dim": 0, "tied_embeddings": False, "qkv_bias": False,
+                      "fused_projections": False}
     assert calculators.compute("memory", inputs)["ok"]
 
 
@@ -31,6 +32,46 @@ def test_qwen2_has_qkv_biases_and_tied_embeddings_and_matches_the_preset_count()
     assert errors == [] and inputs["qkv_bias"] and inputs["tied_embeddings"]
     result = calculators.compute("memory", inputs)["result"]
     assert result["params"] == preset["params"]  # the published count, as for the preset
+
+
+# microsoft/Phi-3-mini-4k-instruct's config.json (the dimensions that count) and its published size
+PHI3_MINI = {"model_type": "phi3", "num_hidden_layers": 32, "hidden_size": 3072, "num_attention_heads": 32,
+             "num_key_value_heads": 32, "intermediate_size": 8192, "vocab_size": 32064, "tie_word_embeddings": False,
+             "torch_dtype": "bfloat16"}
+PHI3_MINI_PARAMS = 3_821_079_552
+
+
+def test_phi3_has_fused_projections_and_the_published_parameter_count():
+    inputs, errors = hf_config.inputs_from_config(PHI3_MINI)
+    assert errors == [] and inputs["fused_projections"] and not inputs["qkv_bias"]
+    assert calculators.compute("memory", inputs)["result"]["params"] == PHI3_MINI_PARAMS
+
+
+def test_fused_projections_take_one_adapter_each():
+    """peft puts one A (rank x hidden) and one B on qkv_proj and on gate_up_proj: the shared input
+    is counted once, where separate q, k, v (and gate, up) projections each have their own A."""
+    inputs, _ = hf_config.inputs_from_config(PHI3_MINI)
+    lora = {**inputs, "method": "lora", "lora_rank": 16}
+    fused = calculators.compute("memory", lora)["result"]["lora_params"]
+    separate = calculators.compute("memory", {**lora, "fused_projections": False})["result"]["lora_params"]
+    h, layers, r = 3072, 32, 16
+    assert separate - fused == layers * r * h * 3  # two As fewer on qkv, one fewer on gate_up
+    # B of qkv_proj is as wide as q, k and v together: r * (h + 3h); gate_up: r * (h + 2 * 8192)
+    assert fused == layers * r * ((h + 3 * h) + (h + h) + (h + 2 * 8192) + (8192 + h))
+
+
+@pytest.mark.parametrize("targets", [["q", "o"], ["gate", "down"], ["q", "k", "v", "up"]])
+def test_part_of_a_fused_projection_is_refused(targets):
+    inputs, _ = hf_config.inputs_from_config(PHI3_MINI)
+    answer = calculators.compute("memory", {**inputs, "method": "lora", "lora_targets": targets})
+    assert not answer["ok"]
+    assert {e["code"] for e in answer["errors"]} == {"fused_target_partial"}
+    assert all(e["field"] == "lora_targets" for e in answer["errors"])
+
+
+def test_a_fused_models_whole_projections_are_accepted():
+    inputs, _ = hf_config.inputs_from_config(PHI3_MINI)
+    assert calculators.compute("memory", {**inputs, "method": "lora", "lora_targets": ["q", "k", "v", "o"]})["ok"]
 
 
 @pytest.mark.parametrize("text, code", [

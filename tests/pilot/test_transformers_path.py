@@ -27,6 +27,7 @@ def hf(family: str, restore: bool = False, **train) -> PilotConfig:
     ("llama", {"method": "lora", "precision": "bf16", "lora_dropout": 0.1}),
     ("qwen2", {"method": "full", "grad_checkpointing": True}),
     ("mistral", {"method": "lora", "grad_checkpointing": True, "optimizer_impl": "fused"}),
+    ("phi3", {"method": "lora", "lora_dropout": 0.1}),
 ])
 def test_each_family_trains_records_its_own_shape_and_is_estimated(family, train, tmp_path, validate):
     cfg = hf(family, **train)
@@ -68,6 +69,8 @@ def test_a_preset_resolves_to_the_real_shape_without_building_it():
     (["--model-config", str(CONFIGS / "llama-tiny.json"), "--loss", "fused"], "on a CUDA device"),
     (["--model", "no-such-model"], "model.source must be 'builtin', a preset"),
     (["--lora-dropout", "0.1"], "needs a transformers model"),
+    (["--model-config", str(CONFIGS / "phi3-tiny.json"), "--method", "lora", "--lora-targets", "q,v"],
+     "this model fuses q, k, v into qkv_proj; target all of them or none"),
 ])
 def test_setup_errors_are_one_line(args, message, tmp_path, capsys):
     status = main(["run", *args, "--quiet", "-o", str(tmp_path / "r.json"), "--steps", "2"])
@@ -134,3 +137,22 @@ def test_a_local_checkpoint_loads_in_its_own_dtype(tmp_path):
     model = build_model(cfg.model, cfg.train, cfg.seed, torch.device("cpu"))
     weight = model.inner.model.embed_tokens.weight
     assert weight.dtype == torch.bfloat16 and torch.equal(weight, saved.model.embed_tokens.weight)
+
+
+def test_fused_projections_get_one_adapter_each_and_the_calculators_count():
+    """Phi-3's qkv_proj and gate_up_proj: every projection the run names is adapted, as a whole."""
+    import torch
+
+    import calculators
+    from pilot.hf_model import build
+
+    cfg = resolved(hf("phi3", method="lora"))
+    model = build(cfg.model, cfg.train, seed=0, device=torch.device("cpu"))
+    adapted = {name.rsplit(".", 2)[-2] for name, _ in model.named_modules() if name.endswith("lora_A")}
+    assert adapted == {"qkv_proj", "o_proj", "gate_up_proj", "down_proj"}
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    from calculators.pilot_inputs import memory_inputs
+
+    inputs = memory_inputs(cfg.to_dict(), "cpu")
+    assert inputs["fused_projections"] is True
+    assert trainable == calculators.compute("memory", inputs)["result"]["lora_params"]

@@ -171,6 +171,10 @@ def test_a_model_config_json_fills_the_dimensions_or_says_why_not(page: Page, si
     expect(page.locator("#calc-memory-vocab")).to_have_value("1000")
     expect(page.locator("#calc-memory-tied_embeddings")).to_be_checked()
     expect(panel).to_have_attribute("data-ok", "true")
+    expect(page.locator("#calc-memory-fused_projections")).not_to_be_checked()
+    assert _import(page, CONFIGS / "phi3-tiny.json")["ok"]  # Phi-3: fused qkv and gate_up
+    expect(page.locator("#calc-memory-fused_projections")).to_be_checked()
+    expect(page.locator("#calc-memory-vocab")).to_have_value("600")
     bad = (CONFIGS / "gpt2-tiny.json").read_bytes()
     expected = results.import_result("memory", bad, pack)["errors"][0]
     # Pasted text takes the same path as a file.
