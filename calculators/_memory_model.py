@@ -32,6 +32,9 @@ activation element in the dtype that tensor has; see ``_linear`` for autocast an
   and an fp32 log-sum-exp per head and token, with no s^2 term; eager attention
   saves q, k and v expanded to all heads, and the s^2 probabilities twice: the fp32
   softmax output and its copy in the working dtype (transformers' eager path);
+* Phi-3 fuses q/k/v and gate/up into one projection each: one LoRA adapter (and one cast and
+  dropout of its input) per fused module, and v reaches attention as a view of the fused output,
+  which keeps q's and k's columns of it alive too;
 * gradient checkpointing per block keeps each block's input (p*s*b*h, the
   Korthikanti "2sbhL" full-recomputation term) plus one block's activations while
   it is recomputed, and that block's backward transients (``backward_transient_bytes``).
@@ -44,8 +47,8 @@ the activations and the logits buffers while the gradients are still being produ
 all gradients plus the step's temporaries after the activations are gone. With gradient
 checkpointing the logits buffers are freed before the last block is recomputed, so the
 backward pass holds the larger of the two, not both. Checked against the real stack by
-``benchmarks/memory_accuracy.py`` (transformers + peft, 32 configurations). Gradient accumulation keeps the
-gradients through the next micro-batches' passes, so they join both phases.
+``benchmarks/memory_accuracy.py`` (transformers + peft, 38 configurations over four families).
+Gradient accumulation keeps the gradients through the next micro-batches' passes, so they join both phases.
 """
 
 from __future__ import annotations
