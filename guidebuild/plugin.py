@@ -113,7 +113,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # A folder per wheel digest busts caches; Pyodide needs the file name to end in .whl.
             "wheels": " ".join(rel(f"assets/calc/{self._wheel_digest}/{w.name}") for w in self.wheels),
             "modules": " ".join(["calculators", *self.config.calculator_modules]),
-            "pyodide": rel("assets/pyodide/") + "/",
+            # One trailing slash: the service worker caches `assets/pyodide/x`, not `assets/pyodide//x`.
+            "pyodide": rel("assets/pyodide/").rstrip("/") + "/",
             "worker": rel("assets/javascripts/calculator-worker.js"),
         }
 

@@ -1,8 +1,8 @@
 """A static file server that behaves like a configured production host (`make serve`).
 
 It sends the `.br` or `.gz` file the build wrote beside an asset, with `Content-Encoding` and
-`Vary: Accept-Encoding`, when the browser accepts it; `sw.js` is never cached by HTTP, so a new
-build's service worker is found at once. `--prefix /path/` serves the folder under a subpath, as
+`Vary: Accept-Encoding`, when the browser accepts it, and the caching headers the README's
+deployment section recommends. `--prefix /path/` serves the folder under a subpath, as
 a host that publishes the site at https://example.org/path/ would.
 
     python -m guidebuild.serve site [--port 8000] [--bind 127.0.0.1] [--prefix /guia/]
@@ -11,9 +11,10 @@ a host that publishes the site at https://example.org/path/ would.
 from __future__ import annotations
 
 import argparse
+import email.utils
 import functools
 import os
-import posixpath
+import re
 import sys
 import urllib.parse
 from http import HTTPStatus
@@ -21,7 +22,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 # Preferred first: brotli is smaller; gzip for clients that only take it.
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
-NO_CACHE = ("sw.js",)
+# Material's own files carry a content hash in their name and never change; everything else
+# (pages, sw.js, the guide's scripts, Pyodide) is revalidated, so a new build shows at once.
+IMMUTABLE = re.compile(r"\.[0-9a-f]{8}\.min\.(js|css)$")
+
+
+def cache_control(path: str) -> str:
+    return "public, max-age=31536000, immutable" if IMMUTABLE.search(path) else "no-cache"
 
 
 def accepted_encodings(header: str) -> set[str]:
@@ -69,6 +76,17 @@ class Handler(SimpleHTTPRequestHandler):
             self.send_error(HTTPStatus.NOT_FOUND, "File not found")
             return None
         stat = os.fstat(f.fileno())
+        since = self.headers.get("If-Modified-Since")
+        try:
+            unchanged = since is not None and email.utils.parsedate_to_datetime(since).timestamp() >= int(stat.st_mtime)
+        except (TypeError, ValueError):
+            unchanged = False
+        if unchanged:
+            f.close()
+            self.send_response(HTTPStatus.NOT_MODIFIED)
+            self.send_header("Cache-Control", cache_control(path))
+            self.end_headers()
+            return None
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", self.guess_type(path))
         self.send_header("Content-Length", str(stat.st_size))
@@ -76,8 +94,7 @@ class Handler(SimpleHTTPRequestHandler):
         self.send_header("Vary", "Accept-Encoding")
         if coding:
             self.send_header("Content-Encoding", coding)
-        if posixpath.basename(path) in NO_CACHE:
-            self.send_header("Cache-Control", "no-cache")
+        self.send_header("Cache-Control", cache_control(path))
         self.end_headers()
         return f
 

@@ -16,7 +16,8 @@ const absolute = (paths) => paths.map((path) => new URL(path, self.registration.
 async function addMissing(paths) {
   const cache = await caches.open(CACHE);
   for (const url of absolute(paths)) {
-    if (!(await cache.match(url))) await cache.add(url);
+    // Revalidated, so a new build never caches the previous build's copy from the HTTP cache.
+    if (!(await cache.match(url, { ignoreVary: true }))) await cache.add(new Request(url, { cache: "no-cache" }));
   }
 }
 
@@ -37,27 +38,36 @@ self.addEventListener("message", (event) => {
   if (event.data && event.data.type === "cache-runtime") event.waitUntil(addMissing(RUNTIME));
 });
 
+// Into this build's cache, unless a newer worker has deleted it: an old worker still finishing a
+// request must not bring its cache back.
+async function keep(request, response) {
+  if (await caches.has(CACHE)) await (await caches.open(CACHE)).put(request, response);
+}
+
 // Pages: the network first (a new build shows at once), the cache when offline.
 async function page(request) {
   const key = new URL(request.url);
   key.search = "";   // inputs in the query string do not make another page
   try {
     const response = await fetch(request);
-    if (response.ok) (await caches.open(CACHE)).put(key.href, response.clone());
+    if (response.ok) await keep(key.href, response.clone());
     return response;
   } catch (error) {
-    const cached = await caches.match(key.href, { cacheName: CACHE });
+    const cached = await caches.match(key.href, { cacheName: CACHE, ignoreVary: true });
     if (cached) return cached;
     throw error;
   }
 }
 
+// Lookups ignore Vary: the host varies on Accept-Encoding, but what is cached is the decoded body,
+// and a worker's importScripts asks with other headers than the page.
+
 // Everything else is fixed for a build: the cache first; what the network gives is kept.
 async function asset(request) {
-  const cached = await caches.match(request, { cacheName: CACHE, ignoreSearch: true });
+  const cached = await caches.match(request, { cacheName: CACHE, ignoreSearch: true, ignoreVary: true });
   if (cached) return cached;
   const response = await fetch(request);
-  if (response.ok && response.type === "basic") (await caches.open(CACHE)).put(request, response.clone());
+  if (response.ok && response.type === "basic") await keep(request, response.clone());
   return response;
 }
 
