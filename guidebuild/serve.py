@@ -36,6 +36,8 @@ def accepted_encodings(header: str) -> set[str]:
     accepted = set()
     for part in header.split(","):
         coding, _, params = part.strip().partition(";")
+        if not coding.strip():
+            continue
         q = params.strip().removeprefix("q=") if params.strip().startswith("q=") else "1"
         try:
             if float(q) > 0:
