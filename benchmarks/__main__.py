@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from benchmarks import calculators_browser, pilot_estimate_matrix
+from benchmarks import calculators_browser, lighthouse_pages, pilot_estimate_matrix
 
 
 def main() -> int:
-    for bench in (calculators_browser, pilot_estimate_matrix):
+    for bench in (calculators_browser, lighthouse_pages, pilot_estimate_matrix):
         print(f"\n== {bench.__name__}\n")
         status = bench.main([])
         if status:
