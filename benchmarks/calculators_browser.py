@@ -48,7 +48,7 @@ def cold_load(browser, url: str, ready_selector: str) -> tuple[float, int]:
     context = browser.new_context()
     page = context.new_page()
     finished = []
-    context.on("requestfinished", finished.append)   # the calculator worker's requests too
+    context.on("requestfinished", lambda r: finished.append(r))   # the calculator worker's requests too
     start = time.perf_counter()
     page.goto(url)
     page.wait_for_selector(ready_selector, state="attached", timeout=120_000)
