@@ -5,8 +5,9 @@ every input change in the reader's browser (Pyodide). A *locale pack* (a plain d
 exports from Babel's CLDR data and the gettext catalogs) carries everything locale-specific.
 """
 
+from ._figures import figure
 from ._render import render, render_result
 from ._numbers import NumberFormat
 from ._text import Translator
 
-__all__ = ["NumberFormat", "Translator", "render", "render_result"]
+__all__ = ["NumberFormat", "Translator", "figure", "render", "render_result"]

@@ -18,6 +18,8 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
         return t(value)
     if unit == "raw":
         return str(value)
+    if unit == "plan":  # a reservation plan: [[count, term label msgid], ...]
+        return _plan(value, fmt, t)
     if unit == "bool":
         return t(N_("Yes")) if value else t(N_("No"))
     if unit == "bytes":
@@ -32,6 +34,8 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
         return t(N_("{amount}/h"), amount=fmt.money(value))
     if unit == "hours":
         return fmt.unit("hour", value)
+    if unit == "seconds":
+        return fmt.unit("second", value) if "second" in fmt.units else t(N_("{value} s"), value=fmt.significant(value))
     if unit == "days":
         return fmt.unit("day", value)
     if unit == "count":
@@ -45,3 +49,9 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
     if unit == "gb_per_s":
         return fmt.significant(value) + " GB/s"
     return fmt.significant(value)  # "number" and anything unlabelled
+
+
+def _plan(terms: list, fmt: NumberFormat, t: Translator) -> str:
+    """Each term as "2 × 1 day", joined by plus signs."""
+    parts = [t(N_("{count} × {term}"), count=fmt.number(count, max_frac=0), term=t(label)) for count, label in terms]
+    return " + ".join(parts) or "—"

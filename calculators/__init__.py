@@ -9,11 +9,12 @@ from ._data import catalog, models
 from ._errors import ERROR_CODES
 from ._i18n import N_
 from ._inputs import Choice, Input
-from ._registry import compute, describe, names, register
+from ._registry import compute, describe, figure, figure_names, names, register, register_figure
 
 register(memory)
 register(cost)
+from . import figures  # noqa: E402  (registers the prose figures; needs the calculators above)
 
 
-__all__ = ["ERROR_CODES", "Choice", "Input", "N_", "catalog", "compute", "cost", "describe", "memory",
-           "models", "names", "register"]
+__all__ = ["ERROR_CODES", "Choice", "Input", "N_", "catalog", "compute", "cost", "describe", "figure",
+           "figure_names", "figures", "memory", "models", "names", "register", "register_figure"]

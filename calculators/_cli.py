@@ -1,5 +1,5 @@
-"""Command line: ``python -m calculators memory|cost [--input FILE|-] [--set k=v]... [--json]``
-and ``python -m calculators describe NAME``.
+"""Command line: ``python -m calculators memory|cost [--input FILE|-] [--set k=v]... [--json]``,
+``python -m calculators describe NAME`` and ``python -m calculators stale-prices [--max-age-days N]``.
 
 Prints the result's display blocks as plain-text tables (English msgids), or the
 boundary JSON with ``--json``. Field errors go to stderr and exit with status 2.
@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from . import _prices
 from ._errors import ERROR_CODES
 from ._registry import compute, describe, names
 
@@ -24,6 +25,8 @@ def fmt(number, unit: str) -> str:
         return "—"
     if unit == "bool":
         return "yes" if number else "no"
+    if unit == "plan":
+        return " + ".join(f"{count:,} × {label}" for count, label in number) or "—"
     if unit in ("text", "raw"):
         return str(number)
     if unit == "bytes":
@@ -76,8 +79,24 @@ def error_message(err: dict) -> str:
     return f"{err['field']}: {err['code']} ({ERROR_CODES[err['code']].format(**params)})"
 
 
+class InputError(ValueError):
+    """Field errors found while reading the inputs (printed one per line, exit status 2)."""
+
+    def __init__(self, errors: list[dict]):
+        super().__init__("; ".join(error_message(e) for e in errors))
+        self.errors = errors
+
+
 def _read_inputs(args) -> dict:
     inputs = {}
+    if args.model_config:
+        from . import hf_config
+
+        with open(args.model_config, "rb") as fh:
+            taken, errors = hf_config.read(fh.read(hf_config.MAX_BYTES + 1))
+        if errors:
+            raise InputError(errors)
+        inputs.update(taken)
     if args.input:
         text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
         inputs = json.loads(text)
@@ -91,12 +110,32 @@ def _read_inputs(args) -> dict:
     return inputs
 
 
+def stale_prices(argv) -> int:
+    """List catalog prices whose as-of date is older than the age given; status 1 if any."""
+    parser = argparse.ArgumentParser(prog="python -m calculators stale-prices", description=stale_prices.__doc__)
+    parser.add_argument("--max-age-days", type=int, default=_prices.DEFAULT_MAX_AGE_DAYS, metavar="N")
+    parser.add_argument("--today", type=_prices.parse_date, default=None, metavar="YYYY-MM-DD",
+                        help="the date to measure age from (default: today)")
+    args = parser.parse_args(argv)
+    problems = _prices.stale(args.max_age_days, args.today)
+    for line in problems:
+        print(line)
+    if not problems:
+        print(f"every price is at most {args.max_age_days} days old")
+    return 1 if problems else 0
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["stale-prices"]:
+        return stale_prices(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m calculators", description=__doc__.split("\n\n")[0])
-    parser.add_argument("calculator", help=f"one of: {', '.join(names())}, or 'describe'")
+    parser.add_argument("calculator", help=f"one of: {', '.join(names())}, 'describe' or 'stale-prices'")
     parser.add_argument("name", nargs="?", help="with 'describe': the calculator to describe")
     parser.add_argument("--input", "-i", metavar="FILE", help="JSON object of inputs; '-' reads stdin")
     parser.add_argument("--set", "-s", action="append", metavar="KEY=VALUE", help="set one input (repeatable)")
+    parser.add_argument("--model-config", metavar="FILE",
+                        help="a Hugging Face config.json (llama, mistral, qwen2) giving the model's dimensions")
     parser.add_argument("--json", action="store_true", help="print the boundary JSON instead of tables")
     args = parser.parse_args(argv)
     if args.calculator == "describe":
@@ -108,6 +147,10 @@ def main(argv=None) -> int:
         return 0
     try:
         inputs = _read_inputs(args)
+    except InputError as exc:
+        for err in exc.errors:
+            print("error: " + error_message(err), file=sys.stderr)
+        return 2
     except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
         print(f"error: input: {exc}", file=sys.stderr)
         return 2

@@ -1,16 +1,31 @@
-"""Fixed-term rental arithmetic: throughput, the hours in the window, the price.
+"""Rental arithmetic: throughput per card, interruptions, the cheapest reservation, prices.
 
-Training compute per token follows the usual dense-transformer count (Kaplan et al.
-2020, "Scaling Laws for Neural Language Models", section 2.1; Narayanan et al. 2021
-for recomputation): about 2N FLOPs forward and 4N backward for N parameters, i.e.
-6N for a full fine-tune. LoRA/QLoRA skip the frozen weights' gradients (2N of the
-4N backward), so 4N; gradient checkpointing re-runs the forward, +2N. Attention's
-s^2 FLOPs are left out (small against 6N at fine-tuning lengths).
+Float sums use math.fsum: the built-in sum() changed its rounding in Python 3.12, and the browser's
+Pyodide must give the very same figures as the build's CPython.
+
+Throughput is a two-class roofline (Williams, Waterman & Patterson 2009, "Roofline", CACM 52(4)):
+the matrix multiplications run at the larger of their FLOPs at a utilization of the card's dense
+bf16 peak and their weight traffic at the card's memory bandwidth; the element-wise kernels
+(norms, activation functions, rotary embeddings, residual adds, attention I/O, the loss) and the
+optimizer step are memory-bound and run at the bandwidth. Matrix FLOPs per token follow the usual
+dense-transformer count (Kaplan et al. 2020, section 2.1; Narayanan et al. 2021 for recomputation):
+2N forward, 4N backward, 6N for a full fine-tune; LoRA/QLoRA skip the frozen weights' gradients
+(4N); gradient checkpointing re-runs the forward (+2N). Several cards add the gradient (and, for
+FSDP, weight) collectives over the card's link, as a ring: each card sends 2(n-1)/n of the data
+(Patarasuk & Yuan 2009), not overlapped with compute (a lower bound on scaling efficiency).
+
+Interruptions follow Young's first-order model (Young 1974, "A first order approximation to the
+optimum checkpoint interval", CACM 17(9)): a failure loses on average half a checkpoint interval
+of work, plus the restart.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import reduce
+
+NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
 
 
 def flops_per_token(params: int, method: str, checkpointing: bool) -> float:
@@ -18,56 +33,142 @@ def flops_per_token(params: int, method: str, checkpointing: bool) -> float:
     return (factor + 2 * checkpointing) * params
 
 
-def derived_tokens_per_s(gpu: dict, utilization: float, params: int, method: str, checkpointing: bool) -> float:
-    """Per-GPU tokens/s = achieved share of the dense bf16 peak / FLOPs per token."""
-    return utilization * gpu["bf16_dense_tflops"] * 1e12 / flops_per_token(params, method, checkpointing)
+@dataclass(frozen=True)
+class StepWork:
+    """One optimizer step on one card, independent of which card runs it."""
+    tokens: float             # tokens this card trains per step
+    matmul_flops: float
+    weight_traffic: float     # bytes of weights the matrix multiplications read
+    other_traffic: float      # bytes moved by element-wise kernels and the optimizer step
+    sync_payload: float       # bytes handed to collectives per step (before the ring factor)
 
 
-def cluster_tokens_per_s(per_gpu: float, cards: int, scaling_efficiency: float) -> float:
-    """N cards deliver N x one card x the scaling efficiency (1 for a single card)."""
-    return per_gpu * cards * (scaling_efficiency if cards > 1 else 1.0)
+def card_step(work: StepWork, gpu: dict, utilization: float, bandwidth_share: float) -> dict:
+    """Seconds per step on one card and which resource bounds the matrix multiplications."""
+    bandwidth = gpu["bandwidth_gb_s"] * 1e9 * bandwidth_share
+    compute_s = work.matmul_flops / (utilization * gpu["bf16_dense_tflops"] * 1e12)
+    weights_s = work.weight_traffic / bandwidth
+    step_s = max(compute_s, weights_s) + work.other_traffic / bandwidth
+    return {"step_s": step_s, "tokens_per_s": work.tokens / step_s, "compute_share": compute_s / step_s}
 
 
-def schedule(tokens_per_run: float, runs: int, tokens_per_s: float, overhead_per_run: float,
-             restart_hours: float, term_hours: float) -> dict:
-    """Productive and overhead hours, whether all runs fit in the term, and how many complete."""
-    productive = tokens_per_run * runs / tokens_per_s / 3600
-    overhead = runs * overhead_per_run + restart_hours
-    needed = productive + overhead
-    per_run = productive / runs + overhead_per_run
-    if needed <= term_hours:
-        completed = runs
-    else:
-        completed = min(runs, math.floor(max(0.0, term_hours - restart_hours) / per_run))
-    return {"productive_hours": productive, "overhead_hours": overhead, "needed_hours": needed,
-            "hours_per_run": per_run, "term_hours": term_hours, "finishes": needed <= term_hours,
-            "margin_hours": term_hours - needed, "margin_fraction": (term_hours - needed) / term_hours,
-            "completed_runs": completed}
+def modelled_scaling(work: StepWork, step_s: float, gpu: dict, cards: int, bandwidth_share: float) -> float:
+    """Scaling efficiency inside one node: step time / (step time + ring collectives on the link)."""
+    if cards <= 1:
+        return 1.0
+    n = min(cards, NODE_CARDS)
+    link = gpu["interconnect"]["gb_s"] * 1e9 / 2 * bandwidth_share  # the catalog lists both directions
+    comm_s = work.sync_payload * (n - 1) / n / link
+    return step_s / (step_s + comm_s)
 
+
+def cluster_tokens_per_s(per_gpu: float, cards: int, efficiency: float, internode: float) -> float:
+    """N cards deliver N x one card x the scaling efficiency, x the inter-node efficiency past one node."""
+    if cards <= 1:
+        return per_gpu
+    return per_gpu * cards * efficiency * (internode if cards > NODE_CARDS else 1.0)
+
+
+def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_hours: float,
+              write_hours: float, restart_hours: float, overhead_hours: float) -> dict:
+    """Expected wall-clock hours of one output: training, checkpoint writes, interruptions, overhead."""
+    writes = train_hours * write_hours / interval_hours
+    work = train_hours + writes
+    failures = cards * failures_per_100 / 100 * work  # a failure of any card stops the run
+    lost = failures * (restart_hours + min(interval_hours, work) / 2)
+    return {"train": train_hours, "writes": writes, "failures": failures, "lost": lost,
+            "overhead": overhead_hours, "total": work + lost + overhead_hours}
+
+
+# -- the reservation planner -----------------------------------------------------------------------
+
+def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> dict:
+    """The cheapest multiset of terms whose hours cover `needed_hours`.
+
+    `items` are (term id, hours, price of one such term). Ties go to fewer hours, then fewer terms.
+    An unbounded min-cost cover solved exactly by dynamic programming over whole multiples of the
+    terms' common divisor. Long jobs first take copies of the cheapest term per hour, B: among
+    any h_B/g other terms some subset sums to a multiple of h_B (prefix sums modulo h_B), and
+    swapping it for copies of B costs no more, so an optimal plan needs fewer than h_B/g others.
+    The same argument on the copies of one term bounds each count (see `bound`).
+    """
+    unit = reduce(math.gcd, (h for _, h, _ in items))
+    sizes = [h // unit for _, h, _ in items]
+    # Whole units; a rounding residue (24.000000001 h) does not buy a second term, any real need buys one.
+    need = max(int(needed_hours > 0), math.ceil(needed_hours / unit - 1e-9))
+    best = min(range(len(items)), key=lambda i: (items[i][2] / items[i][1], -items[i][1]))
+    others = [s for i, s in enumerate(sizes) if i != best]
+    # Fewer than s_B others in all, and fewer than s_B / gcd(s_i, s_B) copies of each: k copies of
+    # term i make a multiple of h_B once k reaches that, and can be swapped the same way.
+    bound = sizes[best] + min(sizes[best] * (max(others, default=0) + 1),
+                              sum((sizes[best] // math.gcd(s, sizes[best]) - 1) * s for s in others))
+    forced = max(0, math.ceil((need - bound) / sizes[best]))
+    rest = need - forced * sizes[best]
+    table = _cover_table(tuple(sizes), tuple(price for _, _, price in items), rest)
+    counts = [0] * len(items)
+    counts[best] += forced
+    u = rest
+    while u > 0:
+        i = table[u][3]
+        counts[i] += 1
+        u = max(0, u - sizes[i])
+    terms = [[items[i][0], c] for i, c in enumerate(counts) if c]  # JSON-able: lists, not tuples
+    hours = sum(c * items[i][1] for i, c in enumerate(counts))
+    return {"terms": terms, "hours": hours, "cost": math.fsum(c * items[i][2] for i, c in enumerate(counts))}
+
+
+_TABLES: dict[tuple, list] = {}  # the same terms and prices are planned for several hour counts
+
+
+def _cover_table(sizes: tuple, prices: tuple, upto: int) -> list:
+    """table[u] = (cost, units, count, item) of the cheapest cover of at least u units, grown on demand."""
+    if len(_TABLES) > 256:
+        _TABLES.clear()
+    table = _TABLES.setdefault((sizes, prices), [(0.0, 0, 0, -1)])
+    for u in range(len(table), upto + 1):
+        table.append(min((round(table[max(0, u - s)][0] + prices[i], 6), table[max(0, u - s)][1] + s,
+                          table[max(0, u - s)][2] + 1, i) for i, s in enumerate(sizes)))
+    return table
+
+
+# -- prices -----------------------------------------------------------------------------------------
 
 def option_price(option: dict, term: dict, quantities: dict) -> float:
-    """Price of one option over a term: flat per term, per TB per day, or per TB."""
+    """Price of one option over one term: flat per term or per TB per day; per-TB options are per plan."""
     if option["per"] == "term":
         return float(option["usd"][term["id"]])
     if option["per"] == "tb_day":
         return option["usd"] * quantities[option["quantity"]] * term["hours"] / 24
     if option["per"] == "tb":
-        return option["usd"] * quantities[option["quantity"]]
+        return 0.0
     raise ValueError(f"unknown option pricing {option['per']!r}")  # a catalog error, caught by tests
 
 
-def price(pricing: dict, gpu_id: str, cards: int, term: dict, option_ids, quantities: dict) -> dict:
-    """Total = cards x term hours x price per card-hour + the chosen options."""
-    rate = pricing["usd_per_card_hour"][gpu_id][term["id"]]
-    gpu_cost = cards * term["hours"] * rate
-    options = {o["id"]: option_price(o, term, quantities) for o in pricing["options"] if o["id"] in option_ids}
-    return {"usd_per_card_hour": rate, "gpu_usd": gpu_cost, "options_usd": options,
-            "total_usd": gpu_cost + sum(options.values())}
+def per_plan_options(options: list[dict], quantities: dict) -> dict:
+    """Options billed once per plan (per TB moved)."""
+    return {o["id"]: o["usd"] * quantities[o["quantity"]] for o in options if o["per"] == "tb"}
 
 
-def per_output(total_usd: float, completed_runs: int, tokens_per_run: float) -> dict:
-    """Cost per successful output; None when no run completes inside the term."""
-    if completed_runs <= 0:
-        return {"usd_per_million_tokens": None, "usd_per_run": None}
-    return {"usd_per_million_tokens": total_usd / (completed_runs * tokens_per_run / 1e6),
-            "usd_per_run": total_usd / completed_runs}
+def term_price(rate: float, cards: int, term: dict, options: list[dict], quantities: dict) -> float:
+    """One term of a plan: cards x hours x price per card-hour + the options billed by term."""
+    return cards * term["hours"] * rate + math.fsum(option_price(o, term, quantities) for o in options)
+
+
+def plan_breakdown(plan: dict, rate_of, cards: int, terms: dict, options: list[dict], quantities: dict) -> dict:
+    """GPU time per term of the plan and each option's share of the plan's price."""
+    gpu = {tid: count * cards * terms[tid]["hours"] * rate_of(tid) for tid, count in plan["terms"]}
+    opts = {o["id"]: math.fsum(count * option_price(o, terms[tid], quantities) for tid, count in plan["terms"])
+            for o in options if o["per"] != "tb"}
+    opts.update(per_plan_options(options, quantities))
+    return {"gpu_usd": gpu, "options_usd": opts, "total_usd": math.fsum([*gpu.values(), *opts.values()])}
+
+
+def on_demand_price(rate: float, cards: int, hours: float, shortest: dict, options: list[dict],
+                    quantities: dict) -> float:
+    """Hourly billing: every started hour; options by day as if in terms of the shortest length."""
+    billed = math.ceil(hours - 1e-9)
+    periods = max(1, math.ceil(billed / shortest["hours"]))
+    by_time = math.fsum(option_price(o, shortest, quantities) * (billed / shortest["hours"] if o["per"] == "tb_day"
+                                                            else periods)
+                  for o in options if o["per"] != "tb")
+    return math.fsum([cards * billed * rate, by_time, *per_plan_options(options, quantities).values()])

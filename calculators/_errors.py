@@ -20,6 +20,11 @@ ERROR_CODES: dict[str, str] = {
     "heads_not_divisible": N_("The hidden size must be divisible by the number of attention heads."),
     "kv_heads_not_divisor": N_("The number of KV heads must divide the number of attention heads."),
     "single_gpu_only": N_("A single-GPU run uses exactly one GPU."),
+    "offload_needs_fsdp": N_("Offloading the parameters needs FSDP / ZeRO-3 parallelism."),
+    "config_not_json": N_("This is not a config.json: the file is not a JSON object."),
+    "config_too_large": N_("The file is larger than a config.json can be ({limit} bytes at most)."),
+    "config_missing_key": N_("The config.json has no valid {key}."),
+    "unsupported_model_type": N_("Model type {got} is not supported; supported: {choices}."),
 }
 
 

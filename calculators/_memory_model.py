@@ -11,10 +11,12 @@ data-parallel ranks.
 Activations follow Korthikanti et al. 2022, "Reducing Activation Recomputation in
 Large Transformer Models" (arXiv:2205.05198), section 4.1: per layer
 ``s*b*h*(34 + 5*a*s/h)`` bytes for a GPT block in 16-bit with dropout. Adapted here,
-tensor by tensor (s = sequence length, b = micro-batch, h = hidden, a = heads,
-p = bytes per activation element):
+tensor by tensor and with each tensor's dtype, to the Llama-style block as transformers
+implements it (s = sequence length, b = micro-batch, h = hidden, a = heads, p = bytes of an
+activation element in the dtype that tensor has; see ``_linear`` for autocast and peft copies):
 
-* no dropout (Llama-style fine-tuning uses none), so no masks or dropout outputs;
+* no dropout in the base model; peft's LoRA dropout saves its output and a mask per adapted
+  layer (one byte per value on CUDA);
 * the MLP is gated (SwiGLU/GeGLU) of width I instead of a 4h GeLU MLP: the gate
   output (SiLU input), SiLU output and up output are saved (3*p*s*b*I), plus the
   down-projection input (p*s*b*I) when that layer learns;
@@ -32,7 +34,7 @@ p = bytes per activation element):
   softmax output and its copy in the working dtype (transformers' eager path);
 * gradient checkpointing per block keeps each block's input (p*s*b*h, the
   Korthikanti "2sbhL" full-recomputation term) plus one block's activations while
-  it is recomputed.
+  it is recomputed, and that block's backward transients (``backward_transient_bytes``).
 
 The per-GPU total is the peak, not the sum of the components, because gradients and
 activations are not alive together (PyTorch's ``zero_grad(set_to_none=True)``, the
@@ -41,7 +43,8 @@ the activations and the logits buffers while the gradients are still being produ
 (each is allocated as the activations it needs are freed), and the optimizer step holds
 all gradients plus the step's temporaries after the activations are gone. With gradient
 checkpointing the logits buffers are freed before the last block is recomputed, so the
-backward pass holds the larger of the two, not both. Gradient accumulation keeps the
+backward pass holds the larger of the two, not both. Checked against the real stack by
+``benchmarks/memory_accuracy.py`` (transformers + peft, 32 configurations). Gradient accumulation keeps the
 gradients through the next micro-batches' passes, so they join both phases.
 """
 
@@ -53,6 +56,8 @@ from dataclasses import dataclass
 from ._architecture import Architecture, Tensor
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+DTYPES = tuple(BYTES)
+CUDA_MASK_BYTES = 1     # a CUDA dropout mask is a bool tensor (a CPU one has the input's dtype)
 NF4_BLOCK = 64          # QLoRA (Dettmers et al. 2023): one absmax per 64 weights
 DQ_BLOCK = 256          # double quantization: absmaxes quantized to 8 bits, blocks of 256
 ADAM8_BLOCK = 2048      # bitsandbytes 8-bit optimizers: block-wise quantization, 2048 values
@@ -74,9 +79,12 @@ class Run:
     method: str              # full | lora | qlora
     lora_rank: int
     lora_targets: tuple
+    lora_dropout: bool       # peft's lora_dropout > 0: a dropout output and mask per adapted linear
+    adapter_dtype: str       # fp32 | weights
     quant: str               # nf4 | int8 (QLoRA base weights)
     double_quant: bool
-    precision: str           # fp32 | bf16 | fp16
+    weights_dtype: str       # fp32 | bf16 | fp16: the parameters as loaded
+    autocast: str            # off | bf16 | fp16: torch.autocast around the forward pass
     master_weights: bool
     optimizer: str           # adamw | adamw_8bit | sgd_momentum | adafactor
     optimizer_impl: str      # foreach | fused | single_tensor (PyTorch AdamW code path)
@@ -85,18 +93,48 @@ class Run:
     micro_batch: int
     checkpointing: bool
     attention: str           # fused | eager
+    loss: str                # standard | fused
+    offload: str             # none | optimizer | optimizer_params (host RAM)
     parallelism: str         # single | ddp | zero1 | zero2 | fsdp
     framework_bytes: float
     fragmentation: float
     extra_temp_bytes: float
+    # A CPU dropout mask has the input's dtype, a CUDA one is bool; the calculator models CUDA,
+    # the pilot's CPU comparison sets this (calculators.pilot_inputs.tensor_peak).
+    cpu_masks: bool = False
 
     @property
     def p(self) -> int:
-        return BYTES[self.precision]
+        """Bytes of a stored weight (and of the residual stream, which keeps the weights' dtype)."""
+        return BYTES[self.weights_dtype]
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype matmuls run in and return: autocast's, else the weights'."""
+        return self.weights_dtype if self.autocast == "off" else self.autocast
+
+    @property
+    def pc(self) -> int:
+        return BYTES[self.compute_dtype]
+
+    @property
+    def train_dtype(self) -> str:
+        """The dtype of the trainable parameters (and so of their gradients)."""
+        if self.method != "full" and self.adapter_dtype == "fp32":
+            return "fp32"
+        return self.weights_dtype
+
+    @property
+    def pt(self) -> int:
+        return BYTES[self.train_dtype]
 
     @property
     def has_master(self) -> bool:
-        return self.master_weights and self.precision != "fp32"
+        return self.master_weights and self.train_dtype != "fp32"
+
+    def casts(self, dtype: str) -> bool:
+        """Whether autocast makes a copy of a tensor of this dtype for a matmul."""
+        return self.autocast != "off" and dtype != self.autocast
 
     def base(self) -> list[Tensor]:
         return self.arch.base_tensors(max(0, self.params - self.arch.derived_params()))
@@ -105,9 +143,6 @@ class Run:
         if self.method == "full":
             return self.base()
         return self.arch.lora_tensors(self.lora_rank, self.lora_targets)
-
-    def learning_linears(self) -> set:
-        return set(self.arch.linear_shapes()) if self.method == "full" else set(self.lora_targets)
 
 
 def quantized_bytes(numel: int, out_rows: int, quant: str, double_quant: bool) -> float:
@@ -132,8 +167,9 @@ def weight_bytes(run: Run) -> float:
     Full and LoRA: every base tensor at the working precision. QLoRA: the block linears
     are quantized; embeddings, LM head, norms and biases stay at the working precision
     (bitsandbytes quantizes nn.Linear layers only and transformers skips the LM head).
-    LoRA adapters are counted at the working precision (their fp32 master copy, when
-    chosen, is counted with the optimizer, as ZeRO does).
+    LoRA adapters are counted in their own dtype: fp32 by default, as peft keeps them on a
+    16-bit base (``autocast_adapter_dtype=True``). A master copy, when chosen, is counted with
+    the optimizer, as ZeRO does.
     """
     total = 0.0
     for t in run.base():
@@ -142,19 +178,19 @@ def weight_bytes(run: Run) -> float:
         else:
             total += t.total * run.p
     if run.method != "full":
-        total += run.arch.lora_params(run.lora_rank, run.lora_targets) * run.p
+        total += run.arch.lora_params(run.lora_rank, run.lora_targets) * run.pt
     return total
 
 
 def gradient_bytes(run: Run) -> float:
-    """One gradient per trainable parameter, in the dtype of the working weights."""
-    return sum(t.total for t in run.trainable()) * run.p
+    """One gradient per trainable parameter, in the trainable parameters' dtype."""
+    return sum(t.total for t in run.trainable()) * run.pt
 
 
 def state_bytes_per_param(run: Run) -> int:
     """PyTorch optimizers keep state in the dtype of the parameter they update: fp32
-    when training in fp32 or when an fp32 master copy is kept, else the working dtype."""
-    return 4 if (run.precision == "fp32" or run.has_master) else run.p
+    for fp32 parameters or when an fp32 master copy is kept, else the 16-bit dtype."""
+    return 4 if run.has_master else run.pt
 
 
 def optimizer_bytes(run: Run) -> dict:
@@ -183,55 +219,158 @@ def optimizer_bytes(run: Run) -> dict:
     return {"master_weights": master, "optimizer_states": states}
 
 
-def norm_bytes(run: Run, sb: int, h: int) -> float:
-    """One RMSNorm: fp32 input copy and 1/rms, plus the normalised output when its weight learns."""
-    return 4 * sb * h + 4 * sb + run.p * sb * h * (run.method == "full")
+class _Saved:
+    """Bytes of tensors saved for the backward pass; a tensor several ops save counts once."""
+
+    def __init__(self):
+        self.bytes, self._keys = 0.0, set()
+
+    def add(self, nbytes: float, key=None) -> None:
+        if key is None or key not in self._keys:
+            self._keys.add(key)
+            self.bytes += nbytes
 
 
-def layer_activation_bytes(run: Run) -> float:
-    """Saved activations of one decoder block (see the module docstring)."""
-    a, p, sb, s = run.arch, run.p, run.seq_len * run.micro_batch, run.seq_len
-    h, d, I = a.hidden, a.d, a.intermediate
-    q_w, kv_w = a.heads * d, a.kv_heads * d
-    learns = run.learning_linears()
-    norm = norm_bytes(run, sb, h)
-    total = 2 * norm + 3 * p * sb * I  # two norms; SiLU input, SiLU output, up output
-    total += p * sb * h * (bool(learns & {"q", "k", "v"}) + bool(learns & {"gate", "up"}))
-    total += p * sb * q_w * ("o" in learns) + p * sb * I * ("down" in learns)
-    if run.attention == "fused":
-        total += p * sb * (q_w + 2 * kv_w) + p * sb * q_w + 4 * sb * a.heads
-    else:
-        total += p * sb * 3 * q_w + sb * s * a.heads * (4 + (p if p != 4 else 0))
-    if run.method != "full":
-        total += p * sb * run.lora_rank * len(run.lora_targets)
-    return total
+def _norm(run: Run, acc: _Saved, sb: int, h: int) -> None:
+    """transformers' RMSNorm: the fp32 input (the residual itself in fp32, else a copy) and
+    1/rms per token; when its weight learns, the normalised output cast back to the residual's
+    dtype, which multiplies the weight."""
+    acc.add(4 * sb * h + 4 * sb + run.p * sb * h * (run.method == "full"))
+
+
+def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple, x: tuple, x_grad: bool = True) -> None:
+    """What one linear layer (and its LoRA adapter) saves. ``x`` = (key, dtype) of its input.
+
+    The matmul saves its input when the weight learns and its weight when the input needs a
+    gradient. Under autocast those are copies in the autocast dtype unless already in it (a
+    trainable weight's copy is cached for the whole forward). peft casts the input to the
+    adapter's dtype, applies dropout (output and mask saved), and lora_A saves what reaches
+    its matmul; lora_B saves the rank-r output.
+    """
+    (i, o), (x_key, x_dtype) = shape, x
+    learns = run.method == "full"
+    if learns:
+        acc.add(BYTES[run.autocast] * sb * i if run.casts(x_dtype) else BYTES[x_dtype] * sb * i,
+                (name, "x") if run.casts(x_dtype) else x_key)
+    if x_grad and run.method != "qlora" and run.casts(run.weights_dtype):
+        acc.add(BYTES[run.autocast] * i * o)
+    if run.method == "full" or name not in run.lora_targets:
+        return
+    dtype, key = x_dtype, x_key
+    adapter = run.train_dtype
+    if dtype != adapter:
+        dtype, key = adapter, (name, "adapter")
+    if run.lora_dropout:
+        acc.add((BYTES[dtype] if run.cpu_masks else CUDA_MASK_BYTES) * sb * i)
+        key = (name, "dropout")
+    if run.casts(dtype):
+        dtype, key = run.autocast, (name, "autocast")
+    acc.add(BYTES[dtype] * sb * i, key)
+    acc.add(BYTES[dtype] * sb * run.lora_rank)
+    if run.casts(adapter):  # autocast's cached copies of A and B
+        acc.add(BYTES[run.autocast] * run.lora_rank * (i + o))
+
+
+def layer_activation_bytes(run: Run, first: bool = False) -> float:
+    """Saved activations of one decoder block (see the module docstring), walked op by op.
+
+    ``first``: the first block of an adapter run, whose input needs no gradient (the
+    embedding is frozen), so its q/k/v matmuls keep no weight copy.
+    """
+    a, sb, s = run.arch, run.seq_len * run.micro_batch, run.seq_len
+    h, I, pc = a.hidden, a.intermediate, run.pc
+    q_w, kv_w = a.heads * a.d, a.kv_heads * a.d
+    shapes = a.linear_shapes()
+    acc = _Saved()
+    _norm(run, acc, sb, h)
+    for name in ("q", "k", "v"):
+        _linear(run, acc, name, sb, shapes[name], ("attn_in", run.weights_dtype), x_grad=not first)
+    if run.attention == "fused":  # q, k, v, the output and an fp32 log-sum-exp per head and token
+        acc.add(pc * sb * (q_w + 2 * kv_w) + pc * sb * q_w + 4 * sb * a.heads)
+    else:  # q, k and v expanded to all heads; fp32 softmax output and its working-dtype copy
+        acc.add(pc * sb * 3 * q_w + sb * s * a.heads * (4 + (pc if pc != 4 else 0)))
+    _linear(run, acc, "o", sb, shapes["o"], ("attn_out", run.compute_dtype))
+    _norm(run, acc, sb, h)
+    for name in ("gate", "up"):
+        _linear(run, acc, name, sb, shapes[name], ("mlp_in", run.weights_dtype))
+    acc.add(3 * pc * sb * I)  # SiLU input, SiLU output, up output
+    _linear(run, acc, "down", sb, shapes["down"], ("mlp_act", run.compute_dtype))
+    return acc.bytes
+
+
+def backward_transient_bytes(run: Run) -> float:
+    """Gradients alive for a moment in one block's backward pass, beyond its saved activations.
+
+    The MLP's: while the multiplication's backward makes the gradients of both factors, the
+    gradient of their product is still alive (the product itself, when saved, is freed by then):
+    two intermediates' worth more than the saved set. A LoRA adapter on the down projection that
+    casts or drops out its input adds its path's gradients in the adapter's dtype, two at a time.
+    Eager attention's: the fp32 gradient of the softmax output beside the saved probabilities.
+    Measured on the real stack (benchmarks/memory_accuracy.py), where activations outweigh logits.
+    """
+    a, sb = run.arch, run.seq_len * run.micro_batch
+    mlp = 2 * run.pc * sb * a.intermediate
+    if run.method != "full" and "down" in run.lora_targets and (run.lora_dropout or run.pt != run.pc):
+        mlp += 2 * run.pt * sb * a.intermediate
+    attention = 4 * sb * run.seq_len * a.heads if run.attention == "eager" else 0
+    return max(mlp, attention)
+
+
+def head_bytes(run: Run) -> float:
+    """The final norm and the LM head's saved input and autocast weight copy."""
+    a, sb = run.arch, run.seq_len * run.micro_batch
+    acc = _Saved()
+    _norm(run, acc, sb, a.hidden)
+    _linear(run, acc, "lm_head", sb, (a.hidden, a.vocab), ("head_in", run.weights_dtype))
+    return acc.bytes
 
 
 def activation_bytes(run: Run) -> dict:
-    """All blocks' activations plus the final norm (and LM-head input when it learns).
+    """All blocks' activations plus the final norm and LM head.
 
     ``total`` is the component shown to the reader. With checkpointing it counts the
     saved block inputs and one recomputed block; ``checkpoints`` is the block inputs
     alone, which ``peak`` combines with the logits buffers (see the module docstring).
+    ``cached_weights``: under autocast, the cast copies of trainable weights stay cached until
+    the forward pass ends, even when checkpointing does not save them.
     """
-    a, p, sb = run.arch, run.p, run.seq_len * run.micro_batch
+    a, sb = run.arch, run.seq_len * run.micro_batch
     per_layer = layer_activation_bytes(run)
-    checkpoints = a.layers * p * sb * a.hidden if run.checkpointing else 0
-    blocks = checkpoints + per_layer if run.checkpointing else a.layers * per_layer
-    final = norm_bytes(run, sb, a.hidden) + p * sb * a.hidden * (run.method == "full")
+    first = layer_activation_bytes(run, first=True) if run.method != "full" else per_layer
+    checkpoints = a.layers * run.p * sb * a.hidden if run.checkpointing else 0
+    blocks = checkpoints + per_layer if run.checkpointing else (a.layers - 1) * per_layer + first
+    cached = 0.0
+    if run.checkpointing and run.method == "full" and run.casts(run.weights_dtype):
+        cached = BYTES[run.autocast] * sum(i * o for i, o in a.linear_shapes().values()) * a.layers
+    final = head_bytes(run)
     return {"per_layer": per_layer, "checkpoints": checkpoints, "blocks": blocks, "final": final,
-            "total": blocks + final}
+            "cached_weights": cached, "backward_transient": backward_transient_bytes(run), "total": blocks + final}
 
 
 def logits_bytes(run: Run) -> float:
-    """Logits and cross-entropy buffers: s*b*V elements each.
+    """Logits and cross-entropy buffers at their peak, early in the backward pass.
 
-    The working-dtype logits (kept as the model output), the fp32 log-softmax output
-    saved by the loss (transformers upcasts logits to fp32 before the loss), its fp32
-    gradient, and the gradient cast back to the working dtype (none in fp32).
+    Standard loss (transformers upcasts logits to fp32): the saved fp32 log-softmax output, the
+    gradient the loss returns for it and the gradient of the logits, all fp32 and s*b*V each
+    (the working-dtype logits are freed once upcast, and the fp32 gradient's working-dtype copy
+    is made after the first two are freed). Fused linear cross-entropy (Liger Kernel) never
+    materialises the logits: it computes the gradient of the head's input during the forward
+    pass, holding that gradient and one chunk of logits whose rows are s*b / ceil(V/h), rounded
+    up to a power of two.
     """
-    p, elems = run.p, run.seq_len * run.micro_batch * run.arch.vocab
-    return elems * (p + 4 + 4 + (p if p != 4 else 0))
+    a, sb = run.arch, run.seq_len * run.micro_batch
+    if run.loss == "standard":
+        return 3 * 4 * sb * a.vocab
+    chunk = 1 << max(0, math.ceil(math.log2(max(1, math.ceil(sb / math.ceil(a.vocab / a.hidden))))))
+    return run.pc * sb * a.hidden + run.pc * min(chunk, sb) * a.vocab
+
+
+def logits_forward_bytes(run: Run) -> float:
+    """The loss at the end of the forward pass: working-dtype logits, their fp32 copy and the
+    fp32 log-softmax output (8 bytes when the logits are fp32 already)."""
+    if run.loss != "standard":
+        return logits_bytes(run)
+    return (8 + (run.pc if run.pc != 4 else 0)) * run.seq_len * run.micro_batch * run.arch.vocab
 
 
 def optimizer_step_bytes(run: Run) -> float:
@@ -262,7 +401,7 @@ def temporary_bytes(run: Run) -> dict:
     holds one block's full gradient before the reduce-scatter. DDP's reducer keeps
     gradient buckets as large as all gradients (PyTorch default
     ``gradient_as_bucket_view=False``) for the whole run. QLoRA dequantizes the largest linear weight to
-    the working dtype for each matmul. The gather and the dequantized weight live in the
+    the compute dtype for each matmul. The gather and the dequantized weight live in the
     forward and backward passes; the buckets and ``extra`` (the user's allowance) in both.
     """
     a, p = run.arch, run.p
@@ -276,11 +415,11 @@ def temporary_bytes(run: Run) -> dict:
         else:
             block_bytes = block * p
         trainable_block = block if run.method == "full" else a.lora_params(run.lora_rank, run.lora_targets) / a.layers
-        out["fsdp_gather"] = 2 * block_bytes + trainable_block * p
+        out["fsdp_gather"] = 2 * block_bytes + trainable_block * run.pt
     if run.parallelism == "ddp":
         out["ddp_buckets"] = gradient_bytes(run)
     if run.method == "qlora":
-        out["dequant_buffer"] = max(i * o for i, o in a.linear_shapes().values()) * p
+        out["dequant_buffer"] = max(i * o for i, o in a.linear_shapes().values()) * run.pc
     return out
 
 
@@ -298,21 +437,43 @@ class Unsharded:
 
     def passes_bytes(self) -> float:
         """Activations and logits buffers at their peak in the forward and backward passes."""
-        acts = self.activations
-        if self.run.checkpointing:
-            return acts["checkpoints"] + acts["final"] + max(self.logits, acts["per_layer"])
-        return acts["total"] + self.logits
+        run, acts = self.run, self.activations
+        # The backward pass starts with the logits buffers and the head's saved tensors; both are
+        # freed before the blocks' backward, whose transients then sit on the saved activations.
+        head = acts["final"] + self.logits
+        if not run.checkpointing:
+            return acts["total"] - acts["final"] + max(head, acts["backward_transient"])
+        # In fp32 the first norm saves the block input itself, already counted as a checkpoint.
+        own_input = run.p * run.seq_len * run.micro_batch * run.arch.hidden if run.p == 4 else 0
+        backward = acts["checkpoints"] + max(head, acts["per_layer"] - own_input + acts["backward_transient"])
+        forward = acts["checkpoints"] + acts["cached_weights"] + acts["final"] + logits_forward_bytes(self.run)
+        return max(backward, forward)
+
+    def host_bytes(self, n: int) -> int:
+        """Host RAM per GPU under CPU offload: optimizer states and master copy, an fp32 copy
+        of the gradients for the CPU optimizer step and, with parameter offload, the weights."""
+        run = self.run
+        if run.offload == "none":
+            return 0
+        div = n if run.parallelism in SHARDS["optimizer"] else 1
+        trainable = sum(t.total for t in run.trainable())
+        host = (sum(self.optimizer.values()) + 4 * trainable) / div
+        if run.offload == "optimizer_params":
+            host += self.weights / (n if run.parallelism in SHARDS["weights"] else 1)
+        return math.ceil(host)
 
     def per_gpu(self, n: int) -> dict:
         """Components per GPU (shown as bars) and the peak: what stays allocated, plus the
         larger of the forward/backward phase and the optimizer-step phase."""
         run, t = self.run, self.temporary
         div = {c: (n if run.parallelism in modes else 1) for c, modes in SHARDS.items()}
-        step = math.ceil(self.optimizer_step / div["optimizer"])
+        offloaded = run.offload != "none"
+        step = 0 if offloaded else math.ceil(self.optimizer_step / div["optimizer"])
         parts = {
-            "weights": math.ceil(self.weights / div["weights"]),
+            # With parameter offload the GPU holds only the gathered blocks (``fsdp_gather``).
+            "weights": 0 if run.offload == "optimizer_params" else math.ceil(self.weights / div["weights"]),
             "gradients": math.ceil(self.gradients / div["gradients"]),
-            "optimizer": math.ceil(sum(self.optimizer.values()) / div["optimizer"]),
+            "optimizer": 0 if offloaded else math.ceil(sum(self.optimizer.values()) / div["optimizer"]),
             "activations": math.ceil(self.activations["total"]),
             "logits": math.ceil(self.logits),
             "temporary": math.ceil(sum(t.values())) + step,
@@ -330,7 +491,7 @@ class Unsharded:
         fragmentation = math.ceil(run.fragmentation * tensors)
         parts["framework"] = context + fragmentation
         return {"parts": parts, "fragmentation": fragmentation, "optimizer_step": step, "peaks": peaks,
-                "total": tensors + context + fragmentation}
+                "total": tensors + context + fragmentation, "host_bytes": self.host_bytes(n)}
 
 
 def unsharded(run: Run) -> Unsharded:

@@ -11,6 +11,7 @@ from ._errors import error
 from ._inputs import normalize
 
 _CALCULATORS: dict[str, object] = {}
+_FIGURES: dict[str, tuple] = {}  # name -> (function returning a value, display unit)
 
 
 def register(calculator) -> None:
@@ -63,3 +64,31 @@ def compute(name: str, inputs: dict | None = None) -> dict:
     if errors:
         return {"ok": False, "calculator": name, "errors": errors}
     return {"ok": True, "calculator": name, "inputs": values, "result": calc.run(values)}
+
+
+def register_figure(name: str, unit: str):
+    """Decorator: a named figure the guide's prose quotes (``<!-- figure: NAME -->``), computed
+    by a calculator, so a sentence cannot drift from the model. ``unit`` is a display unit."""
+    def add(function):
+        _FIGURES[name] = (function, unit)
+        return function
+    return add
+
+
+def _defaults() -> dict[str, object]:
+    """Every input's default is a figure too: ``CALCULATOR.default.INPUT``."""
+    return {f"{name}.default.{i.name}": i for name, calc in _CALCULATORS.items() for i in calc.INPUTS
+            if i.kind in ("int", "float")}
+
+
+def figure_names() -> list[str]:
+    return sorted([*_FIGURES, *_defaults()])
+
+
+def figure(name: str) -> dict | None:
+    """``{"value", "unit"}`` of a registered figure or an input default, or None for an unknown name."""
+    if name in _FIGURES:
+        function, unit = _FIGURES[name]
+        return {"value": function(), "unit": unit}
+    inp = _defaults().get(name)
+    return None if inp is None else {"value": inp.default, "unit": inp.unit or "number"}

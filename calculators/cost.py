@@ -1,37 +1,53 @@
-"""The cost calculator: a fixed-term rental priced against the work it must finish.
+"""The cost calculator: the cheapest reservation that delivers the outputs wanted, per GPU and card count.
 
-The memory budget is not a single number: the calculator takes the memory
-calculator's own inputs (declared once, in ``memory.INPUTS``, reused here) and
-evaluates them for every GPU and card count, so sharded runs (ZeRO/FSDP) need less
-per card as cards are added. A measured figure (``memory_per_gpu_gb``, e.g. the
-pilot's peak) replaces the estimate when given. Formulas: ``_cost_model``.
+An output is one training run (tokens × epochs, or steps × tokens per step); the reader says how
+many they want. For every catalog GPU and card count whose memory budget fits, the calculator
+estimates the throughput (``_cost_model``: compute and bandwidth of that card, its link for
+several cards), the expected hours with interruptions, and the cheapest combination of the
+catalog's terms that covers them, or copies of a pinned term. Cost per successful output is the
+plan's price divided by the outputs it delivers. The memory budget takes the memory calculator's
+own inputs (declared once, in ``memory.INPUTS``, reused here).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from . import _data, memory
-from ._cost_model import cluster_tokens_per_s, derived_tokens_per_s, per_output, price, schedule
+from ._cost_model import (
+    NODE_CARDS, StepWork, card_step, cheapest_plan, cluster_tokens_per_s, flops_per_token, modelled_scaling,
+    on_demand_price, plan_breakdown, run_hours, term_price,
+)
 from ._display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
-from ._memory_model import unsharded
+from ._memory_model import gradient_bytes, optimizer_bytes, unsharded, weight_bytes
 
 NAME = "cost"
 TITLE = N_("Fixed-term rental cost")
 
 G_RENT, G_WORK, G_SPEED = N_("Rental"), N_("Workload"), N_("Throughput")
 G_IDLE, G_MEM = N_("Hours that do not train"), N_("Memory budget")
-TABLE_CARDS = (1, 2, 4, 8)
+TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)
+SENSITIVITY = 0.3  # the ranking is recomputed at utilization x (1 ± this)
 MIN_THROUGHPUT = 0.01
+BEST = "best"  # the term input's value for "the cheapest plan"
 _MEMORY_SHOWN = {"model", "method", "parallelism"}  # the rest of the memory inputs start collapsed
 _PRICING = _data.catalog()["pricing"]
+_DESKTOP = {"workstation", "consumer"}
 
 
-def _hours(name, default, label, help_=""):
-    return Input(name, "float", default, label, help_, unit="hours", min=0, max=100000, step=0.1, group=G_IDLE)
+def _hours(name, default, label, help_="", advanced=False):
+    return Input(name, "float", default, label, help_, unit="hours", min=0, max=100000, step=0.1, group=G_IDLE,
+                 advanced=advanced)
+
+
+def _share(name, default, label, help_, group=G_SPEED, advanced=True, optional=False):
+    low = 0 if optional else 0.01
+    return Input(name, "float", default, label, help_, unit="percent", min=low, max=1, step=0.01, group=group,
+                 advanced=advanced, optional=optional)
 
 
 # The workload is given one way or the other (see Input.only_when).
@@ -42,7 +58,9 @@ OWN_INPUTS = (
     Input("gpu", "choice", "h200-141gb", N_("GPU"),
           choices=tuple(Choice(g["id"], g["name"]) for g in _data.gpus()), group=G_RENT),
     Input("cards", "int", 1, N_("Cards"), unit="count", min=1, max=1024, group=G_RENT),
-    Input("term", "choice", "1w", N_("Term"), choices=tuple(Choice(t["id"], t["label"]) for t in _data.terms()),
+    Input("term", "choice", BEST, N_("Term"),
+          N_("The cheapest plan combines the catalog's terms; pinning one term books only copies of it."),
+          choices=(Choice(BEST, N_("Cheapest plan")),) + tuple(Choice(t["id"], t["label"]) for t in _data.terms()),
           group=G_RENT),
     Input("options", "multichoice", ["checkpoint_storage"], N_("Options"),
           choices=tuple(Choice(o["id"], o["label"]) for o in _PRICING["options"]), group=G_RENT),
@@ -52,7 +70,7 @@ OWN_INPUTS = (
           group=G_RENT, advanced=True),
     Input("egress_tb", "float", 0.5, N_("Data moved out"), unit="tb", min=0, max=10000, step=0.1,
           group=G_RENT, advanced=True),
-    Input("workload", "choice", "tokens", N_("Workload given as"),
+    Input("workload", "choice", "tokens", N_("One output is"),
           choices=(Choice("tokens", N_("Tokens × epochs")), Choice("steps", N_("Steps × tokens per step"))),
           group=G_WORK),
     Input("tokens", "float", 2e8, N_("Training tokens per epoch"), unit="tokens", min=1, max=1e15, group=G_WORK, only_when=BY_TOKENS),
@@ -60,22 +78,38 @@ OWN_INPUTS = (
     Input("steps", "int", 1000, N_("Optimizer steps"), unit="count", min=1, max=10**9, group=G_WORK, only_when=BY_STEPS),
     Input("tokens_per_step", "int", 65536, N_("Tokens per step (global batch)"), unit="tokens", min=1,
           max=10**10, group=G_WORK, only_when=BY_STEPS),
-    Input("runs", "int", 1, N_("Complete runs required"),
-          N_("For example several seeds or a small sweep; each run trains the whole workload."),
+    Input("runs", "int", 1, N_("Successful outputs wanted"),
+          N_("For example 6 for a sweep of six runs; each output trains the whole workload."),
           unit="count", min=1, max=1000, group=G_WORK),
     Input("throughput_per_gpu", "float", 0.0, N_("Measured throughput per GPU"),
-          N_("0 derives it from the GPU's bf16 rate and the utilization below; enter the pilot's figure when you have it."),
+          N_("Measured on the GPU chosen above (the pilot's figure); the other GPUs stay estimated. 0 estimates it."),
           unit="tokens_per_s", min=0, max=1e9, group=G_SPEED, optional=True),
-    Input("utilization", "float", 0.35, N_("Share of peak bf16 rate achieved"), unit="percent", min=0.01,
-          max=1, step=0.01, group=G_SPEED),
-    Input("scaling_efficiency", "float", 0.9, N_("Scaling efficiency"),
-          N_("Throughput of N cards divided by N times one card."), unit="percent", min=0.01, max=1,
-          step=0.01, group=G_SPEED),
-    _hours("load_hours", 0.5, N_("Loading per run"), N_("Environment, data and model loading.")),
-    _hours("validation_hours", 0.5, N_("Validation per run")),
-    _hours("checkpoint_hours", 0.5, N_("Checkpoint upload per run")),
-    _hours("export_hours", 0.5, N_("Export per run")),
-    _hours("restart_hours", 2.0, N_("Restart allowance per term")),
+    _share("utilization", 0.4, N_("Share of peak matrix rate, data-centre cards"),
+           N_("The share of the dense bf16 peak that the matrix multiplications reach."), advanced=False),
+    _share("desktop_utilization", 0.3, N_("Share of peak matrix rate, workstation and consumer cards"),
+           N_("Lower: these cards hold their boost clock for less time within a smaller power limit.")),
+    _share("bandwidth_share", 0.8, N_("Share of peak bandwidth achieved"),
+           N_("For memory-bound kernels and for the link between cards.")),
+    _share("scaling_efficiency", 0.0, N_("Measured scaling efficiency"),
+           N_("Throughput of N cards divided by N times one card, on the GPU chosen above. 0 models it from the link."),
+           advanced=False, optional=True),
+    _share("internode_efficiency", 0.9, N_("Efficiency across nodes"),
+           N_("Applied on top for more than 8 cards, which span several nodes.")),
+    _hours("load_hours", 0.5, N_("Loading per output"), N_("Environment, data and model loading.")),
+    _hours("validation_hours", 0.5, N_("Validation per output")),
+    _hours("checkpoint_hours", 0.5, N_("Checkpoint upload per output")),
+    _hours("export_hours", 0.5, N_("Export per output")),
+    Input("failures_per_100h", "float", 0.01, N_("Interruptions per 100 card-hours"),
+          N_("Expected failures that stop the run; any card's failure stops every card."),
+          unit="number", min=0, max=100, step=0.01, group=G_IDLE),
+    _hours("checkpoint_interval_hours", 1.0, N_("Checkpoint interval"),
+           N_("An interruption loses on average half of it.")),
+    _hours("restart_hours", 0.5, N_("Restart per interruption"), N_("Noticing the failure and relaunching."),
+           advanced=True),
+    Input("checkpoint_write_s", "float", 30.0, N_("Checkpoint write"), N_("Training pauses this long per checkpoint."),
+          unit="seconds", min=0, max=1e6, group=G_IDLE, advanced=True),
+    Input("restore_s", "float", 120.0, N_("Checkpoint restore"), N_("Loading the last checkpoint after a restart."),
+          unit="seconds", min=0, max=1e6, group=G_IDLE, advanced=True),
     Input("memory_per_gpu_gb", "float", 0.0, N_("Measured memory per GPU"),
           N_("0 estimates it from the memory inputs for each card count."), unit="gb", min=0, max=100000,
           group=G_MEM, optional=True),
@@ -102,23 +136,30 @@ def check(values: dict) -> list[dict]:
     errors = [e for e in memory.check(_memory_values(values, 1))]
     if 0 < values["throughput_per_gpu"] < MIN_THROUGHPUT:
         errors.append(error("throughput_per_gpu", "out_of_range", min=MIN_THROUGHPUT, max=1e9))
+    if values["failures_per_100h"] > 0 and values["checkpoint_interval_hours"] <= 0:
+        errors.append(error("checkpoint_interval_hours", "out_of_range", min=0.01, max=100000))
     return errors
 
 
-class _MemoryBudget:
-    """Memory per GPU for any card count, from one or two memory-model evaluations."""
+class _Runs:
+    """The memory model's run and its unsharded components, one per parallelism mode."""
 
     def __init__(self, values: dict):
-        self.measured = values["memory_per_gpu_gb"] * 1e9
-        self.values, self.states = values, {}
+        self.values, self.states, self.totals = values, {}, {}
 
-    def per_gpu(self, cards: int) -> int:
-        if self.measured > 0:
-            return round(self.measured)
+    def state(self, cards: int):
         mv = _memory_values(self.values, cards)
         if mv["parallelism"] not in self.states:
             self.states[mv["parallelism"]] = unsharded(memory.build_run(mv))
-        return self.states[mv["parallelism"]].per_gpu(cards)["total"]
+        return self.states[mv["parallelism"]]
+
+    def memory_per_gpu(self, cards: int) -> int:
+        measured = self.values["memory_per_gpu_gb"] * 1e9
+        if measured > 0:
+            return round(measured)
+        if cards not in self.totals:
+            self.totals[cards] = self.state(cards).per_gpu(cards)["total"]
+        return self.totals[cards]
 
 
 def _tokens_per_run(values: dict) -> float:
@@ -127,87 +168,218 @@ def _tokens_per_run(values: dict) -> float:
     return values["tokens"] * values["epochs"]
 
 
-def _per_gpu_throughput(values: dict, gpu: dict, params: int) -> float:
-    """Measured throughput (on the chosen GPU) scales to other GPUs by their bf16 rates."""
-    if values["throughput_per_gpu"] > 0:
-        chosen = _data.gpu(values["gpu"])
-        return values["throughput_per_gpu"] * gpu["bf16_dense_tflops"] / chosen["bf16_dense_tflops"]
-    return derived_tokens_per_s(gpu, values["utilization"], params, values["method"],
-                                values["gradient_checkpointing"])
+def step_work(values: dict, runs: _Runs, cards: int) -> StepWork:
+    """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others."""
+    run = runs.state(cards).run
+    a = run.arch
+    micro_tokens = run.micro_batch * run.seq_len
+    micro = 1
+    if values["workload"] == "steps":  # gradient accumulation reaches the global batch
+        micro = max(1, round(values["tokens_per_step"] / (cards * micro_tokens)))
+    tokens = micro * micro_tokens
+    passes = 3 + run.checkpointing  # forward, backward (about twice the forward's traffic), recompute
+    q, kv = a.heads * a.d, a.kv_heads * a.d
+    per_layer = 10 * a.hidden + 3 * a.intermediate + 4 * (q + kv)  # norms, residuals, SwiGLU, RoPE, attention I/O
+    elementwise = tokens * (passes * a.layers * per_layer * run.p + 12 * a.vocab)  # + the loss in fp32
+    weights = weight_bytes(run)
+    grads = gradient_bytes(run)
+    shards = cards if run.parallelism in ("zero1", "zero2", "fsdp") else 1
+    optimizer = (2 * math.fsum(optimizer_bytes(run).values()) + 2 * grads) / shards
+    sync = 2 * weights + grads if run.parallelism == "fsdp" else 2 * grads
+    return StepWork(tokens=tokens, matmul_flops=tokens * flops_per_token(run.params, run.method, run.checkpointing),
+                    weight_traffic=micro * weights * (2 + run.checkpointing), other_traffic=elementwise + optimizer,
+                    sync_payload=sync)
 
 
-def quote(values: dict, gpu: dict, cards: int, budget: _MemoryBudget, params: int) -> dict:
-    """Everything about one (GPU, card count, term) choice."""
-    term = next(t for t in _data.terms() if t["id"] == values["term"])
-    tokens_per_run = _tokens_per_run(values)
-    per_gpu_tps = _per_gpu_throughput(values, gpu, params)
-    tps = cluster_tokens_per_s(per_gpu_tps, cards, values["scaling_efficiency"])
-    overhead_per_run = sum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
-                                               "export_hours"))
-    sched = schedule(tokens_per_run, values["runs"], tps, overhead_per_run, values["restart_hours"],
-                     term["hours"])
-    quantities = {k: values[k] for k in ("storage_tb", "scratch_tb", "egress_tb")}
-    cost = price(_PRICING, gpu["id"], cards, term, values["options"], quantities)
-    mem = budget.per_gpu(cards)
-    fit = memory.fits(mem, gpu, values["margin"])
-    return {"gpu": gpu["id"], "name": gpu["name"], "cards": cards, "term": term["id"],
-            "tokens_per_run": tokens_per_run, "tokens_per_s_per_gpu": per_gpu_tps, "tokens_per_s": tps,
-            **sched, **cost, **per_output(cost["total_usd"], sched["completed_runs"], tokens_per_run),
-            "memory_per_gpu_bytes": mem, "fits_memory": fit["fits"], "memory_headroom_bytes": fit["headroom_bytes"]}
+class _Quoter:
+    """Everything shared by the quotes of one input set."""
+
+    def __init__(self, values: dict):
+        self.values, self.runs, self.works = values, _Runs(values), {}
+        self.terms = {t["id"]: t for t in _data.terms()}
+        self.options = [o for o in _PRICING["options"] if o["id"] in values["options"]]
+        self.quantities = {k: values[k] for k in ("storage_tb", "scratch_tb", "egress_tb")}
+        self.tokens_per_run = _tokens_per_run(values)
+        self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
+                                                      "export_hours"))
+
+    def work(self, cards: int) -> StepWork:
+        """The step's work depends on the card count, not on the card: computed once per count."""
+        if cards not in self.works:
+            self.works[cards] = step_work(self.values, self.runs, cards)
+        return self.works[cards]
+
+    def throughput(self, gpu: dict, cards: int, scale: float) -> dict:
+        v = self.values
+        work = self.work(cards)
+        share = v["desktop_utilization"] if gpu["tier"] in _DESKTOP else v["utilization"]
+        step = card_step(work, gpu, min(1.0, share * scale), v["bandwidth_share"])
+        measured = gpu["id"] == v["gpu"] and v["throughput_per_gpu"] > 0
+        per_gpu = v["throughput_per_gpu"] if measured else step["tokens_per_s"]
+        if gpu["id"] == v["gpu"] and v["scaling_efficiency"] > 0:
+            efficiency = v["scaling_efficiency"] if cards > 1 else 1.0
+        else:
+            efficiency = modelled_scaling(work, work.tokens / per_gpu, gpu, cards, v["bandwidth_share"])
+        return {"tokens_per_s_per_gpu": per_gpu, "measured": measured, "scaling_efficiency": efficiency,
+                "compute_share": step["compute_share"],
+                "tokens_per_s": cluster_tokens_per_s(per_gpu, cards, efficiency, v["internode_efficiency"])}
+
+    def hours(self, tokens_per_s: float, cards: int) -> dict:
+        v = self.values
+        return run_hours(self.tokens_per_run / tokens_per_s / 3600, cards, v["failures_per_100h"],
+                         v["checkpoint_interval_hours"], v["checkpoint_write_s"] / 3600,
+                         v["restart_hours"] + v["restore_s"] / 3600, self.overhead)
+
+    def plan(self, gpu: dict, cards: int, needed: float, term_ids) -> dict:
+        rates = _PRICING["usd_per_card_hour"][gpu["id"]]
+        items = [(tid, self.terms[tid]["hours"],
+                  term_price(rates[tid], cards, self.terms[tid], self.options, self.quantities)) for tid in term_ids]
+        plan = cheapest_plan(needed, items)
+        return {**plan, **plan_breakdown(plan, rates.get, cards, self.terms, self.options, self.quantities)}
+
+    def quote(self, gpu: dict, cards: int, scale: float = 1.0) -> dict:
+        """One GPU and card count: throughput, hours, the cheapest plan, the pinned one, hourly billing."""
+        v = self.values
+        speed = self.throughput(gpu, cards, scale)
+        per_run = self.hours(speed["tokens_per_s"], cards)
+        needed = v["runs"] * per_run["total"]
+        best = self.plan(gpu, cards, needed, list(self.terms))
+        chosen = best if v["term"] == BEST else self.plan(gpu, cards, needed, [v["term"]])
+        fit = int(chosen["hours"] // per_run["total"]) if per_run["total"] > 0 else v["runs"]
+        on_demand = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu["id"])
+        hourly = None
+        if on_demand is not None:
+            hourly = on_demand_price(on_demand, cards, needed, _data.terms()[0], self.options, self.quantities)
+        mem = self.runs.memory_per_gpu(cards)
+        return {"gpu": gpu["id"], "name": gpu["name"], "cards": cards, **speed, "run_hours": per_run,
+                "needed_hours": needed, "plan": chosen["terms"], "plan_hours": chosen["hours"],
+                "unused_hours": chosen["hours"] - needed, "total_usd": chosen["total_usd"],
+                "gpu_usd": chosen["gpu_usd"], "options_usd": chosen["options_usd"],
+                "outputs_fit": max(fit, v["runs"]), "successful_outputs": v["runs"],
+                "usd_per_output": chosen["total_usd"] / v["runs"],
+                "best_plan": best["terms"], "best_usd_per_output": best["total_usd"] / v["runs"],
+                "usd_per_million_tokens": chosen["total_usd"] / (v["runs"] * self.tokens_per_run / 1e6),
+                "hourly_usd": hourly, "hourly_usd_per_output": None if hourly is None else hourly / v["runs"],
+                "memory_per_gpu_bytes": mem, "fits_memory": memory.fits(mem, gpu, v["margin"])["fits"]}
+
+
+def _ranking(rows: list[dict]) -> list[str]:
+    """GPUs by their cheapest fitting configuration's cost per output (ties: fewer cards)."""
+    best: dict[str, tuple] = {}
+    for q in rows:
+        key = (round(q["usd_per_output"], 6), q["cards"])
+        if q["gpu"] not in best or key < best[q["gpu"]]:
+            best[q["gpu"]] = key
+    return sorted(best, key=best.get)
 
 
 def estimate(values: dict) -> dict:
-    params = memory.build_run(_memory_values(values, 1)).params
-    budget = _MemoryBudget(values)
-    chosen = quote(values, _data.gpu(values["gpu"]), values["cards"], budget, params)
-    table_rows = [q for g in _data.gpus() for n in TABLE_CARDS
-                  if (q := quote(values, g, n, budget, params))["fits_memory"]]
-    return {**chosen, "params": params, "illustrative_prices": bool(_PRICING.get("illustrative")),
-            "currency": _PRICING.get("currency", "USD"), "options_table": table_rows}
+    quoter = _Quoter(values)
+    chosen = quoter.quote(_data.gpu(values["gpu"]), values["cards"])
+    grid = [(g, n) for g in _data.gpus() for n in TABLE_CARDS]
+    rows = [q for g, n in grid if (q := quoter.quote(g, n))["fits_memory"]]
+    fitting = [(g, q["cards"]) for q in rows for g in _data.gpus() if g["id"] == q["gpu"]]
+    sensitivity = {}
+    for label, scale in (("low", 1 - SENSITIVITY), ("high", 1 + SENSITIVITY)):
+        sensitivity[label] = _ranking([quoter.quote(g, n, scale) for g, n in fitting])
+    ranking = _ranking(rows)
+    by_gpu = [min((q for q in rows if q["gpu"] == gid), key=lambda q: (round(q["usd_per_output"], 6), q["cards"]))
+              for gid in ranking]
+    prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
+    return {**chosen, "params": quoter.runs.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
+            "pinned": values["term"] != BEST, "illustrative_prices": bool(_PRICING.get("illustrative")),
+            "prices_as_of": prices.get("as_of"), "currency": _PRICING.get("currency", "USD"),
+            "ranking": ranking, "ranking_low": sensitivity["low"], "ranking_high": sensitivity["high"],
+            "ranking_holds": sensitivity["low"][:1] == ranking[:1] == sensitivity["high"][:1],
+            "best_by_gpu": by_gpu, "options_table": rows}
 
 
 def _status(ok: bool, warn: bool = False):
     return "bad" if not ok else ("warn" if warn else "ok")
 
 
+def plan_text(plan: list) -> list:
+    """A plan as display data: [[count, term label msgid], ...] (the "plan" display unit)."""
+    terms = {t["id"]: t["label"] for t in _data.terms()}
+    return [[count, terms[tid]] for tid, count in plan]
+
+
+def _source(q: dict) -> str:
+    return N_("measured") if q["measured"] else N_("estimated")
+
+
 def _display(values: dict, r: dict) -> list[dict]:
-    head = [metric(N_("Total price"), r["total_usd"], "usd"),
-            metric(N_("Hours needed"), r["needed_hours"], "hours", _status(r["finishes"])),
-            metric(N_("Margin left in the term"), r["margin_hours"], "hours",
-                   _status(r["finishes"], r["margin_fraction"] < 0.1)),
-            metric(N_("Completed runs"), r["completed_runs"], "count", _status(r["completed_runs"] > 0)),
+    names = {g["id"]: g["name"] for g in _data.gpus()}
+    head = [metric(N_("Cost per successful output"), r["usd_per_output"], "usd"),
+            metric(N_("Reservation plan"), plan_text(r["plan"]), "plan"),
+            metric(N_("Plan price"), r["total_usd"], "usd"),
+            metric(N_("Hours needed"), r["needed_hours"], "hours"),
+            metric(N_("Unused hours in the plan"), r["unused_hours"], "hours",
+                   _status(True, r["unused_hours"] > 0.5 * r["plan_hours"])),
+            metric(N_("Outputs that fit in the plan"), r["outputs_fit"], "count"),
+            metric(N_("Throughput"), r["tokens_per_s"], "tokens_per_s"),
             metric(N_("Memory per GPU"), r["memory_per_gpu_bytes"], "bytes", _status(r["fits_memory"]))]
-    if r["usd_per_run"] is not None:
-        head[4:4] = [metric(N_("Cost per million trained tokens"), r["usd_per_million_tokens"], "usd"),
-                     metric(N_("Cost per completed run"), r["usd_per_run"], "usd")]
-    runs = values["runs"]
-    hours = [(N_("Training"), r["productive_hours"]),
+    if r["pinned"]:
+        head.insert(3, metric(N_("Cheapest plan, per output"), r["best_usd_per_output"], "usd"))
+    if r["hourly_usd_per_output"] is not None:
+        head.insert(3, metric(N_("Hourly billing, per output"), r["hourly_usd_per_output"], "usd"))
+    runs, h = values["runs"], r["run_hours"]
+    hours = [(N_("Training"), runs * h["train"]), (N_("Checkpoint writes"), runs * h["writes"]),
+             (N_("Lost to interruptions"), runs * h["lost"]),
              (N_("Loading"), runs * values["load_hours"]), (N_("Validation"), runs * values["validation_hours"]),
              (N_("Checkpoint upload"), runs * values["checkpoint_hours"]),
-             (N_("Export"), runs * values["export_hours"]), (N_("Restart allowance"), values["restart_hours"]),
-             (N_("Unused"), max(0.0, r["margin_hours"]))]
+             (N_("Export"), runs * values["export_hours"]), (N_("Unused"), r["unused_hours"])]
     option_labels = {o["id"]: o["label"] for o in _PRICING["options"]}
-    breakdown = [[N_("GPU time"), r["gpu_usd"]]] + [[option_labels[k], v] for k, v in r["options_usd"].items()]
-    rows = [[q["name"], q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], q["finishes"], q["total_usd"],
-             q["usd_per_million_tokens"], q["usd_per_run"]] for q in r["options_table"]]
-    note_items = [(N_("Prices are illustrative; the site owner sets them in the catalog."), {})]
+    terms = {t["id"]: t["label"] for t in _data.terms()}
+    breakdown = [[terms[tid], v] for tid, v in r["gpu_usd"].items()]
+    breakdown += [[option_labels[k], v] for k, v in r["options_usd"].items()]
+    best_rows = [[q["name"], q["cards"], plan_text(q["plan"]), q["unused_hours"], q["tokens_per_s"], _source(q),
+                  q["usd_per_output"], q["hourly_usd_per_output"]] for q in r["best_by_gpu"]]
+    all_columns = [(N_("Cards"), "count"), (N_("Memory per GPU"), "bytes"),
+                   (N_("Hours needed"), "hours"), (N_("Plan"), "plan"), (N_("Plan price"), "usd"),
+                   (N_("Per successful output"), "usd")]
+    if r["pinned"]:
+        all_columns.append((N_("Cheapest plan, per output"), "usd"))
+    all_rows = [[q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], plan_text(q["plan"]),
+                 q["total_usd"], q["usd_per_output"]] + ([q["best_usd_per_output"]] if r["pinned"] else [])
+                for q in r["options_table"] if q["gpu"] == r["gpu"]]  # the other GPUs: their best row above
+    note_items = []
+    if r["prices_as_of"]:
+        note_items.append((N_("Prices as of {date}.") if not r["illustrative_prices"]
+                           else N_("Prices as of {date}; they are illustrative: the site owner sets them in the catalog."),
+                           {"date": r["prices_as_of"]}))
+    note_items.append((N_("Throughput on {gpu} is measured; the other GPUs are estimated.") if r["measured"]
+                       else N_("Throughput is estimated from each card's compute, bandwidth and link."), {"gpu": r["name"]}))
+    if r["ranking"]:
+        if r["ranking_holds"]:
+            note_items.append((N_("With the share of peak {share} lower or higher, {gpu} stays the cheapest per output."),
+                               {"gpu": names[r["ranking"][0]], "share": value(SENSITIVITY, "percent")}))
+        else:
+            note_items.append((N_("The ranking depends on the share of peak: {share} lower, the cheapest per output "
+                                  "is {low}; {share} higher, {high}."),
+                               {"low": names[r["ranking_low"][0]], "high": names[r["ranking_high"][0]],
+                                "share": value(SENSITIVITY, "percent")}))
+    if r["pinned"] and r["usd_per_output"] > r["best_usd_per_output"] + 1e-9:
+        note_items.append((N_("Pinning the term costs {extra} more per output than the cheapest plan."),
+                           {"extra": value(r["usd_per_output"] - r["best_usd_per_output"], "usd")}))
     if not r["fits_memory"]:
         note_items.append((N_("The run does not fit in {gpu} memory with this card count and headroom."),
                            {"gpu": r["name"]}))
-    if not r["finishes"]:
-        note_items.append((N_("The work needs {needed} but the term has {term}."),
-                           {"needed": value(r["needed_hours"], "hours"), "term": value(r["term_hours"], "hours")}))
-    if not rows:
+    if values["cards"] > NODE_CARDS:
+        note_items.append((N_("More than {count} cards span several nodes: the efficiency across nodes applies."),
+                           {"count": value(NODE_CARDS, "count")}))
+    if not r["options_table"]:
         note_items.append((N_("No catalog GPU fits the memory budget with up to {count} cards."),
                            {"count": value(max(TABLE_CARDS), "count")}))
     return [
-        metrics(N_("Fixed-term price"), head),
-        bars(N_("Hours in the term"), "hours", hours),
+        metrics(N_("Cost per successful output"), head),
+        bars(N_("Hours in the plan"), "hours", hours),
         table(N_("Price breakdown"), [(N_("Item"), "text"), (N_("Price"), "usd")], breakdown),
-        table(N_("Every GPU and card count that fits"),
-              [(N_("GPU"), "raw"), (N_("Cards"), "count"), (N_("Memory per GPU"), "bytes"),
-               (N_("Hours needed"), "hours"), (N_("Finishes in the term"), "bool"), (N_("Total price"), "usd"),
-               (N_("Per million tokens"), "usd"), (N_("Per completed run"), "usd")], rows),
+        table(N_("Cheapest configuration of each GPU"),
+              [(N_("GPU"), "raw"), (N_("Cards"), "count"), (N_("Plan"), "plan"), (N_("Unused hours"), "hours"),
+               (N_("Throughput"), "tokens_per_s"), (N_("Throughput is"), "text"),
+               (N_("Per successful output"), "usd"), (N_("Hourly billing, per output"), "usd")], best_rows),
+        table(N_("Card counts of this GPU that fit"), all_columns, all_rows),
         notes(note_items),
     ]
 

@@ -15,7 +15,7 @@ from ._display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
-from ._memory_model import BYTES, COMPONENTS, OPTIMIZER_IMPLS, Run, unsharded
+from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsharded
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")
@@ -66,19 +66,31 @@ INPUTS = (
           group=G_METHOD, advanced=True, only_when=QUANTIZED),
     Input("double_quant", "bool", True, N_("Double quantization of NF4 constants"), group=G_METHOD,
           advanced=True, only_when=QUANTIZED),
-    Input("precision", "choice", "bf16", N_("Training precision"),
-          choices=(Choice("bf16", N_("bf16 mixed precision")), Choice("fp16", N_("fp16 mixed precision")),
-                   Choice("fp32", N_("fp32"))), group=G_RUN),
+    Input("lora_dropout", "float", 0.0, N_("LoRA dropout"),
+          N_("peft's lora_dropout. Above 0 each adapted layer keeps a dropout output and its mask."),
+          unit="percent", min=0, max=0.9, step=0.01, group=G_METHOD, advanced=True, only_when=ADAPTER),
+    Input("adapter_dtype", "choice", "fp32", N_("Adapter weights"),
+          N_("peft keeps LoRA adapters in fp32 on a 16-bit base unless told otherwise."),
+          choices=(Choice("fp32", N_("fp32 (peft's default)")), Choice("weights", N_("Same as the base weights"))),
+          group=G_METHOD, advanced=True, only_when=ADAPTER),
+    Input("weights_dtype", "choice", "bf16", N_("Weights as loaded"),
+          N_("The dtype the model's parameters are loaded in: transformers loads a checkpoint in its own "
+             "dtype (usually bf16); a model built without one is fp32."),
+          choices=tuple(Choice(d, d) for d in DTYPES), group=G_RUN),
+    Input("autocast", "choice", "bf16", N_("Autocast"),
+          N_("Mixed-precision autocast around the forward pass, as Trainer(bf16=True) or fp16=True turns on."),
+          choices=(Choice("off", N_("Off")), Choice("bf16", "bf16"), Choice("fp16", "fp16")), group=G_RUN),
     Input("master_weights", "bool", True, N_("fp32 master copy of trainable weights"),
-          N_("Mixed precision only; fp32 training has no separate master copy."), group=G_RUN),
+          N_("DeepSpeed- and FSDP-style mixed precision keeps one; only for 16-bit trainable weights."),
+          group=G_RUN),
     Input("optimizer", "choice", "adamw", N_("Optimizer"),
           choices=(Choice("adamw", N_("AdamW")), Choice("adamw_8bit", N_("8-bit AdamW")),
                    Choice("sgd_momentum", N_("SGD with momentum")), Choice("adafactor", N_("Adafactor"))),
           group=G_RUN),
-    Input("optimizer_impl", "choice", "foreach", N_("AdamW implementation"),
-          N_("PyTorch's code path for the optimizer step: foreach (its default on GPUs) holds a temporary "
-             "as large as one optimizer state, single-tensor (its default on CPUs) twice the largest tensor, "
-             "fused none."),
+    Input("optimizer_impl", "choice", "fused", N_("AdamW implementation"),
+          N_("PyTorch's code path for the optimizer step: fused (what the transformers Trainer picks) holds "
+             "no temporary, foreach (torch.optim.AdamW's default on GPUs) one as large as an optimizer state, "
+             "single-tensor (its default on CPUs) twice the largest tensor."),
           choices=tuple(Choice(v, label) for v, label in zip(OPTIMIZER_IMPLS, (
               N_("foreach"), N_("fused"), N_("single-tensor")))), group=G_RUN, advanced=True),
     Input("seq_len", "int", 2048, N_("Sequence length"), unit="tokens", min=1, max=1048576, group=G_RUN),
@@ -91,6 +103,16 @@ INPUTS = (
     Input("attention", "choice", "fused", N_("Attention kernel"),
           choices=(Choice("fused", N_("Fused (SDPA / FlashAttention)")), Choice("eager", N_("Eager"))),
           group=G_RUN, advanced=True),
+    Input("loss", "choice", "standard", N_("Loss implementation"),
+          N_("A fused linear cross-entropy never materialises the logits."),
+          choices=(Choice("standard", N_("Standard cross-entropy")),
+                   Choice("fused", N_("Fused linear cross-entropy (Liger Kernel, Cut Cross-Entropy)"))),
+          group=G_RUN, advanced=True),
+    Input("offload", "choice", "none", N_("CPU offload"),
+          N_("ZeRO-Offload or FSDP CPU offload: what moves to host RAM. Parameter offload needs FSDP / ZeRO-3."),
+          choices=(Choice("none", N_("None")), Choice("optimizer", N_("Optimizer state")),
+                   Choice("optimizer_params", N_("Optimizer state and parameters"))),
+          group=G_PAR, advanced=True),
     Input("parallelism", "choice", "single", N_("Parallelism"),
           choices=(Choice("single", N_("One GPU")), Choice("ddp", N_("DDP (replicated)")),
                    Choice("zero1", N_("ZeRO-1 (optimizer sharded)")),
@@ -131,6 +153,8 @@ def check(values: dict) -> list[dict]:
         errors.append(error("gpus", "single_gpu_only"))
     if values["method"] != "full" and not values["lora_targets"]:
         errors.append(error("lora_targets", "required"))
+    if values["offload"] == "optimizer_params" and values["parallelism"] != "fsdp":
+        errors.append(error("offload", "offload_needs_fsdp"))
     return errors
 
 
@@ -144,8 +168,10 @@ def build_run(values: dict) -> Run:
     arch = architecture(values)
     return Run(arch=arch, params=max(values["params"], arch.derived_params()), method=values["method"],
                lora_rank=values["lora_rank"], lora_targets=tuple(values["lora_targets"]),
+               lora_dropout=values["lora_dropout"] > 0, adapter_dtype=values["adapter_dtype"],
                quant=values["quant"], double_quant=values["double_quant"],
-               precision=values["precision"], master_weights=values["master_weights"],
+               weights_dtype=values["weights_dtype"], autocast=values["autocast"],
+               master_weights=values["master_weights"], loss=values["loss"], offload=values["offload"],
                optimizer=values["optimizer"], optimizer_impl=values["optimizer_impl"],
                grad_accumulation=values["grad_accumulation"], seq_len=values["seq_len"],
                micro_batch=values["micro_batch"], checkpointing=values["gradient_checkpointing"],
@@ -194,7 +220,7 @@ def shortcuts(run: Run) -> dict:
     "+30-40 %" multiplies it by 1.3 or 1.4.
     """
     single = unsharded(dataclasses.replace(run, parallelism="single")).per_gpu(1)["total"]
-    per_param = {"nf4": 0.5, "int8": 1.0}[run.quant] if run.method == "qlora" else BYTES[run.precision]
+    per_param = {"nf4": 0.5, "int8": 1.0}[run.quant] if run.method == "qlora" else BYTES[run.weights_dtype]
     base = run.params * per_param
     items = []
     for rule, factor in (("params_x_precision", 1.0), ("plus_30_percent", 1.3), ("plus_40_percent", 1.4)):
@@ -216,6 +242,7 @@ def estimate(values: dict) -> dict:
         "trainable_params": trainable, "trainable_fraction": trainable / run.params,
         "lora_params": 0 if run.method == "full" else trainable,
         "bytes": here["parts"], "per_gpu_bytes": here["total"], "gpus": values["gpus"],
+        "host_bytes_per_gpu": here["host_bytes"],
         "all_gpus_bytes": here["total"] * values["gpus"],
         "detail": {**{k: round(v) for k, v in state.optimizer.items()},
                    "activations_per_layer": round(state.activations["per_layer"]),
@@ -240,6 +267,8 @@ def _display(values: dict, r: dict) -> list[dict]:
     head = [metric(N_("Memory per GPU"), r["per_gpu_bytes"], "bytes"),
             metric(N_("Trainable parameters"), r["trainable_params"], "count"),
             metric(N_("Trainable share"), r["trainable_fraction"], "percent")]
+    if values["offload"] != "none":  # what CPU offload moves to the host, beside the GPU figure
+        head.insert(1, metric(N_("Host RAM per GPU (offload)"), r["host_bytes_per_gpu"], "bytes"))
     if smallest:
         head.append(metric(N_("Fewest cards that fit"), smallest["count"], "count", "ok"))
     gpu_rows = [[g["name"], g["memory_bytes"] / 1e9, g["fits"], g["headroom_bytes"], g["headroom_fraction"],

@@ -20,7 +20,7 @@ MARKER = re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->")
 # How an input's unit is named beside its label (msgids; "" shows nothing).
 UNIT_LABELS = {
     "count": "", "number": "", "": "",
-    "tokens": N_("tokens"), "tokens_per_s": N_("tokens/s"), "gb": "GB", "tb": "TB", "hours": N_("hours"),
+    "tokens": N_("tokens"), "tokens_per_s": N_("tokens/s"), "gb": "GB", "tb": "TB", "hours": N_("hours"), "seconds": N_("seconds"),
     "percent": N_("share, 0–1"), "usd": "US$", "usd_per_hour": "US$/h",
 }
 

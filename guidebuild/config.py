@@ -17,3 +17,5 @@ class GuideConfig(Config):
     calculator_modules = c.ListOfItems(c.Type(str), default=[])
     # Folder of pilot result files that the results page imports, relative to mkdocs.yml.
     results_dir = c.Type(str, default="results")
+    # The memory accuracy matrix that `python -m benchmarks.memory_accuracy` writes, relative to mkdocs.yml.
+    accuracy_file = c.Type(str, default="benchmarks/results/memory_accuracy.json")

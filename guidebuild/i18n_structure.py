@@ -1,7 +1,7 @@
 """A page's skeleton, read straight from its Markdown: what must match between Spanish and a translation.
 
 Heading anchors in order, and the number of tables, fenced code blocks, links, admonitions, content tabs
-and build markers. Used by `guide-i18n status`, `guide-i18n stamp` and tests/test_docs_parity.py, so the
+and build markers (computed figures in any order). Used by `guide-i18n status`, `guide-i18n stamp` and tests/test_docs_parity.py, so the
 editor's command and CI judge a translation by the same rules.
 """
 
@@ -21,7 +21,9 @@ HEADING = re.compile(r"^\s{0,12}(#{1,6})\s+(.*?)\s*#*\s*$")
 ANCHOR = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
 ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s+([A-Za-z][\w-]*)")
 TAB = re.compile(r'^\s*===\+?\s+"')
-MARKER = re.compile(r"^\s*<!--\s*(catalog-table|calculator:\s*[\w-]+)\s*-->\s*$")
+MARKER = re.compile(r"^\s*<!--\s*(catalog-table|memory-accuracy|pilot-results|calculator:\s*[\w-]+)\s*-->\s*$")
+# A computed figure inside a sentence (see guidebuild/prose_figures.py); word order may move it.
+FIGURE = re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 INLINE_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
@@ -41,6 +43,7 @@ class Skeleton:
     admonitions: list[str] = field(default_factory=list)
     tabs: int = 0
     markers: list[str] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)  # sorted: a translation may reorder a sentence
 
     @property
     def heading_ids(self) -> list[str]:
@@ -117,6 +120,7 @@ def parse(text: str) -> Skeleton:
             page.tabs += 1
         if marker := MARKER.match(line):
             page.markers.append(re.sub(r"\s+", " ", marker[1]))
+        page.figures = sorted(page.figures + FIGURE.findall(line))
         if definition := LINK_DEFINITION.match(line):
             page.links.append(definition[1])
         else:
@@ -155,6 +159,8 @@ def differences(source: Skeleton, translation: Skeleton, source_locale: str = "e
         problems.append("admonitions (type, in order): " + first_difference(source.admonitions, translation.admonitions, label))
     if source.markers != translation.markers:
         problems.append("build markers: " + first_difference(source.markers, translation.markers, label))
+    if source.figures != translation.figures:
+        problems.append(f"computed figures: {label} has {source.figures}, translation has {translation.figures}")
     return problems
 
 

@@ -23,8 +23,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, calculator_embed, catalog_table, html_rewrite, locales, offline, results_import, search_split, sitemap,
-    translation_status,
+    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, offline, prose_figures,
+    results_import, search_split, sitemap, translation_status,
 )
 from .config import GuideConfig
 from .locale_pack import locale_pack
@@ -94,7 +94,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if not self.config.enabled:
             return html
         html = catalog_table.embed(html, self.env, self.pack)
+        html = prose_figures.embed(html, self.pack, page.file.src_uri)
         html = results_import.embed(html, self.runs, self.pack)
+        html = memory_accuracy.embed(html, self.env, self.pack, self.root / self.config.accuracy_file)
         html = html_rewrite.wrap_tables(html)
         names = calculator_embed.names_in(html)
         if names:

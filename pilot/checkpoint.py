@@ -7,15 +7,14 @@ ints so `torch.load(weights_only=True)` accepts the file.
 from __future__ import annotations
 
 import hashlib
-import os
 import random
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from .atomic import atomic_write
 from .data import DataPosition
 
 FAULTS = ("drop_optimizer", "reset_scheduler", "lose_data_position",
@@ -153,27 +152,17 @@ def compare_fingerprints(expected: dict[str, dict[str, str]], actual: dict[str, 
 
 
 def atomic_save(obj: Any, path: Path) -> tuple[float, int]:
-    """Write to a temporary file, fsync, rename over the target, fsync the directory.
+    """torch.save through `atomic_write`: a killed or failing writer never destroys the previous
+    checkpoint; a full disk raises DiskFullError. Returns (seconds, bytes)."""
+    return atomic_write(Path(path), lambda fh: torch.save(obj, fh))
 
-    A writer killed at any moment leaves the previous checkpoint intact; a leftover temporary file
-    from such a writer is removed on the next save. Returns (seconds, bytes).
-    """
-    path = Path(path)
-    for stale in path.parent.glob(f".{path.name}.tmp-*"):
-        stale.unlink(missing_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    t0 = time.perf_counter()
-    with open(tmp, "wb") as fh:
-        torch.save(obj, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-    return time.perf_counter() - t0, path.stat().st_size
+
+def state_bytes(trainer) -> int:
+    """Bytes a checkpoint will take, from the model before its first step: the saved weights plus
+    the optimizer's state (AdamW: two moments per trainable value; SGD: one momentum buffer)."""
+    saved = sum(t.numel() * t.element_size() for t in model_state(trainer).values())
+    trainable = sum(p.numel() * p.element_size() for _, p in trainer.trainable)
+    return saved + trainable * (2 if trainer.cfg.train.optimizer == "adamw" else 1)
 
 
 def load_checkpoint(path: Path, device: torch.device) -> dict[str, Any]:

@@ -2,17 +2,39 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import signal
 import sys
+import tomllib
+import traceback
 from pathlib import Path
 from typing import Any
 
+from . import config as config_module
+from .atomic import check_writable
 from .config import DataConfig, ModelConfig, PilotConfig, TrainConfig
+from .errors import EXIT_DISK, EXIT_RESTORE_FAILED, Interrupted, PartialRun, PilotError, describe
 
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
-RENAMED = {("model", "source"): "model", ("data", "source"): "data"}
-EXIT_CONFIG, EXIT_RESTORE_FAILED = 1, 3
+RENAMED = {("model", "source"): "model", ("model", "config_file"): "model_config", ("data", "source"): "data"}
+# Options with a fixed set of values list them in --help and refuse others at parse time.
+CHOICES = {("train", "method"): config_module.METHODS, ("train", "precision"): config_module.PRECISIONS,
+           ("train", "optimizer"): config_module.OPTIMIZERS, ("train", "lr_schedule"): config_module.SCHEDULES,
+           ("train", "optimizer_impl"): config_module.OPTIMIZER_IMPLS, ("train", "loss"): config_module.LOSSES,
+           ("train", "adapter_dtype"): config_module.ADAPTER_DTYPES, ("model", "dtype"): config_module.MODEL_DTYPES,
+           ("model", "attention"): config_module.ATTENTIONS, ("run", "device"): config_module.DEVICES}
+EXIT_CODES = ("exit codes: 0 done; 1 bad option, config or data; 2 bad command line; 3 restore check failed; "
+              "4 device unavailable; 5 disk full, output not writable, or a partial result; 6 out of memory; "
+              "7 torchrun failed; 8 loss diverged; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
+
+
+class _Parser(argparse.ArgumentParser):
+    """A bad command line is one line too: the error and where to look, not the whole usage."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _add_config_flags(parser: argparse.ArgumentParser) -> None:
@@ -31,13 +53,14 @@ def _add_config_flags(parser: argparse.ArgumentParser) -> None:
             elif f.name == "lora_targets":
                 group.add_argument(flag, dest=dest, default=argparse.SUPPRESS, help="comma-separated: q,k,v,o,gate,up,down")
             else:
-                group.add_argument(flag, dest=dest, type=type(f.default), default=argparse.SUPPRESS, help=help_text)
+                group.add_argument(flag, dest=dest, type=type(f.default), default=argparse.SUPPRESS, help=help_text,
+                                   choices=CHOICES.get((section, f.name)))
 
 
 def config_from_args(args: argparse.Namespace) -> PilotConfig:
     data: dict[str, Any] = {}
     if args.config:
-        data = json.loads(json.dumps(PilotConfig.from_file(args.config).to_dict()))
+        data = json.loads(json.dumps(_config_file(args.config).to_dict()))
     for dest, value in vars(args).items():
         if "." not in dest:
             continue
@@ -47,40 +70,114 @@ def config_from_args(args: argparse.Namespace) -> PilotConfig:
     return PilotConfig.from_dict(data)
 
 
+def _config_file(path: Path) -> PilotConfig:
+    """The config file, with syntax errors naming the file, line and column."""
+    try:
+        return PilotConfig.from_file(path)
+    except tomllib.TOMLDecodeError as exc:
+        raise PilotError(f"{path}: invalid TOML: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise PilotError(f"{path}: invalid JSON: {exc.msg} (at line {exc.lineno}, column {exc.colno})") from exc
+    except UnicodeDecodeError as exc:
+        raise PilotError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from exc
+    except OSError as exc:
+        raise PilotError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise PilotError(f"{path}: {exc}") from exc
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpu-pilot", description="Pilot benchmark for a fine-tuning run: "
-                                     "timing, memory, checkpoint restore and scaling, written to one JSON file.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run the single-process pilot and write the result file")
-    scale = sub.add_parser("scale", help="the same workload through torchrun with DDP and FSDP")
+    parser = _Parser(prog="gpu-pilot", description="Pilot benchmark for a fine-tuning run: "
+                                     "timing, memory, checkpoint restore and scaling, written to one JSON file.",
+                                     epilog=EXIT_CODES)
+    # The metavar keeps the internal commands (for child processes) out of the usage line.
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,scale,validate}")
+    run = sub.add_parser("run", help="run the single-process pilot and write the result file", epilog=EXIT_CODES)
+    scale = sub.add_parser("scale", help="the same workload through torchrun with DDP and FSDP", epilog=EXIT_CODES)
     for p in (run, scale):
         _add_config_flags(p)
         p.add_argument("--output", "-o", type=Path, default=Path("pilot-result.json"), help="result file (default: %(default)s)")
-        p.add_argument("--overwrite", action="store_true", help="replace an existing result file")
-        p.add_argument("--workdir", type=Path, help="where checkpoints go (default: a temporary directory)")
+        p.add_argument("--overwrite", action="store_true", help="replace an existing result file (atomically)")
+        p.add_argument("--workdir", type=Path, help="where checkpoints go (default: a temporary directory, removed "
+                       "at the end and on SIGINT/SIGTERM)")
+        p.add_argument("--keep-workdir", action="store_true", help="keep the temporary directory (checkpoint "
+                       "included) and print its path")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
-    scale.add_argument("--nproc-per-node", type=int, default=2)
-    scale.add_argument("--strategies", default="ddp,fsdp", help="comma-separated: ddp,fsdp")
+        p.add_argument("--debug", action="store_true", help="print the traceback of a failure, not only its one-line message")
+    scale.add_argument("--nproc-per-node", type=int, default=2, help="processes per node (default: %(default)s)")
+    scale.add_argument("--strategies", default="ddp,fsdp", help="comma-separated: ddp,fsdp (default: %(default)s)")
     scale.add_argument("--nnodes", default="1", help="passed to torchrun, e.g. 2 or 1:4")
-    scale.add_argument("--node-rank", type=int, default=0)
+    scale.add_argument("--node-rank", type=int, default=0, help="with --nnodes > 1: 0 on the one node that writes "
+                       "the result (torchrun's c10d rendezvous numbers the nodes itself)")
     scale.add_argument("--rdzv-endpoint", default="", help="host:port of the rendezvous (multi-node)")
     scale.add_argument("--rdzv-backend", default="c10d")
     scale.add_argument("--rdzv-id", default="gpu-pilot")
     check = sub.add_parser("validate", help="check result files against the schema")
     check.add_argument("files", nargs="+", type=Path)
-    resume = sub.add_parser("_resume", help=argparse.SUPPRESS)
+    check.add_argument("--debug", action="store_true", help="print the traceback of a failure")
+    resume = sub.add_parser("_resume")
     resume.add_argument("manifest", type=Path)
     resume.add_argument("out", type=Path)
     resume.add_argument("--fault", default=None)
-    worker = sub.add_parser("_scale_worker", help=argparse.SUPPRESS)
+    worker = sub.add_parser("_scale_worker")
     worker.add_argument("config_json", type=Path)
     worker.add_argument("strategy")
     worker.add_argument("out", type=Path)
     return parser
 
 
+@contextlib.contextmanager
+def _signals_raise():
+    """SIGINT and SIGTERM become an exception, so `finally` blocks stop child processes, remove the
+    temporary workdir and the partial result is written; the previous handlers come back after."""
+    def handler(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _fail(exc: BaseException, debug: bool) -> int:
+    message, code = describe(exc)
+    if debug:
+        traceback.print_exception(exc)
+    print(f"gpu-pilot: error: {message}", file=sys.stderr)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    debug = getattr(args, "debug", False)
+    try:
+        return _dispatch(args)
+    except PartialRun as partial:
+        return _fail(partial.cause, debug)
+    except (Exception, KeyboardInterrupt, Interrupted) as exc:
+        return _fail(exc, debug)
+
+
+def _validate(files: list[Path]) -> int:
+    """The site's own validator (calcui.results, standard library only): the machine and the build agree."""
+    from .validate import problems
+
+    bad = 0
+    for path in files:
+        try:
+            errors = problems(path)
+        except OSError as exc:
+            raise PilotError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+        print(f"{path}: " + ("valid" if not errors else "INVALID\n  " + "\n  ".join(errors)))
+        bad += bool(errors)
+    return 1 if bad else 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "_resume":
         from .restore import resume_main
 
@@ -90,37 +187,42 @@ def main(argv: list[str] | None = None) -> int:
 
         return worker_main(args.config_json, args.strategy, args.out)
     if args.command == "validate":
-        from .validate import schema_errors
+        return _validate(args.files)
+    from .trainer import resolved
 
-        bad = 0
-        for path in args.files:
-            errors = schema_errors(json.loads(path.read_text(encoding="utf-8")))
-            print(f"{path}: " + ("valid" if not errors else "INVALID\n  " + "\n  ".join(errors)))
-            bad += bool(errors)
-        return 1 if bad else 0
-    try:
-        cfg = config_from_args(args)
-    except (ValueError, OSError) as exc:
-        print(f"gpu-pilot: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
+    cfg = resolved(config_from_args(args))  # the real model's shape, checked before any work
     output = args.output / "pilot-result.json" if args.output.is_dir() else args.output
     if output.exists() and not args.overwrite:
-        print(f"gpu-pilot: {output} already exists; pass --overwrite to replace it", file=sys.stderr)
-        return EXIT_CONFIG
-    from . import summary
+        raise FileExistsError(f"{output} already exists; pass --overwrite to replace it")
+    check_writable(output)
+    with _signals_raise():
+        try:
+            if args.command == "run":
+                from .runner import run
 
-    if args.command == "run":
-        from .runner import run
+                result = run(cfg, args.workdir, show_progress=not args.quiet, keep_workdir=args.keep_workdir)
+            else:
+                from .scale import run_scale
 
-        result = run(cfg, args.workdir, show_progress=not args.quiet)
-    else:
-        from .scale import run_scale
-
-        strategies = [s for s in args.strategies.split(",") if s]
-        result = run_scale(cfg, strategies, args.nproc_per_node, args, show_progress=not args.quiet)
-    result.save_json(output, overwrite=args.overwrite)
-    print(summary.render(result))
-    print(f"result written to {output}")
+                strategies = [s for s in args.strategies.split(",") if s]
+                result = run_scale(cfg, strategies, args.nproc_per_node, args, show_progress=not args.quiet)
+        except PartialRun as partial:
+            _save(partial.result, output, args.overwrite, partial=True)
+            raise
+    if result is None:  # a scale run on a node that does not write (see --node-rank)
+        return 0
+    _save(result, output, args.overwrite)
+    if result.outcome.status == "partial":
+        print(f"gpu-pilot: {result.outcome.error}", file=sys.stderr)
+        return EXIT_DISK
     if result.restore is not None and not result.restore.passed:
         return EXIT_RESTORE_FAILED
     return 0
+
+
+def _save(result, output: Path, overwrite: bool, partial: bool = False) -> None:
+    from . import summary
+
+    result.save_json(output, overwrite=overwrite)
+    print(summary.render(result))
+    print(f"{'partial result' if partial else 'result'} written to {output}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,14 +17,22 @@ from typing import Any
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 PRECISIONS = ("fp32", "bf16")
 OPTIMIZERS = ("adamw", "sgd")
-METHODS = ("full", "lora")
+OPTIMIZER_IMPLS = ("default", "foreach", "fused", "single_tensor")
+METHODS = ("full", "lora", "qlora")
+MODEL_DTYPES = ("auto", "fp32", "bf16")
+ATTENTIONS = ("sdpa", "eager")
+ADAPTER_DTYPES = ("fp32", "weights")
+LOSSES = ("standard", "fused")
 SCHEDULES = ("constant", "linear", "cosine")
 DEVICES = ("auto", "cpu", "cuda")
 
 
-def _at_least(section: str, name: str, value, low) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
-        raise ValueError(f"{section}.{name} must be a number >= {low} (got {value!r})")
+def _at_least(section: str, name: str, value, low, high: float = math.inf) -> None:
+    # Written as `not low <= value <= high` so NaN (every comparison false) is refused too; `high` is
+    # the result schema's bound, so every accepted value can be written to the result.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high or math.isinf(value):
+        bound = f">= {low}" if high == math.inf else f"between {low} and {high:g}"
+        raise ValueError(f"{section}.{name} must be a finite number {bound} (got {value!r})")
 
 
 def _integer(section: str, name: str, value, low: int, high: int | None = None) -> None:
@@ -37,11 +46,26 @@ def _one_of(section: str, name: str, value, choices) -> None:
         raise ValueError(f"{section}.{name} must be one of {', '.join(map(repr, choices))} (got {value!r})")
 
 
+def _presets() -> tuple[str, ...]:
+    try:
+        import calculators
+    except ImportError:  # the pilot installed without the site's packages still runs the built-in model
+        return ()
+    return tuple(m["id"] for m in calculators.models()["models"])
+
+
 @dataclass
 class ModelConfig:
-    """The model: the built-in Llama-style decoder (random init) or a local Hugging Face directory."""
+    """The model: the built-in Llama-style decoder (a dependency-free smoke test), a transformers
+    model built from a preset or a config.json with random weights, or a local checkpoint. For a
+    transformers model the shape below is filled in from its configuration."""
 
-    source: str = field(default="builtin", metadata={"help": "'builtin' or a local Hugging Face model directory"})
+    source: str = field(default="builtin", metadata={
+        "help": "'builtin', a preset (e.g. llama-3.1-8b) or a local Hugging Face model directory"})
+    config_file: str = field(default="", metadata={"help": "a Hugging Face config.json to build with random weights"})
+    dtype: str = field(default="auto", metadata={
+        "help": "weights as loaded: auto (the checkpoint's dtype; fp32 for builtin), fp32 or bf16"})
+    attention: str = field(default="sdpa", metadata={"help": "transformers attention: sdpa or eager"})
     layers: int = 2
     hidden: int = 64
     heads: int = 4
@@ -49,17 +73,36 @@ class ModelConfig:
     intermediate: int = 176
     vocab: int = 512
     tie_embeddings: bool = False
-    dropout: float = field(default=0.0, metadata={"help": "dropout probability (consumes the torch RNG)"})
+    head_dim: int = field(default=0, metadata={"help": "0: hidden / heads"})
+    qkv_bias: bool = False
+    dropout: float = field(default=0.0, metadata={"help": "built-in model's dropout probability (consumes the torch RNG)"})
+
+    @property
+    def is_transformers(self) -> bool:
+        return self.source != "builtin" or bool(self.config_file)
 
     def __post_init__(self) -> None:
         s = "model"
+        presets = _presets()
         if not isinstance(self.source, str) or not self.source:
-            raise ValueError(f"{s}.source must be 'builtin' or a directory (got {self.source!r})")
-        if self.source != "builtin" and not Path(self.source).is_dir():
-            raise ValueError(f"{s}.source must be 'builtin' or an existing directory (got {self.source!r})")
+            raise ValueError(f"{s}.source must be 'builtin', a preset or a directory (got {self.source!r})")
+        if self.source != "builtin" and self.source not in presets and not Path(self.source).is_dir():
+            raise ValueError(f"{s}.source must be 'builtin', a preset ({', '.join(presets)}) or an existing "
+                             f"directory (got {self.source!r})")
+        if self.config_file and (self.source != "builtin" or not Path(self.config_file).is_file()):
+            raise ValueError(f"{s}.config_file must be an existing config.json, given without model.source "
+                             f"(got {self.config_file!r} with source {self.source!r})")
+        _one_of(s, "dtype", self.dtype, MODEL_DTYPES)
+        _one_of(s, "attention", self.attention, ATTENTIONS)
+        _integer(s, "head_dim", self.head_dim, 0, 4096)
         for name, high in (("layers", 1024), ("hidden", 65536), ("heads", 1024), ("kv_heads", 1024),
                            ("intermediate", 262144), ("vocab", 1 << 20)):
             _integer(s, name, getattr(self, name), 1, high)
+        if self.is_transformers:
+            return  # the shape comes from the model's configuration (pilot.hf_model.resolve)
+        if self.qkv_bias or self.head_dim not in (0, self.hidden // self.heads):
+            raise ValueError(f"{s}.head_dim and model.qkv_bias are for transformers models; the built-in model "
+                             f"has head_dim = hidden / heads and no biases")
         if self.hidden % self.heads:
             raise ValueError(f"{s}.hidden must be divisible by model.heads (got hidden={self.hidden}, heads={self.heads})")
         if self.heads % self.kv_heads:
@@ -78,8 +121,14 @@ class TrainConfig:
     lora_rank: int = 8
     lora_alpha: float = 16.0
     lora_targets: tuple[str, ...] = LORA_TARGETS
-    precision: str = field(default="fp32", metadata={"help": "fp32, or bf16 autocast over fp32 weights"})
+    lora_dropout: float = field(default=0.0, metadata={"help": "peft's lora_dropout"})
+    adapter_dtype: str = field(default="fp32", metadata={
+        "help": "LoRA adapters: fp32 (peft's default on a 16-bit base) or the weights' dtype"})
+    precision: str = field(default="fp32", metadata={"help": "fp32 (no autocast) or bf16 (bf16 autocast)"})
     optimizer: str = "adamw"
+    optimizer_impl: str = field(default="default", metadata={
+        "help": "AdamW code path: default (torch's: foreach on GPUs, single_tensor on CPUs), foreach, fused, single_tensor"})
+    loss: str = field(default="standard", metadata={"help": "standard, or fused linear cross-entropy (Liger Kernel, CUDA)"})
     lr: float = 1e-4
     weight_decay: float = 0.0
     lr_schedule: str = "cosine"
@@ -94,9 +143,15 @@ class TrainConfig:
         _one_of(s, "method", self.method, METHODS)
         _one_of(s, "precision", self.precision, PRECISIONS)
         _one_of(s, "optimizer", self.optimizer, OPTIMIZERS)
+        _one_of(s, "optimizer_impl", self.optimizer_impl, OPTIMIZER_IMPLS)
+        _one_of(s, "adapter_dtype", self.adapter_dtype, ADAPTER_DTYPES)
+        _one_of(s, "loss", self.loss, LOSSES)
+        if isinstance(self.lora_dropout, bool) or not isinstance(self.lora_dropout, (int, float)) \
+                or not 0.0 <= self.lora_dropout < 1.0:
+            raise ValueError(f"{s}.lora_dropout must be in [0, 1) (got {self.lora_dropout!r})")
         _one_of(s, "lr_schedule", self.lr_schedule, SCHEDULES)
         _integer(s, "lora_rank", self.lora_rank, 1, 4096)
-        _at_least(s, "lora_alpha", self.lora_alpha, 0)
+        _at_least(s, "lora_alpha", self.lora_alpha, 0, 1e6)
         if isinstance(self.lora_targets, str):
             self.lora_targets = tuple(t for t in self.lora_targets.split(",") if t)
         self.lora_targets = tuple(self.lora_targets)
@@ -104,8 +159,8 @@ class TrainConfig:
             raise ValueError(f"{s}.lora_targets must name at least one of {', '.join(LORA_TARGETS)} (got none)")
         for target in self.lora_targets:
             _one_of(s, "lora_targets", target, LORA_TARGETS)
-        _at_least(s, "lr", self.lr, 0)
-        _at_least(s, "weight_decay", self.weight_decay, 0)
+        _at_least(s, "lr", self.lr, 0, 1000)
+        _at_least(s, "weight_decay", self.weight_decay, 0, 1000)
         _integer(s, "lr_warmup_steps", self.lr_warmup_steps, 0)
         _integer(s, "micro_batch", self.micro_batch, 1, 65536)
         _integer(s, "grad_accum", self.grad_accum, 1, 65536)
@@ -165,7 +220,7 @@ class PilotConfig:
         _integer("run", "warmup_steps", self.warmup_steps, 2, 100000)
         _integer("run", "steps", self.steps, 2, 1000000)
         _integer("run", "val_batches", self.val_batches, 0, 100000)
-        _at_least("run", "memory_limit_gb", self.memory_limit_gb, 0)
+        _at_least("run", "memory_limit_gb", self.memory_limit_gb, 0, 1e6)
         _integer("run", "max_batch_limit", self.max_batch_limit, 1, 1 << 20)
 
     @property

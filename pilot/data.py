@@ -28,8 +28,11 @@ def _texts(path: Path, text_field: str) -> Iterator[str]:
     if path.suffix == ".jsonl":
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.strip():
-                record = json.loads(line)
-                if text_field not in record:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}: line {number} is not JSON: {exc.msg} (column {exc.colno})") from exc
+                if not isinstance(record, dict) or text_field not in record:
                     raise ValueError(f"data.text_field {text_field!r} missing on line {number} of {path}")
                 yield str(record[text_field])
     else:

@@ -1,7 +1,8 @@
-"""The models the pilot trains: a built-in Llama-style decoder, or a local Hugging Face model.
+"""The models the pilot trains: the built-in Llama-style decoder here, transformers models in hf_model.
 
 The built-in model follows the Llama layout (RMSNorm, rotary embeddings, grouped-query attention
-through scaled_dot_product_attention, SwiGLU MLP) so its memory matches what the calculators model.
+through scaled_dot_product_attention, SwiGLU MLP). It needs nothing beyond torch, which makes it
+the pilot's smoke test; the reference for memory is the real stack (hf_model).
 It is always initialised on the CPU from the run's seed, so a fresh process rebuilds exactly the
 same frozen weights before a restore.
 """
@@ -141,53 +142,41 @@ def apply_lora(model: nn.Module, train: TrainConfig) -> None:
                 setattr(module, name, LoRALinear(child, train.lora_rank, train.lora_alpha))
 
 
-class HFCausalLM(nn.Module):
-    """Adapter giving a transformers model the same call signature as the built-in one."""
-
-    def __init__(self, inner: nn.Module):
-        super().__init__()
-        self.inner = inner
-
-    def forward(self, tokens):
-        return self.inner(input_ids=tokens, labels=tokens).loss
-
-
-def _hf_model(model_cfg: ModelConfig, train: TrainConfig) -> nn.Module:
-    try:
-        import transformers
-    except ImportError as exc:  # the pilot runs without it; only this option needs it
-        raise RuntimeError("model.source is a directory, which needs the 'transformers' package") from exc
-    inner = transformers.AutoModelForCausalLM.from_pretrained(model_cfg.source, torch_dtype=torch.float32)
-    if train.method == "lora":
-        try:
-            import peft
-        except ImportError as exc:
-            raise RuntimeError("LoRA on a Hugging Face model needs the 'peft' package") from exc
-        names = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj",
-                 "gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
-        lora = peft.LoraConfig(r=train.lora_rank, lora_alpha=train.lora_alpha, lora_dropout=0.0,
-                               target_modules=[names[t] for t in train.lora_targets])
-        inner = peft.get_peft_model(inner, lora)
-    if train.grad_checkpointing:
-        inner.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    return HFCausalLM(inner)
+def check_builtin(train: TrainConfig) -> None:
+    """The built-in model has no quantization, fused loss or LoRA dropout: say so before any work."""
+    unsupported = {"train.method": train.method == "qlora", "train.loss": train.loss != "standard",
+                   "train.lora_dropout": train.lora_dropout > 0}
+    for option, used in unsupported.items():
+        if used:
+            raise ValueError(f"{option} as given needs a transformers model (--model PRESET or --model-config); "
+                             f"the built-in model has none of it")
 
 
-def build_model(model_cfg: ModelConfig, train: TrainConfig, seed: int) -> nn.Module:
-    """Build on the CPU from the seed (identical in every process), ready to be moved to the device."""
-    torch.manual_seed(seed)
-    if model_cfg.source != "builtin":
-        return _hf_model(model_cfg, train)
+def build_model(model_cfg: ModelConfig, train: TrainConfig, seed: int, device: torch.device) -> nn.Module:
+    """The model on ``device``, identical in every process that builds it from the same seed."""
+    if model_cfg.is_transformers:
+        from .hf_model import build
+
+        return build(model_cfg, train, seed, device)
+    check_builtin(train)
+    torch.manual_seed(seed)  # built on the CPU: the same weights on any device
     model = Decoder(model_cfg, train.seq_len)
     if train.method == "lora":
         apply_lora(model, train)
-        if train.precision == "bf16":
-            # LoRA keeps the frozen base in bf16 (as when a model is loaded in bf16); adapters stay fp32.
-            for p in model.parameters():
-                if not p.requires_grad:
-                    p.data = p.data.to(torch.bfloat16)
+    if model_cfg.dtype == "bf16":
+        # The frozen base (everything in a full fine-tune) in bf16; adapters stay fp32 unless asked.
+        for p in model.parameters():
+            if not p.requires_grad or train.method == "full" or train.adapter_dtype == "weights":
+                p.data = p.data.to(torch.bfloat16)
     model.grad_checkpointing = train.grad_checkpointing
-    return model
+    return model.to(device)
+
+
+def decoder_layers(model: nn.Module) -> list[nn.Module]:
+    """The blocks FSDP wraps one by one."""
+    if hasattr(model, "decoder_layers"):
+        return model.decoder_layers()
+    return list(getattr(model, "layers", []))
 
 
 def parameter_count(model: nn.Module) -> tuple[int, int]:

@@ -5,14 +5,16 @@ import sys
 
 
 class Progress:
-    def __init__(self, total: int, desc: str, enabled: bool = True):
+    """`total` None: a phase whose length is not known in advance (the batch search) counts up."""
+
+    def __init__(self, total: int | None, desc: str, enabled: bool = True, unit: str = "step"):
         self.total, self.desc, self.enabled, self.n = total, desc, enabled, 0
         self._bar = None
         if enabled:
             try:
                 from tqdm import tqdm
 
-                self._bar = tqdm(total=total, desc=desc, unit="step", leave=True, file=sys.stderr)
+                self._bar = tqdm(total=total, desc=desc, unit=unit, leave=True, file=sys.stderr)
             except ImportError:
                 pass
 
@@ -25,7 +27,8 @@ class Progress:
             self._bar.update(1)
             return
         extra = " ".join(f"{k}={v}" for k, v in postfix.items())
-        sys.stderr.write(f"\r{self.desc}: {self.n}/{self.total} {extra}   ")
+        count = f"{self.n}/{self.total}" if self.total is not None else str(self.n)
+        sys.stderr.write(f"\r{self.desc}: {count} {extra}   ")
         sys.stderr.flush()
 
     def close(self) -> None:

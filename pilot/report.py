@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .atomic import atomic_write
+
 SCHEMA_VERSION = "1"
 
 
@@ -27,13 +29,15 @@ class JsonMixin:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
     def save_json(self, path: str | Path, overwrite: bool = False) -> Path:
+        """Written atomically: a failure (a full disk) leaves any earlier file as it was."""
         path = Path(path)
         if path.is_dir():
             path = path / self.default_filename
         if path.exists() and not overwrite:
             raise FileExistsError(f"{path} already exists; pass --overwrite to replace it")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_json(), encoding="utf-8")
+        text = self.to_json().encode("utf-8")  # serialised first: a value JSON refuses fails before any write
+        atomic_write(path, lambda fh: fh.write(text))
         return path
 
     @classmethod
@@ -100,8 +104,8 @@ class Timing:
     stall_threshold: float
     tokens_per_step: int
     tokens_per_s: float
-    validation_s: float
-    validation_loss: float
+    validation_s: float | None  # None: the run stopped before validation
+    validation_loss: float | None
     warmup_steps: int
 
 
@@ -124,6 +128,7 @@ class Checkpoint:
     write_s: float
     size_bytes: int
     atomic: bool = True
+    error: str | None = None  # why it could not be written (a full disk); the run went on without it
 
 
 @dataclass
@@ -217,10 +222,23 @@ class ModelInfo:
     data_hash: str
 
 
+PARTIAL_REASONS = ("diverged", "failed", "interrupted", "checkpoint_failed")
+
+
+@dataclass
+class Partial:
+    """Why a run's result is incomplete, and how far it got; what it measured is kept."""
+
+    reason: str  # one of PARTIAL_REASONS
+    stage: str  # the phase it stopped in: batch_search, training, validation, restore, scaling
+    steps_done: int
+
+
 @dataclass
 class Outcome:
-    status: str
+    status: str  # completed, does_not_fit, partial
     error: str | None = None
+    partial: Partial | None = None
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -21,12 +20,15 @@ import torch
 from .checkpoint import (_fingerprint, atomic_save, compare_fingerprints, fingerprints, load_checkpoint,
                          restore_training_state, training_state)
 from .config import PilotConfig
+from .processes import run_child
+from .progress import Progress
 from .report import Checkpoint, RestoreCheck
 from .trainer import Trainer, seed_everything
 
 # On a GPU the continued run may use other reduction orders; these bounds are stated in the report.
 GPU_RTOL, GPU_ATOL = 1e-2, 1e-3
 RESUME_TIMEOUT_S = 3600
+PROGRESS_LINE = "gpu-pilot-progress"
 
 
 @dataclass
@@ -65,7 +67,11 @@ def resume_main(manifest_path: Path, out_path: Path, fault: str | None = None) -
         torch.cuda.manual_seed_all(cfg.seed + 1_000_003)
     restore_training_state(trainer, load_checkpoint(Path(manifest["checkpoint"]), device), fault)
     restored = fingerprints(trainer)
-    losses = [trainer.step()[0] for _ in range(manifest["until_step"] - manifest["from_step"])]
+    print(PROGRESS_LINE, flush=True)  # the parent's progress bar: one tick for the restore, one per step
+    losses = []
+    for _ in range(manifest["until_step"] - manifest["from_step"]):
+        losses.append(trainer.step()[0])
+        print(PROGRESS_LINE, flush=True)
     final = {n: _fingerprint(p) for n, p in trainer.trainable}
     if device.type != "cpu":
         torch.save({n: p.detach().float().cpu() for n, p in trainer.trainable}, Path(out_path).with_suffix(".pt"))
@@ -74,7 +80,7 @@ def resume_main(manifest_path: Path, out_path: Path, fault: str | None = None) -
 
 
 def verify(cfg: PilotConfig, device: torch.device, reference: Reference, workdir: Path,
-           fault: str | None = None) -> RestoreCheck:
+           fault: str | None = None, show: bool = False) -> RestoreCheck:
     """Run the fresh process and compare; every failure is one precise sentence."""
     t0 = time.perf_counter()
     bitwise = device.type == "cpu"
@@ -85,14 +91,19 @@ def verify(cfg: PilotConfig, device: torch.device, reference: Reference, workdir
     manifest.write_text(json.dumps({"config": cfg.to_dict(), "device": str(device), "checkpoint": str(reference.checkpoint),
                                     "from_step": reference.step, "until_step": until}), encoding="utf-8")
     cmd = [sys.executable, "-m", "pilot", "_resume", str(manifest), str(out)] + (["--fault", fault] if fault else [])
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RESUME_TIMEOUT_S)
+    log = workdir / "resume-stderr.log"
+    bar = Progress(1 + len(reference.losses), "restore", show)
+    try:
+        returncode = run_child(cmd, log, RESUME_TIMEOUT_S, lambda line: bar.update() if line.strip() == PROGRESS_LINE else None)
+    finally:
+        bar.close()
     check = RestoreCheck(performed=True, passed=False, mode="bitwise" if bitwise else "tolerance",
                          rtol=0.0 if bitwise else GPU_RTOL, atol=0.0 if bitwise else GPU_ATOL, fresh_process=True,
                          resumed_from_step=reference.step, resumed_steps=len(reference.losses), verified=[],
                          failures=[], max_loss_abs_diff=None, max_param_abs_diff=None, duration_s=0.0)
-    if proc.returncode != 0 or not out.exists():
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        check.failures.append(f"the fresh process could not resume (exit {proc.returncode}): {tail[0]}")
+    if returncode != 0 or not out.exists():
+        tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or ["no output"]
+        check.failures.append(f"the fresh process could not resume (exit {returncode}): {tail[0]}")
     else:
         _compare(check, reference, json.loads(out.read_text(encoding="utf-8")), out.with_suffix(".pt"))
     check.passed = not check.failures

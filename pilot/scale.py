@@ -12,7 +12,6 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,13 +19,16 @@ from pathlib import Path
 import torch
 
 from . import environment
+from .checks import check_model
 from .config import PilotConfig
 from .data import load_tokens, tokens_hash
+from .errors import Interrupted, PartialRun, TorchrunFailed, describe
 from .memory import LiveTensorTracker
 from .model import parameter_count
+from .processes import run_child
 from .progress import Progress
-from .report import ModelInfo, Outcome, PilotResult, Scaling, ScaleRun, Stats
-from .trainer import Trainer, resolve_device
+from .report import ModelInfo, Outcome, Partial, PilotResult, Scaling, ScaleRun, Stats
+from .trainer import Trainer, resolve_device, resolved
 
 STRATEGIES = ("ddp", "fsdp")
 WORKER_TIMEOUT_S = 3600
@@ -66,81 +68,142 @@ def measure(trainer: Trainer, cfg: PilotConfig, show: bool = False) -> tuple[lis
 
 
 def worker_main(config_json: Path, strategy: str, out: Path) -> int:
+    """One rank. Local rank 0 of every node writes the (all-reduced, hence identical) figures, so each
+    node's `gpu-pilot scale` learns the outcome; a failing rank writes its own error beside them."""
     import torch.distributed as dist
 
-    cfg = PilotConfig.from_file(config_json)
     rank, world, local = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ["LOCAL_RANK"])
-    device = resolve_device(cfg.device)
-    if device.type == "cuda":
-        device = torch.device("cuda", local)
-        torch.cuda.set_device(device)
-    dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     try:
-        trainer = Trainer(cfg, device, rank=rank, world=world, strategy=strategy)
-        times, peak = measure(trainer, cfg)
-        # The step ends when the slowest rank ends; memory is reported for the fullest rank.
-        t = torch.tensor(times, dtype=torch.float64)
-        p = torch.tensor([peak], dtype=torch.float64)
-        dist.all_reduce(t, op=dist.ReduceOp.MAX)
-        dist.all_reduce(p, op=dist.ReduceOp.MAX)
-        if rank == 0:
-            Path(out).write_text(json.dumps({"times": t.tolist(), "peak": int(p.item()), "world": world}), encoding="utf-8")
-    finally:
-        dist.destroy_process_group()
+        cfg = PilotConfig.from_file(config_json)
+        device = resolve_device(cfg.device)
+        if device.type == "cuda":
+            device = torch.device("cuda", local)
+            torch.cuda.set_device(device)
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+        try:
+            trainer = Trainer(cfg, device, rank=rank, world=world, strategy=strategy)
+            times, peak = measure(trainer, cfg)
+            # The step ends when the slowest rank ends; memory is reported for the fullest rank.
+            t = torch.tensor(times, dtype=torch.float64)
+            p = torch.tensor([peak], dtype=torch.float64)
+            dist.all_reduce(t, op=dist.ReduceOp.MAX)
+            dist.all_reduce(p, op=dist.ReduceOp.MAX)
+            if local == 0:
+                Path(out).write_text(json.dumps({"times": t.tolist(), "peak": int(p.item()), "world": world}),
+                                     encoding="utf-8")
+            del trainer
+            # Teardown order: no rank may close its gloo connections while a peer is still inside a
+            # collective (the peer's transport thread then throws, and the uncaught exception aborts
+            # it with SIGABRT). The barrier holds every rank until all are done communicating.
+            dist.barrier()
+        finally:
+            dist.destroy_process_group()
+    except Exception as exc:
+        Path(out).with_name(f"{Path(out).name}.rank{rank}.error").write_text(
+            f"rank {rank}: {type(exc).__name__}: {exc}".splitlines()[0][:1000], encoding="utf-8")
+        raise
     return 0
 
 
 def _torchrun(cfg_file: Path, strategy: str, out: Path, nproc: int, opts) -> dict:
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", f"--nnodes={opts.nnodes}"]
     if opts.rdzv_endpoint:
-        cmd += [f"--node-rank={opts.node_rank}", f"--rdzv-backend={opts.rdzv_backend}",
-                f"--rdzv-endpoint={opts.rdzv_endpoint}", f"--rdzv-id={opts.rdzv_id}"]
+        # One rendezvous id per strategy: the second launch never meets state left by the first.
+        cmd += [f"--rdzv-backend={opts.rdzv_backend}", f"--rdzv-endpoint={opts.rdzv_endpoint}",
+                f"--rdzv-id={opts.rdzv_id}-{strategy}"]
     else:
         cmd += ["--standalone"]
     cmd += ["-m", "pilot", "_scale_worker", str(cfg_file), strategy, str(out)]
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S, env=env)
-    if proc.returncode != 0 or not out.exists():
-        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
-        raise RuntimeError(f"torchrun with {strategy} failed (exit {proc.returncode}):\n{tail}")
+    log = out.with_suffix(".log")
+    code = run_child(cmd, log, WORKER_TIMEOUT_S, env=env)
+    if code != 0 or not out.exists():
+        raise TorchrunFailed(f"torchrun with {strategy} failed (exit {code}): {_worker_error(out, log)}")
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-def run_scale(cfg: PilotConfig, strategies: list[str], nproc: int, opts, show_progress: bool = True) -> PilotResult:
+def _worker_error(out: Path, log: Path) -> str:
+    """The failing worker's own message; else torchrun's last line that names an error."""
+    for path in sorted(out.parent.glob(f"{out.name}.rank*.error")):
+        return path.read_text(encoding="utf-8")
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
+    named = [ln.strip() for ln in lines if "Error" in ln or "error" in ln or "Signal" in ln]
+    return (named or [ln.strip() for ln in lines if ln.strip()] or ["no output"])[-1][:1000]
+
+
+def parse_options(strategies: list[str], nproc: int, opts) -> int:
+    """Every scale argument checked before any work; returns the number of nodes."""
     for s in strategies:
         if s not in STRATEGIES:
             raise ValueError(f"--strategies must name ddp and/or fsdp (got {s!r})")
+    if not strategies:
+        raise ValueError("--strategies must name ddp and/or fsdp (got none)")
     if nproc < 1:
         raise ValueError(f"--nproc-per-node must be >= 1 (got {nproc})")
-    nnodes = int(str(opts.nnodes).split(":")[-1])
+    parts = str(opts.nnodes).split(":")
+    if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise ValueError(f"--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got {opts.nnodes!r})")
+    if len(parts) == 2 and int(parts[0]) != int(parts[1]):
+        raise ValueError(f"--nnodes must be a fixed number here, since the effective batch depends on it (got {opts.nnodes!r})")
+    nnodes = int(parts[-1])
+    if opts.node_rank < 0 or opts.node_rank >= nnodes:
+        raise ValueError(f"--node-rank must be between 0 and {nnodes - 1} (got {opts.node_rank})")
+    if nnodes > 1:
+        host, _, port = str(opts.rdzv_endpoint).rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"--rdzv-endpoint must be host:port with --nnodes {nnodes} (got {opts.rdzv_endpoint!r})")
+    return nnodes
+
+
+def run_scale(cfg: PilotConfig, strategies: list[str], nproc: int, opts, show_progress: bool = True) -> PilotResult | None:
+    """The baseline, then each strategy. Returns None on a node other than --node-rank 0, which takes
+    part but leaves the result to node 0; a failure raises PartialRun keeping what finished."""
+    from .runner import device_for
+
+    nnodes = parse_options(strategies, nproc, opts)
+    cfg = resolved(cfg)
     world = nproc * nnodes
     micro, accum = split_batch(cfg, world)
-    device = resolve_device(cfg.device)
+    device = device_for(cfg)
     tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
     trainer = Trainer(cfg, device, tokens=tokens)
+    check_model(cfg, trainer.module)
     params, trainable = parameter_count(trainer.module)
-    times, peak = measure(trainer, cfg, show_progress)
-    del trainer
-    per_step = cfg.train.tokens_per_step
-    base_tps = per_step / (sum(times) / len(times))
-    baseline = ScaleRun("none", 1, cfg.train.micro_batch, cfg.train.grad_accum, Stats.from_values(times), base_tps, 1.0, peak)
-    shard_cfg = dataclasses.replace(cfg, restore_check=False, train=dataclasses.replace(cfg.train, micro_batch=micro, grad_accum=accum))
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="gpu-pilot-scale-") as tmp:
-        cfg_file = Path(tmp) / "config.json"
-        cfg_file.write_text(json.dumps(shard_cfg.to_dict()), encoding="utf-8")
-        for strategy in strategies:
-            if show_progress:
-                print(f"torchrun: {strategy} on {world} processes ...", file=sys.stderr)
-            got = _torchrun(cfg_file, strategy, Path(tmp) / f"{strategy}.json", nproc, opts)
-            stats = Stats.from_values(got["times"])
-            tps = per_step / stats.mean
-            runs.append(ScaleRun(strategy, got["world"], micro, accum, stats, tps, tps / (got["world"] * base_tps), got["peak"]))
     backend = "gloo" if device.type == "cpu" else ("rccl" if torch.version.hip else "nccl")
-    return PilotResult(
+    result = PilotResult(
         kind="scale", label=cfg.label, note=cfg.note,
         created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         environment=environment.collect(device), config=cfg.to_dict(),
-        model=ModelInfo(cfg.model.source, params, trainable, cfg.model_hash(), tokens_hash(tokens)),
-        outcome=Outcome("completed"),
-        scaling=Scaling(nnodes, nproc, backend, cfg.train.micro_batch * cfg.train.grad_accum, per_step, baseline, runs))
+        model=ModelInfo(cfg.model.config_file or cfg.model.source, params, trainable, cfg.model_hash(), tokens_hash(tokens)),
+        outcome=Outcome("completed"))
+    stage, steps = "training", 0
+    try:
+        times, peak = measure(trainer, cfg, show_progress)
+        del trainer
+        steps = cfg.total_steps
+        per_step = cfg.train.tokens_per_step
+        base_tps = per_step / (sum(times) / len(times))
+        baseline = ScaleRun("none", 1, cfg.train.micro_batch, cfg.train.grad_accum, Stats.from_values(times), base_tps, 1.0, peak)
+        result.scaling = Scaling(nnodes, nproc, backend, cfg.train.micro_batch * cfg.train.grad_accum, per_step, baseline, [])
+        shard_cfg = dataclasses.replace(cfg, restore_check=False, train=dataclasses.replace(cfg.train, micro_batch=micro, grad_accum=accum))
+        stage = "scaling"
+        with tempfile.TemporaryDirectory(prefix="gpu-pilot-scale-") as tmp:
+            cfg_file = Path(tmp) / "config.json"
+            cfg_file.write_text(json.dumps(shard_cfg.to_dict()), encoding="utf-8")
+            for strategy in strategies:
+                if show_progress:
+                    print(f"torchrun: {strategy} on {world} processes ...", file=sys.stderr)
+                got = _torchrun(cfg_file, strategy, Path(tmp) / f"{strategy}.json", nproc, opts)
+                stats = Stats.from_values(got["times"])
+                tps = per_step / stats.mean
+                result.scaling.runs.append(ScaleRun(strategy, got["world"], micro, accum, stats, tps,
+                                                    tps / (got["world"] * base_tps), got["peak"]))
+    except (Exception, KeyboardInterrupt, Interrupted) as exc:
+        reason = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
+        result.outcome = Outcome("partial", describe(exc)[0][:2000], Partial(reason, stage, steps))
+        raise PartialRun(result, exc) from exc
+    if opts.node_rank != 0:
+        print(f"gpu-pilot: node {opts.node_rank} of {nnodes} finished {', '.join(strategies)}; "
+              "the node started with --node-rank 0 writes the result", file=sys.stderr)
+        return None
+    return result

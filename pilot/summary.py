@@ -19,9 +19,12 @@ def render(result: PilotResult) -> str:
     lines.append(f"model: {result.model.parameters:,} parameters, {result.model.trainable_parameters:,} trainable")
     if result.batch_search:
         lines.append(f"largest micro-batch that fits: {result.batch_search.largest_fitting}")
-    if result.outcome.status != "completed":
+    if result.outcome.status == "does_not_fit":
         lines.append(f"RESULT: does not fit - {result.outcome.error}")
         return "\n".join(lines)
+    if result.outcome.partial:
+        p = result.outcome.partial
+        lines.append(f"PARTIAL RESULT ({p.reason}, stopped in {p.stage} after {p.steps_done} steps): {result.outcome.error}")
     if result.timing:
         t = result.timing
         lines += [
@@ -30,8 +33,9 @@ def render(result: PilotResult) -> str:
             f"throughput    {t.tokens_per_s:,.0f} tokens/s ({t.tokens_per_step:,} tokens per step)",
             f"data wait     {t.data_wait_fraction:.1%} of step time; {t.stalled_steps} steps waited over "
             f"{t.stall_threshold:.0%}",
-            f"validation    {t.validation_s:.2f} s (loss {t.validation_loss:.4f})",
         ]
+        if t.validation_s is not None:
+            lines.append(f"validation    {t.validation_s:.2f} s (loss {t.validation_loss:.4f})")
     if result.memory:
         m = result.memory
         extra = (f", reserved {_gb(m.reserved_bytes)}, whole device {_gb(m.device_used_peak_bytes)} of "
@@ -43,7 +47,8 @@ def render(result: PilotResult) -> str:
                      if e.available and e.relative_error is not None else f"estimate      absent: {e.reason}")
     if result.checkpoint:
         c = result.checkpoint
-        lines.append(f"checkpoint    {_gb(c.size_bytes)} written atomically in {c.write_s:.2f} s at step {c.step}")
+        lines.append(f"checkpoint    NOT WRITTEN at step {c.step}: {c.error}" if c.error else
+                     f"checkpoint    {_gb(c.size_bytes)} written atomically in {c.write_s:.2f} s at step {c.step}")
     if result.restore:
         r = result.restore
         verdict = "PASSED" if r.passed else "FAILED"

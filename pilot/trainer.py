@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import random
 import time
@@ -12,7 +13,7 @@ from torch import nn
 
 from .config import PilotConfig
 from .data import BatchSource, DataPosition, load_tokens
-from .model import build_model
+from .model import build_model, check_builtin, decoder_layers
 
 
 def resolve_device(name: str) -> torch.device:
@@ -21,6 +22,19 @@ def resolve_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise ValueError("run.device is 'cuda' but this PyTorch build sees no CUDA/ROCm device")
     return torch.device(name)
+
+
+def resolved(cfg: PilotConfig) -> PilotConfig:
+    """The configuration with the real model's shape, vocabulary and dtype filled in."""
+    from .hf_model import check_device, resolve
+
+    if not cfg.model.is_transformers:
+        check_builtin(cfg.train)
+    else:
+        # A missing CUDA device is reported later, with its own exit code (runner.device_for).
+        cuda = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
+        check_device(cfg.train, torch.device("cuda" if cuda else "cpu"))
+    return dataclasses.replace(cfg, model=resolve(cfg.model))
 
 
 def seed_everything(seed: int) -> None:
@@ -78,14 +92,16 @@ class Trainer:
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         seed_everything(cfg.seed)
-        self.model = build_model(cfg.model, cfg.train, cfg.seed).to(device)
+        self.model = build_model(cfg.model, cfg.train, cfg.seed, device)
         self.module = self.model  # unwrapped, for state dicts
         self.model = self._wrap(self.model)
         self.trainable = [(n, p) for n, p in self.module.named_parameters() if p.requires_grad]
         params = [p for _, p in self.trainable]
         t = cfg.train
         if t.optimizer == "adamw":
-            self.optimizer = torch.optim.AdamW(params, lr=t.lr, weight_decay=t.weight_decay)
+            impl = {"foreach": {"foreach": True}, "fused": {"fused": True},
+                    "single_tensor": {"foreach": False}}.get(t.optimizer_impl, {})
+            self.optimizer = torch.optim.AdamW(params, lr=t.lr, weight_decay=t.weight_decay, **impl)
         else:
             self.optimizer = torch.optim.SGD(params, lr=t.lr, momentum=0.9, weight_decay=t.weight_decay)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, _schedule(cfg))
@@ -104,7 +120,7 @@ class Trainer:
             from torch.distributed.fsdp import fully_shard
 
             mesh = init_device_mesh(self.device.type, (self.world,))
-            for layer in getattr(model, "layers", []):
+            for layer in decoder_layers(model):
                 fully_shard(layer, mesh=mesh)
             fully_shard(model, mesh=mesh)
         return model

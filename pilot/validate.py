@@ -1,15 +1,13 @@
-"""Check a result against the schema the site uses (needs the optional `jsonschema` package)."""
+"""Check result files with the validator the site uses (`calcui.results`, standard library only),
+so the rented machine and the build agree on what is valid."""
 from __future__ import annotations
 
-from typing import Any
-
-from . import load_schema
+from pathlib import Path
 
 
-def schema_errors(data: Any) -> list[str]:
-    """Readable schema violations; an empty list when the file is valid."""
-    import jsonschema
+def problems(path: Path) -> list[str]:
+    """Readable problems of one result file (size, encoding, JSON, schema); [] when it is valid."""
+    from calcui.results import parse
 
-    validator = jsonschema.Draft202012Validator(load_schema(), format_checker=jsonschema.FormatChecker())
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
-            for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))]
+    _, found = parse(path.read_bytes())
+    return [f"{p['pointer'] or '(root)'}: expected {p['expected']}" for p in found]

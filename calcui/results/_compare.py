@@ -1,6 +1,7 @@
 """A result file picked on a calculator page: validated, turned into the form's inputs, compared.
 
-`import_result` is what the browser worker calls; it never raises, whatever the file holds.
+`import_result` is what the browser worker calls; it never raises, whatever the file holds. A
+model's config.json goes to `calcui.model_config` instead, on calculators that take dimensions.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from html import escape
 import calculators
 from calculators import N_
 
+from .. import model_config
 from .._figures import figure
 from .._numbers import NumberFormat
 from .._text import Translator
 from . import _charts
 from ._estimate import comparisons
-from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu
+from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._inputs import candidates, chosen_scale_run, declared, to_inputs
 from ._messages import problem_message
 from ._parse import parse
@@ -49,7 +51,8 @@ def _memory_panel(data: dict, fmt: NumberFormat, t: Translator) -> tuple[str, st
 def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
     """The measured figures the calculator took (throughput, scaling efficiency, memory per GPU)."""
     units = {i["name"]: (i["label"], i["unit"]) for i in calculators.describe(name)["inputs"]}
-    shown = [k for k in ("throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu") if k in inputs]
+    shown = [k for k in ("throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "checkpoint_write_s",
+                          "restore_s", "gpu") if k in inputs]
     items = []
     for key in shown:
         label, unit = units[key]
@@ -73,6 +76,7 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     head = f'<h3>{escape(title)}</h3>'
     if is_cpu(data):
         head += cpu_badge(t)
+    head += partial_badge(data, fmt, t)
     if name == "memory":
         body, summary = _memory_panel(data, fmt, t)
     else:
@@ -91,6 +95,8 @@ def import_result(name: str, text, pack: dict) -> dict:
     try:
         if "inputs" not in calculators.describe(name):
             return _failed([t(N_("Unknown calculator: {name}"), name=str(name))], t, [])
+        if model_config.is_model_config(text) and {"layers", "hidden"} <= declared(name):
+            return model_config.import_model_config(name, text, t, fmt)
         data, problems = parse(text)
         if problems:
             return _failed([problem_message(p, t, fmt) for p in problems], t, problems)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import calculators
 from calculators import N_
-
-from ._inputs import TENSORS_ONLY, memory_inputs
+from calculators.pilot_inputs import tensor_peak
 
 # The memory calculator's own component msgids, so they arrive translated.
 COMPONENTS = {
@@ -35,11 +33,9 @@ class Comparison:
 
 def _estimate(data: dict, strategy: str, world: int, micro_batch: int | None, measured) -> Comparison:
     row = Comparison(strategy, world, measured)
-    answer = calculators.compute("memory", {**memory_inputs(data, strategy, world, micro_batch), **TENSORS_ONLY})
+    answer = tensor_peak(data["config"], data["environment"]["device_type"], strategy, world, micro_batch)
     if answer["ok"]:
-        parts = answer["result"]["bytes"]
-        row.estimated = int(answer["result"]["per_gpu_bytes"] - parts.get("framework", 0))
-        row.components = {k: int(v) for k, v in parts.items() if k != "framework"}
+        row.estimated, row.components = answer["estimated_bytes"], answer["components"]
     return row
 
 

@@ -23,11 +23,7 @@ def num(text: str) -> str:
 
 
 def seconds(value, fmt: NumberFormat, t: Translator) -> str:
-    if value is None:
-        return DASH
-    if "second" in fmt.units:
-        return fmt.unit("second", value)
-    return t(N_("{value} s"), value=fmt.significant(value))
+    return DASH if value is None else figure(value, "seconds", fmt, t)
 
 
 def choice_label(calculator: str, input_name: str, value) -> str:
@@ -49,6 +45,35 @@ def cpu_badge(t: Translator) -> str:
     badge = t(N_("CPU sample"))
     note = t(N_("Measured on a CPU to show the file format: its times and memory say nothing about a GPU."))
     return (f'<p class="guide-results__cpu"><span class="guide-badge guide-badge--cpu">{escape(badge)}</span> '
+            f'{escape(note)}</p>')
+
+
+# Why a run stopped early (the result schema's outcome.partial.reason).
+PARTIAL_REASONS = {
+    "diverged": N_("the loss diverged (NaN or infinite)"),
+    "failed": N_("an error stopped it"),
+    "interrupted": N_("it was interrupted"),
+    "checkpoint_failed": N_("the checkpoint could not be written, so there is no restore check"),
+}
+
+
+def partial_reason(data: dict, t: Translator) -> str | None:
+    """The localized reason of a partial run; None for a complete one."""
+    partial = data["outcome"].get("partial")
+    if data["outcome"]["status"] != "partial" or not partial:
+        return None
+    return t(PARTIAL_REASONS.get(partial["reason"], partial["reason"]))
+
+
+def partial_badge(data: dict, fmt: NumberFormat, t: Translator) -> str:
+    """A marked notice: the figures of a partial run cover only what it measured before it stopped."""
+    reason = partial_reason(data, t)
+    if reason is None:
+        return ""
+    badge = t(N_("Partial result"))
+    note = t(N_("The run stopped after {steps} steps: {reason}. Only what it measured before is shown."),
+             steps=fmt.number(data["outcome"]["partial"]["steps_done"], 0), reason=reason)
+    return (f'<p class="guide-results__partial"><span class="guide-badge guide-badge--partial">{escape(badge)}</span> '
             f'{escape(note)}</p>')
 
 

@@ -1,19 +1,16 @@
 """The calculator inputs a pilot result implies, from its recorded configuration and measurements.
 
-The mapping follows the pilot's own (`pilot/estimate.py`), which cannot be imported here: the
-pilot's report module needs NumPy, and this runs in the browser. Only inputs the calculator
-declares are returned, and only values it accepts, so any calculator can take a result.
+The configuration mapping lives in `calculators.pilot_inputs`, which the pilot uses too. Only
+inputs the calculator declares are returned, and only values it accepts, so any calculator can
+take a result.
 """
 
 from __future__ import annotations
 
 import calculators
+from calculators import pilot_inputs
 
 GB = 1e9
-OPTIMIZERS = {"adamw": "adamw", "sgd": "sgd_momentum"}
-PARALLELISM = {"none": "single", "ddp": "ddp", "fsdp": "fsdp"}
-# The pilot measures tensors only: the comparison zeroes the calculator's non-tensor allowances.
-TENSORS_ONLY = {"framework_gb": 0.0, "fragmentation": 0.0, "extra_temp_gb": 0.0}
 
 
 def chosen_scale_run(data: dict) -> dict | None:
@@ -26,26 +23,8 @@ def chosen_scale_run(data: dict) -> dict | None:
 
 def memory_inputs(data: dict, strategy: str = "none", world: int = 1, micro_batch: int | None = None) -> dict:
     """The memory calculator's inputs for this run (on `world` processes with `strategy`)."""
-    cfg, env = data["config"], data["environment"]
-    m, t = cfg["model"], cfg["train"]
-    inputs = {
-        "model": "custom", "params": 0, "layers": m["layers"], "hidden": m["hidden"], "heads": m["heads"],
-        "kv_heads": m["kv_heads"], "head_dim": m["hidden"] // m["heads"], "intermediate": m["intermediate"],
-        "vocab": m["vocab"], "tied_embeddings": m["tie_embeddings"], "qkv_bias": False,
-        "method": t["method"], "precision": t["precision"],
-        # bf16 autocast keeps fp32 weights: an fp32 master copy
-        "master_weights": t["precision"] != "fp32",
-        "optimizer": OPTIMIZERS.get(t["optimizer"], t["optimizer"]),
-        # torch's AdamW default: foreach on a GPU, one tensor at a time on the CPU
-        "optimizer_impl": "foreach" if env["device_type"] == "cuda" else "single_tensor",
-        "grad_accumulation": t["grad_accum"] > 1, "seq_len": t["seq_len"],
-        "micro_batch": micro_batch or t["micro_batch"], "gradient_checkpointing": t["grad_checkpointing"],
-        "attention": "fused", "parallelism": PARALLELISM.get(strategy, "single"), "gpus": world,
-    }
-    if t["method"] == "lora":
-        inputs["lora_rank"] = t["lora_rank"]
-        inputs["lora_targets"] = list(t["lora_targets"])
-    return inputs
+    return pilot_inputs.memory_inputs(data["config"], data["environment"]["device_type"], strategy, world,
+                                      micro_batch)
 
 
 def catalog_gpu(device_name: str) -> str | None:
@@ -75,6 +54,12 @@ def measured_inputs(data: dict) -> dict:
             peak = next(v for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"],
                                     memory["peak_tensor_bytes"]) if v is not None)
             out["memory_per_gpu_gb"] = round(peak / GB, 4)
+    # Checkpoint write and restore times set the cost of an interruption (restore: a fresh process
+    # loading the checkpoint and continuing a few steps, so an upper bound on the restore itself).
+    if data.get("checkpoint"):
+        out["checkpoint_write_s"] = round(data["checkpoint"]["write_s"], 3)
+    if data.get("restore") and data["restore"]["performed"]:
+        out["restore_s"] = round(data["restore"]["duration_s"], 3)
     if env["device_type"] == "cuda" and catalog_gpu(env["device_name"]):
         out["gpu"] = catalog_gpu(env["device_name"])
     return out
@@ -107,13 +92,18 @@ def to_inputs(data: dict, name: str) -> dict:
     return inputs
 
 
-# Every key `candidates()` can produce (a test holds the two together).
-FILLED = frozenset({
-    "model", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
-    "tied_embeddings", "qkv_bias", "method", "precision", "master_weights", "optimizer", "optimizer_impl",
-    "grad_accumulation", "seq_len", "micro_batch", "gradient_checkpointing", "attention", "parallelism",
-    "gpus", "lora_rank", "lora_targets", "throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu",
-})
+# Every key `candidates()` can produce, derived from a full-featured result (a test checks it).
+def _filled() -> frozenset:
+    config = {"model": {"layers": 1, "hidden": 2, "heads": 1, "kv_heads": 1, "intermediate": 1, "vocab": 1,
+                        "tie_embeddings": False},
+              "train": {"method": "lora", "precision": "fp32", "optimizer": "adamw", "grad_accum": 1, "seq_len": 2,
+                        "micro_batch": 1, "grad_checkpointing": False, "lora_rank": 1, "lora_targets": ["q"]}}
+    measured = {"throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "gpu", "checkpoint_write_s",
+                "restore_s"}
+    return frozenset(pilot_inputs.memory_inputs(config, "cuda")) | measured
+
+
+FILLED = _filled()
 
 
 def importable(name: str) -> bool:

@@ -13,7 +13,8 @@ from .._scroll import scroll_region
 from .._text import Translator
 from . import _charts
 from ._estimate import Comparison, comparisons
-from ._html import DASH, choice_label, comparison_table, cpu_badge, difference, is_cpu, seconds, strategy_label
+from ._html import (DASH, choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge, partial_reason,
+                    seconds, strategy_label)
 
 
 def _device(d, fmt, t):
@@ -62,7 +63,10 @@ def _steps(d, fmt, t):
 
 
 def _outcome(d, fmt, t):
-    return t(N_("Completed")) if d["outcome"]["status"] == "completed" else t(N_("Does not fit in memory"))
+    status = d["outcome"]["status"]
+    if status == "partial":
+        return t(N_("Partial: {reason}"), reason=partial_reason(d, t) or DASH)
+    return t(N_("Completed")) if status == "completed" else t(N_("Does not fit in memory"))
 
 
 def _mem(key):
@@ -109,6 +113,8 @@ def _checkpoint(d, fmt, t):
     ck = d.get("checkpoint")
     if not ck:
         return DASH
+    if ck.get("error"):
+        return t(N_("Not written: {error}"), error=ck["error"])
     return t(N_("{seconds} for {size}"), seconds=seconds(ck["write_s"], fmt, t), size=figure(ck["size_bytes"], "bytes", fmt, t))
 
 
@@ -208,6 +214,7 @@ def run_section(name: str, data: dict, anchor: str, fmt: NumberFormat, t: Transl
              f'<time>{escape(data["created"])}</time></p>']
     if is_cpu(data):
         parts.append(cpu_badge(t))
+    parts.append(partial_badge(data, fmt, t))
     if data["note"]:
         parts.append(f'<p class="guide-results__note">{escape(data["note"])}</p>')
     if data["outcome"]["error"]:

@@ -3,7 +3,7 @@
 import math
 
 UNITS = {"bytes", "gb", "percent", "usd", "usd_per_hour", "hours", "days", "count", "number", "tokens",
-         "tokens_per_s", "tflops", "gb_per_s", "text", "raw", "bool", "tb"}
+         "tokens_per_s", "tflops", "gb_per_s", "text", "raw", "bool", "tb", "plan"}
 
 
 def walk_numbers(obj, path="result"):
@@ -35,7 +35,11 @@ def assert_display(display):
         if kind == "metrics":
             for item in block["items"]:
                 assert item["unit"] in UNITS and item["status"] in {"ok", "warn", "bad", None}
-                assert isinstance(item["value"], (int, float)) and item["label"]
+                assert item["label"]
+                if item["unit"] == "plan":  # [[count, term label], ...]
+                    assert all(isinstance(c, int) and c > 0 and isinstance(t, str) for c, t in item["value"])
+                else:
+                    assert isinstance(item["value"], (int, float))
         elif kind == "bars":
             assert block["unit"] in UNITS
             assert all(isinstance(i["value"], (int, float)) for i in block["items"])

@@ -86,3 +86,17 @@ def test_module_entry_point():
 ])
 def test_fmt(number, unit, text):
     assert fmt(number, unit) == text
+
+
+def test_stale_prices_lists_old_prices_and_fails(capsys):
+    code, out, _ = run_main(capsys, "stale-prices", "--max-age-days", "30", "--today", "2099-01-01")
+    lines = out.splitlines()
+    assert code == 1 and any(line.startswith("GPU h200-141gb: as of ") for line in lines)
+    assert any(line.startswith("option egress: as of ") for line in lines)
+    code, out, _ = run_main(capsys, "stale-prices", "--max-age-days", "100000", "--today", "2099-01-01")
+    assert code == 0 and "every price is at most 100000 days old" in out
+
+
+def test_plan_column_prints_as_terms():
+    assert fmt([], "plan") == "—"
+    assert fmt([[2, "1 day"], [1, "1 week"]], "plan") == "2 × 1 day + 1 × 1 week"

@@ -1,4 +1,4 @@
-"""Hypothesis property tests: 10,000 generated inputs per calculator.
+"""Hypothesis property tests: generated inputs for each calculator (10,000 for memory, fewer for cost).
 
 Inputs are decoded from a Hypothesis byte string, field by field, following the input
 declarations themselves (kind, range, choices): JSON values or the strings a form
@@ -10,11 +10,13 @@ must return only finite numbers, a well-formed display and the monotonic relatio
 
 import math
 
+import pytest
 from calc_checks import assert_display, assert_finite
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calculators import ERROR_CODES, compute, cost, memory
+from calculators import ERROR_CODES, catalog, compute, cost, memory
+from calculators._cost_model import cheapest_plan
 from calculators._data import presets, terms
 
 SETTINGS = settings(max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -151,9 +153,11 @@ def test_memory_properties(data):
 
 
 TERM_IDS = [t["id"] for t in terms()]
+# A cost answer prices 66 configurations three times (the sensitivity line): fewer examples.
+COST_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@SETTINGS
+@COST_SETTINGS
 @given(COST_BYTES)
 def test_cost_properties(data):
     inputs, bad = decode(data, cost.INPUTS, cost_shape)
@@ -161,9 +165,59 @@ def test_cost_properties(data):
     if answer is None:
         return
     norm, r = answer["inputs"], answer["result"]
-    assert r["completed_runs"] <= norm["runs"] and r["finishes"] == (r["completed_runs"] == norm["runs"]
-                                                                    and r["needed_hours"] <= r["term_hours"])
-    position = TERM_IDS.index(norm["term"])
-    if position + 1 < len(TERM_IDS):  # a longer term never costs less
-        longer = compute("cost", {**norm, "term": TERM_IDS[position + 1]})
-        assert longer["result"]["total_usd"] >= r["total_usd"]
+    assert r["plan_hours"] >= r["needed_hours"] - 1e-6 and r["unused_hours"] >= -1e-6
+    assert r["outputs_fit"] >= r["successful_outputs"] == norm["runs"]
+    assert r["usd_per_output"] == pytest.approx(r["total_usd"] / norm["runs"])
+    assert r["best_usd_per_output"] <= r["usd_per_output"] * (1 + 1e-9)  # pinning never beats the planner
+
+
+# -- the planner and the decision, on the model's own functions and on the boundary --------------
+
+ITEMS = st.lists(st.tuples(st.integers(1, 60), st.floats(0.5, 500)), min_size=1, max_size=4, unique_by=lambda x: x[0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(needed=st.floats(0, 20_000), items=ITEMS, unit=st.sampled_from([1, 6, 24]))
+def test_plan_never_dearer_than_any_single_term_cover(needed, items, unit):
+    terms = [(f"t{k}", hours * unit, price) for k, (hours, price) in enumerate(items)]
+    plan = cheapest_plan(needed, terms)
+    assert plan["hours"] >= needed - 1e-6 and (plan["hours"] > 0) == (needed > 0)
+    assert plan["cost"] == pytest.approx(sum(c * dict((t, p) for t, _, p in terms)[tid] for tid, c in plan["terms"]))
+    for _, hours, price in terms:
+        copies = max(int(needed > 0), math.ceil(needed / hours - 1e-9))  # the planner's rounding of hours
+        assert plan["cost"] <= copies * price * (1 + 1e-9)
+
+
+DECISION = st.fixed_dictionaries({
+    "gpu": st.sampled_from([g["id"] for g in catalog()["gpus"]]),
+    "term": st.sampled_from(["best"] + TERM_IDS),
+    "tokens": st.floats(1e6, 5e10), "runs": st.integers(1, 8),
+    "throughput_per_gpu": st.sampled_from([0, 500, 5000]),
+    "checkpoint_interval_hours": st.floats(0.1, 12), "restart_hours": st.floats(0, 4),
+    "load_hours": st.floats(0, 3), "options": st.sampled_from([[], ["egress"]]),
+    "memory_per_gpu_gb": st.just(10),
+})
+
+
+def _per_output(inputs: dict) -> float:
+    answer = compute("cost", inputs)
+    assert answer["ok"], answer
+    return answer["result"]["usd_per_output"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(DECISION, st.floats(0, 20), st.floats(0, 20), st.sampled_from([1, 2, 8, 64]))
+def test_cost_per_output_never_falls_when_interruptions_rise(inputs, a, b, cards):
+    low, high = sorted((a, b))
+    inputs = {**inputs, "cards": cards}
+    assert _per_output({**inputs, "failures_per_100h": high}) >= _per_output({**inputs, "failures_per_100h": low}) - 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(DECISION, st.floats(0, 5), st.sampled_from([2, 3, 4, 8, 16, 64]))
+def test_more_cards_never_cheaper_per_output_than_one_card_at_full_scaling(inputs, failures, cards):
+    # With no option billed by term or by day: a flat fee per term, or storage per day, rewards
+    # finishing sooner in wall-clock time, which more cards do; GPU time alone cannot.
+    inputs = {**inputs, "failures_per_100h": failures, "scaling_efficiency": 1.0, "internode_efficiency": 1.0}
+    one = _per_output({**inputs, "cards": 1})
+    assert _per_output({**inputs, "cards": cards}) >= one * (1 - 1e-9)

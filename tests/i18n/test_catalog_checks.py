@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from babel.messages.pofile import read_po, write_po
 
@@ -24,10 +26,15 @@ def edit_entry(po_path, msgid_fragment: str, change) -> str:
 
 def entry_line(po_path, msgid: str) -> int:
     """The line where `msgid` starts, as a translator's editor shows it."""
-    first = msgid.split("\n")[0][:30]
-    for number, line in enumerate(po_path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.startswith("msgid") and first[:20] in line:
-            return number
+    lines = po_path.read_text(encoding="utf-8").splitlines()
+    escaped = msgid.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")  # as the PO file writes it
+    for number, line in enumerate(lines, 1):
+        if line.startswith("msgid"):
+            # A long msgid is wrapped over the following quoted lines.
+            text = line[len("msgid "):][1:-1] + "".join(
+                more[1:-1] for more in itertools.takewhile(lambda x: x.startswith('"'), lines[number:]))
+            if text == escaped:  # the whole msgid: two may share their first words
+                return number
     raise AssertionError(f"{msgid!r} not in {po_path}")
 
 

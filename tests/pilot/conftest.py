@@ -34,3 +34,18 @@ def validate():
         return data
 
     return check
+
+
+def checkpointed_reference(cfg: PilotConfig, workdir):
+    """Three steps, a checkpoint, two more steps: the reference a fresh process must reproduce."""
+    import torch
+
+    from pilot import restore
+    from pilot.trainer import Trainer
+
+    trainer = Trainer(cfg, torch.device("cpu"))
+    losses = [trainer.step()[0] for _ in range(3)]
+    ref, _ = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
+    losses += [trainer.step()[0] for _ in range(2)]
+    restore.finish_reference(ref, trainer, losses[3:])
+    return cfg, ref, workdir

@@ -3,22 +3,15 @@ import pytest
 import torch
 
 from pilot import restore
-from pilot.trainer import Trainer
 
-from .conftest import tiny
+from .conftest import checkpointed_reference, tiny
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     # Dropout makes the continuation consume the torch RNG, as real training may.
     cfg = tiny(model={"dropout": 0.1}, steps=3)
-    workdir = tmp_path_factory.mktemp("faults")
-    trainer = Trainer(cfg, torch.device("cpu"))
-    losses = [trainer.step()[0] for _ in range(3)]
-    ref, _ = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
-    losses += [trainer.step()[0] for _ in range(2)]
-    restore.finish_reference(ref, trainer, losses[3:])
-    return cfg, ref, workdir
+    return checkpointed_reference(cfg, tmp_path_factory.mktemp("faults"))
 
 
 @pytest.mark.parametrize(("fault", "reason"), [
@@ -52,3 +45,10 @@ def test_missing_checkpoint_is_reported(reference, tmp_path):
     broken = restore.Reference(tmp_path / "absent.pt", ref.step, ref.state, ref.losses, ref.final)
     check = restore.verify(cfg, torch.device("cpu"), broken, tmp_path)
     assert not check.passed and "could not resume" in check.failures[0]
+
+
+def test_the_restore_shows_progress(reference, capsys):
+    cfg, ref, workdir = reference
+    assert restore.verify(cfg, torch.device("cpu"), ref, workdir, show=True).passed
+    err = capsys.readouterr().err
+    assert "restore: 100%" in err and "3/3" in err  # one tick for the restore, one per resumed step

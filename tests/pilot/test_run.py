@@ -19,7 +19,7 @@ def full_run(tmp_path_factory):
 def test_full_run_is_complete_and_valid(full_run, validate):
     data = validate(full_run)
     assert data["schema_version"] == "1" and list(data)[0] == "schema_version"
-    assert data["outcome"] == {"status": "completed", "error": None}
+    assert data["outcome"] == {"status": "completed", "error": None, "partial": None}
     timing = data["timing"]
     assert timing["step"]["n"] == 4 and timing["warmup_steps"] == 2
     assert timing["step"]["p50"] <= timing["step"]["p95"] <= timing["step"]["max"]
@@ -65,7 +65,8 @@ def test_lora_bf16_checkpointing_accumulation_from_jsonl(tmp_path, validate):
 
 
 def test_out_of_memory_is_a_result(validate):
-    result = runner.run(tiny(memory_limit_gb=1e-5), show_progress=False)
+    # Above the weights (0.16 MB), below what training needs: a does-not-fit result, not an input error.
+    result = runner.run(tiny(memory_limit_gb=2e-4), show_progress=False)
     validate(result)
     assert result.outcome.status == "does_not_fit" and "exceed the limit" in result.outcome.error
     assert result.timing is None and result.restore is None

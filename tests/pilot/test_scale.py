@@ -1,13 +1,19 @@
-"""The scaling step through torchrun with gloo: DDP and FSDP2 on two processes at the same effective batch."""
+"""The scaling step through torchrun with gloo: DDP and FSDP2 on two processes at the same effective batch,
+on one node and on two "nodes" of one host (c10d rendezvous on 127.0.0.1)."""
 import argparse
+import json
+import os
+import socket
 import subprocess
 import sys
 
 import pytest
 
+from pilot import scale
+from pilot.errors import PartialRun, TorchrunFailed
 from pilot.scale import run_scale, split_batch
 
-from .conftest import tiny
+from .conftest import TINY_MODEL, tiny
 
 
 def _opts(**kw):
@@ -25,19 +31,78 @@ def test_split_batch_refuses_an_indivisible_batch():
         split_batch(tiny(train={"micro_batch": 3}), 2)
 
 
-@pytest.mark.slow
-def test_ddp_and_fsdp_on_two_processes(validate):
-    result = run_scale(tiny(train={"grad_accum": 2}), ["ddp", "fsdp"], 2, _opts(), show_progress=False)
-    data = validate(result)
+def _check_scaling(data, strategies, nnodes=1):
     scaling = data["scaling"]
-    assert scaling["backend"] == "gloo" and scaling["effective_batch"] == 4
-    assert [r["strategy"] for r in scaling["runs"]] == ["ddp", "fsdp"]
+    assert scaling["backend"] == "gloo" and scaling["effective_batch"] == 4 and scaling["nnodes"] == nnodes
+    assert [r["strategy"] for r in scaling["runs"]] == strategies
     for run in scaling["runs"]:
         assert run["world_size"] == 2 and run["grad_accum"] == 1 and run["micro_batch"] == 2
         assert run["tokens_per_s"] > 0 and run["efficiency"] > 0 and run["peak_tensor_bytes"] > 0
 
 
-def test_scale_cli_reports_a_failed_worker(tmp_path):
-    cmd = [sys.executable, "-m", "pilot", "scale", "--strategies", "zero", "--output", str(tmp_path / "s.json")]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode != 0 and "--strategies must name ddp and/or fsdp (got 'zero')" in proc.stderr
+@pytest.mark.slow
+def test_fsdp_on_two_processes_of_one_node(validate):
+    # DDP and FSDP across two nodes are below; benchmarks/pilot_scale_loop.py repeats both here 50 times.
+    result = run_scale(tiny(train={"grad_accum": 2}), ["fsdp"], 2, _opts(), show_progress=False)
+    _check_scaling(validate(result), ["fsdp"])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_two_nodes_on_one_host(tmp_path, validate):
+    """Before: torchrun ignored --node-rank under c10d, only global rank 0 wrote, so the other node
+    failed ("exit 0") after DDP and its peer hung in the FSDP rendezvous."""
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in TINY_MODEL.items()] + [
+        "--seq-len=16", "--steps=2", "--warmup-steps=2", "--threads=1", "--grad-accum=2", "--quiet",
+        "--nproc-per-node=1", "--nnodes=2", f"--rdzv-endpoint=127.0.0.1:{_free_port()}", "--strategies=ddp,fsdp"]
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    nodes = [subprocess.Popen([sys.executable, "-m", "pilot", "scale", *flags, f"--node-rank={rank}",
+                               "-o", str(tmp_path / f"node{rank}.json")], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for rank in (1, 0)]
+    try:
+        outputs = [node.communicate(timeout=600) for node in nodes]
+    finally:
+        for node in nodes:
+            node.kill()
+    (out1, err1), (out0, err0) = outputs
+    assert [n.returncode for n in nodes] == [0, 0], (err0[-2000:], err1[-2000:])
+    assert "node 1 of 2 finished ddp, fsdp; the node started with --node-rank 0 writes the result" in err1
+    assert not (tmp_path / "node1.json").exists()
+    assert f"result written to {tmp_path / 'node0.json'}" in out0
+    _check_scaling(validate(json.loads((tmp_path / "node0.json").read_text(encoding="utf-8"))), ["ddp", "fsdp"], nnodes=2)
+
+
+def test_a_failed_strategy_keeps_the_finished_ones(monkeypatch, validate):
+    def torchrun(cfg_file, strategy, out, nproc, opts):
+        if strategy == "fsdp":
+            raise TorchrunFailed("torchrun with fsdp failed (exit 1): rank 1: RuntimeError: planted")
+        return {"times": [0.01, 0.012], "peak": 1000, "world": 2}
+
+    monkeypatch.setattr(scale, "_torchrun", torchrun)
+    with pytest.raises(PartialRun) as caught:
+        run_scale(tiny(train={"grad_accum": 2}), ["ddp", "fsdp"], 2, _opts(), show_progress=False)
+    data = validate(caught.value.result)
+    assert [r["strategy"] for r in data["scaling"]["runs"]] == ["ddp"]
+    assert data["outcome"]["partial"] == {"reason": "failed", "stage": "scaling", "steps_done": 6}
+    assert data["outcome"]["error"] == "torchrun with fsdp failed (exit 1): rank 1: RuntimeError: planted"
+
+
+def test_the_workers_own_error_is_shown(tmp_path, monkeypatch):
+    """A failing rank writes its own one-line error beside the figures; the parent shows it, not
+    torchrun's last lines (which cut it off)."""
+    bad = tmp_path / "config.json"
+    bad.write_text(json.dumps({"steps": 1}), encoding="utf-8")
+    for name, value in (("RANK", "1"), ("WORLD_SIZE", "2"), ("LOCAL_RANK", "1")):
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "ddp.json"
+    with pytest.raises(ValueError):
+        scale.worker_main(bad, "ddp", out)
+    log = tmp_path / "ddp.log"
+    log.write_text("...\n" * 40 + "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n", encoding="utf-8")
+    assert scale._worker_error(out, log) == ("rank 1: ValueError: run.steps must be an integer between 2 and "
+                                             "1000000 (got 1)")

@@ -10,6 +10,7 @@ import pytest
 
 import calcui.results as results
 import calculators
+from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
 from calcui import NumberFormat, Translator
 from calcui._figures import figure
 from calcui.results import _inputs
@@ -46,10 +47,11 @@ def test_page_of_no_runs_says_so():
 
 
 def test_memory_estimate_is_the_calculator_on_the_recorded_configuration():
-    inputs = {**_inputs.memory_inputs(SAMPLE), **_inputs.TENSORS_ONLY}
-    answer = calculators.compute("memory", inputs)
+    # The tensor-only peak the pilot compares with (calculators.pilot_inputs), for the recorded run.
+    answer = tensor_peak(SAMPLE["config"], SAMPLE["environment"]["device_type"])
+    assert answer["inputs"] == calculators.compute("memory", {**_inputs.memory_inputs(SAMPLE), **TENSORS_ONLY})["inputs"]
     out = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
-    shown = figure(answer["result"]["per_gpu_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
+    shown = figure(answer["estimated_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
     assert out["ok"] and shown in out["summary"]
 
 
@@ -66,8 +68,11 @@ def test_memory_inputs_mirror_the_run_configuration():
     inputs = results.to_inputs(SAMPLE, "memory")
     train, model = SAMPLE["config"]["train"], SAMPLE["config"]["model"]
     assert inputs["model"] == "custom" and inputs["layers"] == model["layers"] and inputs["hidden"] == model["hidden"]
-    assert (inputs["method"], inputs["precision"], inputs["seq_len"], inputs["micro_batch"]) == (
-        train["method"], train["precision"], train["seq_len"], train["micro_batch"])
+    assert (inputs["method"], inputs["seq_len"], inputs["micro_batch"]) == (
+        train["method"], train["seq_len"], train["micro_batch"])
+    # The pilot's bf16 means autocast; weights and adapters keep the dtype the run used.
+    assert inputs["autocast"] == ("bf16" if train["precision"] == "bf16" else "off")
+    assert inputs["weights_dtype"] == model.get("dtype", "fp32") and inputs["master_weights"] is False
     assert (inputs["parallelism"], inputs["gpus"]) == ("single", 1)
     scale = results.to_inputs(SCALE, "memory")
     assert (scale["parallelism"], scale["gpus"], scale["micro_batch"]) == ("ddp", 2, 2)
@@ -78,6 +83,9 @@ def test_cost_takes_measured_throughput_efficiency_and_memory():
     assert run["throughput_per_gpu"] == round(SAMPLE["timing"]["tokens_per_s"], 2)
     assert run["memory_per_gpu_gb"] == round(SAMPLE["memory"]["peak_tensor_bytes"] / 1e9, 4)
     assert "scaling_efficiency" not in run and "gpu" not in run  # no scaling step; a CPU is no catalog GPU
+    # The interruption model takes the pilot's checkpoint write and fresh-process restore times.
+    assert run["checkpoint_write_s"] == round(SAMPLE["checkpoint"]["write_s"], 3)
+    assert run["restore_s"] == round(SAMPLE["restore"]["duration_s"], 3)
     scale = results.to_inputs(SCALE, "cost")
     assert scale["throughput_per_gpu"] == SCALE["scaling"]["baseline"]["tokens_per_s"]
     assert scale["scaling_efficiency"] == 0.8333  # DDP on 2: the most processes, best efficiency
@@ -131,3 +139,40 @@ def test_a_run_that_did_not_fit_renders_with_dashes():
     for name in ("memory", "cost"):
         out = results.import_result(name, json.dumps(data), PACKS["ar"])
         assert out["ok"] and "throughput_per_gpu" not in out["inputs"]
+
+
+def _partial_run(reason="diverged", steps=7):
+    data = json.loads(json.dumps(SAMPLE))
+    data["outcome"] = {"status": "partial", "error": "the loss became nan at step 8",
+                       "partial": {"reason": reason, "stage": "training", "steps_done": steps}}
+    data["restore"] = None
+    data["timing"]["validation_s"] = data["timing"]["validation_loss"] = None
+    return data
+
+
+@pytest.mark.parametrize(("code", "badge", "reason"), [
+    ("es", "Resultado parcial", "la pérdida divergió"),
+    ("ja", "部分的な結果", "損失が発散した"),
+    ("ar", "نتيجة جزئية", "تباعدت الخسارة"),
+])
+def test_a_partial_run_is_marked_partial_in_every_locale(code, badge, reason):
+    data = _partial_run()
+    assert results.validate(data) == []
+    page = results.results_page([("partial.json", data), RUNS[0]], PACKS[code])
+    assert page.count("guide-badge--partial") == 1, "only the partial run carries the mark"
+    assert badge in page and reason in page
+    for name in ("memory", "cost"):
+        out = results.import_result(name, json.dumps(data), PACKS[code])
+        assert out["ok"] and badge in out["html"]
+
+
+def test_a_partial_status_needs_its_reason_and_a_failed_checkpoint_shows():
+    data = _partial_run(reason="checkpoint_failed")
+    data["checkpoint"]["error"] = "no space left on the device"
+    assert results.validate(data) == []
+    page = results.results_page([("ck.json", data)], PACKS["es"])
+    assert "no space left on the device" in page
+    del data["outcome"]["partial"]
+    assert [p["code"] for p in results.validate(data)] == ["required"]
+    data["outcome"]["partial"] = None
+    assert results.validate(data) != []

@@ -23,10 +23,10 @@ PAGES = {"memory": "memory/", "cost": "cost/"}
 # The inputs the generated sets vary: visible fields whose random values stay meaningful
 # (dimensions of a preset model would mostly produce divisibility errors instead of results).
 VARIED = {
-    "memory": ("model", "method", "precision", "optimizer", "seq_len", "micro_batch",
+    "memory": ("model", "method", "weights_dtype", "autocast", "optimizer", "seq_len", "micro_batch",
                "gradient_checkpointing", "parallelism", "gpus", "lora_rank", "margin"),
     "cost": ("gpu", "cards", "term", "workload", "tokens", "epochs", "utilization",
-             "scaling_efficiency", "restart_hours", "method", "parallelism", "options"),
+             "scaling_efficiency", "failures_per_100h", "method", "parallelism", "options"),
 }
 
 

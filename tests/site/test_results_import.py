@@ -150,3 +150,38 @@ def test_cost_takes_the_measured_throughput(page: Page, site_url):
     assert response["ok"]
     assert response["inputs"]["throughput_per_gpu"] == results.to_inputs(sample, "cost")["throughput_per_gpu"]
     expect(page.locator("#calc-cost .guide-calc__import-result")).to_have_attribute("data-ok", "true")
+
+
+CONFIGS = ROOT / "tests" / "fixtures" / "hf-configs"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", ROOTS)
+def test_a_model_config_json_fills_the_dimensions_or_says_why_not(page: Page, site_url, built_site, locale):
+    """A config.json picked or pasted on the memory calculator: read in the worker by the same Python
+    as the CLI and the pilot; an unsupported family gets the localized message."""
+    site, _, _ = built_site
+    pack = json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
+    page.goto(site_url + ROOTS[locale] + "memory/")
+    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    panel = page.locator("#calc-memory .guide-calc__import-result")
+    got = _import(page, CONFIGS / "qwen2-tiny.json")
+    assert got["ok"], got
+    expect(page.locator("#calc-memory-model")).to_have_value("custom")
+    expect(page.locator("#calc-memory-vocab")).to_have_value("1000")
+    expect(page.locator("#calc-memory-tied_embeddings")).to_be_checked()
+    expect(panel).to_have_attribute("data-ok", "true")
+    bad = (CONFIGS / "gpt2-tiny.json").read_bytes()
+    expected = results.import_result("memory", bad, pack)["errors"][0]
+    # Pasted text takes the same path as a file.
+    page.evaluate("""(text) => { window.__imported = null;
+        const root = document.getElementById('calc-memory');
+        root.addEventListener('guide:imported', (e) => { window.__imported = e.detail; }, {once: true});
+        const data = new DataTransfer(); data.setData('text', text);
+        root.querySelector('[data-drop-zone]').dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true}));
+    }""", bad.decode())
+    page.wait_for_function("() => window.__imported !== null", timeout=60_000)
+    assert page.evaluate("() => window.__imported.ok") is False
+    expect(panel).to_contain_text(expected)
+    if locale != "es":
+        assert expected != results.import_result("memory", bad, {**pack, "messages": {}})["errors"][0]

@@ -107,7 +107,8 @@ class Calculator {
     this.setUpImport();
   }
 
-  /** A pilot result file, picked or dropped, goes to the worker as text; nothing is uploaded. */
+  /** A pilot result or a model's config.json, picked, dropped or pasted, goes to the worker as bytes;
+   *  nothing is uploaded. */
   setUpImport() {
     const zone = this.root.querySelector("[data-drop-zone]");
     if (!zone) return;
@@ -126,6 +127,16 @@ class Calculator {
       event.preventDefault();
       delete zone.dataset.dragging;
       take(event.dataTransfer.files[0]);
+    });
+    // A config.json copied from a model page can be pasted while the box has focus.
+    zone.addEventListener("paste", (event) => {
+      const file = event.clipboardData.files[0];
+      const text = event.clipboardData.getData("text");
+      if (!file && !text) return;
+      event.preventDefault();
+      if (file) { take(file); return; }
+      this.importBytes = new TextEncoder().encode(text);
+      this.sendImport();
     });
   }
 
@@ -161,11 +172,13 @@ class Calculator {
   }
 
   schedule() {
+    this.changed = true;              // the form holds edits no request has carried yet
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.compute(), DEBOUNCE_MS);
   }
 
   compute() {
+    this.changed = false;
     const inputs = readForm(this.form);
     const query = queryFor(inputs, this.defaults);
     history.replaceState(null, "", location.pathname + query + location.hash);
@@ -206,7 +219,9 @@ class Calculator {
         if (error) el.setAttribute("aria-invalid", "true"); else el.removeAttribute("aria-invalid");
       });
     }
-    if (message.ok) writeForm(this.form, message.response.inputs, document.activeElement);
+    // Normalized values go back into the form, unless the reader changed it since this request:
+    // a slow answer arriving within the debounce would otherwise undo those changes.
+    if (message.ok && !this.changed) writeForm(this.form, message.response.inputs, document.activeElement);
     applyConditions(this.form);
     this.setState("ready");
     this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));

@@ -1,0 +1,188 @@
+"""The memory calculator against the real stack: transformers + peft on the CPU, live-tensor peak.
+
+Each configuration runs two optimizer steps through the pilot (a randomly initialised model built
+from a config.json of its family, LoRA through peft, checkpointing through transformers, the
+model's own loss) while the pilot's tracker records the peak of live tensor storage, and compares
+it with the calculator's estimate for the same inputs (tensors only; dropout masks as the CPU
+stores them, in the input's dtype, where CUDA keeps one byte).
+
+    python -m benchmarks.memory_accuracy [--json FILE] [--quick]
+
+The table and its JSON (default: benchmarks/results/memory_accuracy.json) are what the memory
+page shows, generated at build time.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+GOAL = 0.05
+DEFAULT_JSON = Path(__file__).parent / "results" / "memory_accuracy.json"
+
+# Small members of each family, in the proportions that matter: vocabulary large against hidden,
+# grouped-query attention, Qwen2's q/k/v biases and tied embeddings.
+FAMILIES = {
+    "llama": {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 8,
+              "num_key_value_heads": 2, "head_dim": 32, "intermediate_size": 688, "vocab_size": 4096,
+              "tie_word_embeddings": False, "max_position_embeddings": 1024},
+    "qwen2": {"model_type": "qwen2", "num_hidden_layers": 2, "hidden_size": 192, "num_attention_heads": 6,
+              "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 5000,
+              "tie_word_embeddings": True, "max_position_embeddings": 1024},
+    "mistral": {"model_type": "mistral", "num_hidden_layers": 3, "hidden_size": 128, "num_attention_heads": 4,
+                "num_key_value_heads": 1, "head_dim": 32, "intermediate_size": 448, "vocab_size": 3000,
+                "tie_word_embeddings": False, "max_position_embeddings": 1024, "sliding_window": None},
+    # A small vocabulary and long sequences: activations outweigh the logits, so a recomputed
+    # block's backward pass sets the peak.
+    "llama-act": {"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 128, "num_attention_heads": 4,
+                  "num_key_value_heads": 2, "head_dim": 32, "intermediate_size": 512, "vocab_size": 256,
+                  "tie_word_embeddings": False, "max_position_embeddings": 2048},
+}
+LONG = {"seq_len": 512, "micro_batch": 4}
+
+
+@dataclass(frozen=True)
+class Case:
+    family: str
+    method: str           # full | lora
+    dtype: str            # weights as loaded: fp32 | bf16
+    autocast: bool        # bf16 autocast (train.precision = "bf16")
+    dropout: bool = False
+    ckpt: bool = False
+    attention: str = "sdpa"
+    optimizer: str = "adamw"
+    impl: str = "single_tensor"
+    adapters: str = "fp32"
+    seq_len: int = 128
+    micro_batch: int = 2
+
+    @property
+    def name(self) -> str:
+        parts = [self.family, self.method, f"{self.dtype}{'+autocast' if self.autocast else ''}",
+                 self.attention, self.optimizer if self.optimizer == "sgd" else f"adamw-{self.impl}"]
+        parts += ["dropout"] * self.dropout + ["ckpt"] * self.ckpt
+        parts += ["bf16-adapters"] * (self.adapters == "weights")
+        return " ".join(parts)
+
+
+MATRIX = (
+    Case("llama", "full", "fp32", False),
+    Case("llama", "full", "bf16", False, ckpt=True, impl="foreach"),
+    Case("llama", "full", "fp32", True, impl="fused"),
+    Case("llama", "full", "bf16", True, ckpt=True, attention="eager", optimizer="sgd"),
+    Case("llama", "lora", "fp32", False, dropout=True),
+    Case("llama", "lora", "bf16", False, adapters="weights", impl="foreach"),
+    Case("llama", "lora", "bf16", True, dropout=True, ckpt=True, impl="fused"),
+    Case("llama", "lora", "fp32", True, ckpt=True, attention="eager"),
+    Case("llama", "lora", "fp32", True, dropout=True, optimizer="sgd"),
+    Case("llama", "lora", "bf16", True, attention="eager", impl="foreach", seq_len=256, micro_batch=4),
+    Case("qwen2", "full", "fp32", False, attention="eager"),
+    Case("qwen2", "full", "bf16", True, ckpt=True, impl="fused"),
+    Case("qwen2", "full", "fp32", True, ckpt=True, impl="foreach", seq_len=256, micro_batch=4),
+    Case("qwen2", "lora", "bf16", False, dropout=True),
+    Case("qwen2", "lora", "bf16", True, dropout=True, ckpt=True, attention="eager", optimizer="sgd"),
+    Case("qwen2", "lora", "fp32", True, impl="fused"),
+    Case("qwen2", "lora", "fp32", False, ckpt=True, impl="foreach", seq_len=256, micro_batch=4),
+    Case("qwen2", "full", "bf16", False, optimizer="sgd"),
+    Case("mistral", "full", "fp32", False, ckpt=True, optimizer="sgd"),
+    Case("mistral", "full", "fp32", True, attention="eager"),
+    Case("mistral", "full", "bf16", False, attention="eager", impl="fused"),
+    Case("mistral", "lora", "bf16", True, dropout=True, impl="foreach"),
+    Case("mistral", "lora", "fp32", False, dropout=True, ckpt=True, attention="eager", impl="fused"),
+    Case("mistral", "lora", "bf16", False, ckpt=True, adapters="weights", seq_len=256, micro_batch=4),
+    Case("mistral", "lora", "fp32", True, dropout=True, ckpt=True, attention="eager", impl="foreach"),
+    Case("mistral", "full", "bf16", True, ckpt=True),
+    Case("llama-act", "full", "fp32", False, ckpt=True, **LONG),
+    Case("llama-act", "full", "fp32", True, ckpt=True, attention="eager", **LONG),
+    Case("llama-act", "lora", "bf16", True, dropout=True, ckpt=True, **LONG),
+    Case("llama-act", "lora", "fp32", True, ckpt=True, attention="eager", impl="fused", **LONG),
+    Case("llama-act", "lora", "fp32", False, optimizer="sgd", **LONG),
+    Case("llama-act", "full", "bf16", False, attention="eager", impl="foreach", **LONG),
+)
+# One per family and per method, both precisions, dropout, checkpointing and both kernels: the
+# reduced matrix `make test` runs (tests/pilot/test_memory_accuracy.py).
+QUICK = (MATRIX[2], MATRIX[6], MATRIX[7], MATRIX[11], MATRIX[13], MATRIX[22], MATRIX[28])
+
+
+def pilot_config(case: Case, config_file: Path):
+    from pilot.config import PilotConfig
+
+    return PilotConfig(
+        model={"config_file": str(config_file), "dtype": case.dtype, "attention": case.attention},
+        train={"method": case.method, "precision": "bf16" if case.autocast else "fp32",
+               "lora_dropout": 0.1 if case.dropout else 0.0, "adapter_dtype": case.adapters,
+               "grad_checkpointing": case.ckpt, "optimizer": case.optimizer, "optimizer_impl": case.impl,
+               "seq_len": case.seq_len, "micro_batch": case.micro_batch, "lora_rank": 8},
+        data={"synthetic_sequences": 16}, device="cpu", restore_check=False)
+
+
+def measure(case: Case, workdir: Path) -> dict:
+    """Measured tensor peak of two steps and the calculator's estimate for the same run."""
+    import torch
+
+    from pilot.data import load_tokens
+    from pilot.estimate import compare
+    from pilot.runner import fits
+    from pilot.trainer import resolved
+
+    config_file = workdir / f"{case.family}.json"
+    config_file.write_text(json.dumps(FAMILIES[case.family]), encoding="utf-8")
+    cfg = resolved(pilot_config(case, config_file))
+    tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
+    _, measured = fits(cfg, torch.device("cpu"), tokens)
+    est = compare(cfg, measured, "cpu")
+    return {"name": case.name, **case.__dict__, "measured_bytes": measured, "estimated_bytes": est.estimated_bytes,
+            "relative_error": est.relative_error, "components": est.components, "reason": est.reason}
+
+
+def versions() -> dict:
+    import peft
+    import torch
+    import transformers
+
+    return {"torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__,
+            "python": platform.python_version(), "device": "cpu",
+            "date": dt.date.today().isoformat()}
+
+
+def run(cases) -> list[dict]:
+    with tempfile.TemporaryDirectory(prefix="memory-accuracy-") as tmp:
+        return [measure(case, Path(tmp)) for case in cases]
+
+
+def table(rows: list[dict]) -> str:
+    lines = [f"{'configuration':<62} {'measured MB':>12} {'estimate MB':>12} {'error':>8}"]
+    for r in rows:
+        err = r["relative_error"]
+        est = f"{r['estimated_bytes'] / 1e6:12.3f}" if r["estimated_bytes"] else f"{'absent':>12}"
+        lines.append(f"{r['name']:<62} {r['measured_bytes'] / 1e6:12.3f} {est} "
+                     + (f"{err:+8.1%}" if err is not None else f"  {r['reason']}"))
+    worst = max((abs(r["relative_error"]) for r in rows if r["relative_error"] is not None), default=None)
+    lines.append(f"worst absolute error: {worst:.1%} over {len(rows)} configurations (goal: within {GOAL:.0%})"
+                 if worst is not None else "no estimate")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the rows (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true", help="only the reduced matrix (not written)")
+    args = parser.parse_args(argv)
+    rows = run(QUICK if args.quick else MATRIX)
+    print(table(rows))
+    if not args.quick:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"goal": GOAL, "measured_with": versions(), "rows": rows}, indent=1) + "\n",
+                             encoding="utf-8")
+        print(f"written to {args.json}")
+    ok = all(r["relative_error"] is not None and abs(r["relative_error"]) <= GOAL for r in rows)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

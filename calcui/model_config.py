@@ -1,0 +1,61 @@
+"""A model's config.json dropped or pasted on a calculator: its dimensions become the form's inputs.
+
+The reading is `calculators.hf_config` (the CLI and the pilot use it too); this module only turns
+its answer into the import envelope the worker returns: {ok, errors, inputs, html, summary}.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+import calculators
+from calculators import ERROR_CODES, N_, hf_config
+
+from ._figures import figure
+from ._numbers import NumberFormat
+from ._text import Translator
+
+
+def is_model_config(text) -> bool:
+    """Whether the text is meant as a config.json (a JSON object naming a model_type), not a result."""
+    if not isinstance(text, (str, bytes, bytearray, memoryview)):
+        return False
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    # Cheap tests first: result files, huge or hostile ones included, go to the result parser untouched.
+    if len(raw) > hf_config.MAX_BYTES or b'"model_type"' not in raw or b'"schema_version"' in raw:
+        return False
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "model_type" in data
+
+
+def _message(err: dict, t: Translator) -> str:
+    params = {k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in err.items()}
+    return t(ERROR_CODES[err["code"]], **params)
+
+
+def import_model_config(name: str, text, t: Translator, fmt: NumberFormat) -> dict:
+    """The envelope for a config.json; the inputs take only what calculator `name` declares."""
+    inputs, errors = hf_config.read(text)
+    if errors:
+        lines = [_message(e, t) for e in errors]
+        heading = t(N_("This config.json cannot be used:"))
+        items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+        html = f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'
+        return {"ok": False, "errors": lines, "problems": [], "inputs": {}, "html": html,
+                "summary": heading + " " + lines[0]}
+    config, _ = hf_config.parse(text)
+    dtype = hf_config.weights_dtype(config)
+    if dtype:
+        inputs["weights_dtype"] = dtype
+    declared = {i["name"] for i in calculators.describe(name)["inputs"]}
+    inputs = {k: v for k, v in inputs.items() if k in declared}
+    summary = t(N_("Model dimensions taken from its config.json ({family}): {layers} layers, hidden size {hidden}, "
+                   "vocabulary {vocab}."), family=str(config["model_type"]),
+                layers=figure(inputs["layers"], "count", fmt, t), hidden=figure(inputs["hidden"], "count", fmt, t),
+                vocab=figure(inputs["vocab"], "count", fmt, t))
+    html = f'<section class="guide-import"><p>{escape(summary)}</p></section>'
+    return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}

@@ -1,0 +1,82 @@
+"""The figures the guide's prose quotes, computed by the calculators (``<!-- figure: NAME -->``).
+
+Each is a named call of the public boundary with the inputs its sentence describes, so when the
+model or the catalog changes, the sentence changes with it. Cached: every locale quotes the same.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from . import _data, cost
+from ._registry import compute, register_figure
+
+GB = 1e9
+# The memory page's comparison: Llama 3.1 8B loaded in bf16 under bf16 autocast, 2,048 tokens,
+# micro-batch 4, recomputation, fused attention, fp32 adapters, foreach AdamW, one GPU.
+_LLAMA8B = {"model": "llama-3.1-8b", "seq_len": 2048, "micro_batch": 4, "weights_dtype": "bf16", "autocast": "bf16",
+            "adapter_dtype": "fp32",
+            "gradient_checkpointing": True, "attention": "fused", "optimizer": "adamw", "optimizer_impl": "foreach",
+            "parallelism": "single", "gpus": 1, "quant": "nf4", "double_quant": True}
+
+
+def _result(name: str, **inputs) -> dict:
+    answer = compute(name, inputs)
+    if not answer["ok"]:
+        raise ValueError(f"a prose figure's own inputs are refused: {answer['errors']}")
+    return answer["result"]
+
+
+def _memory_gb(method: str) -> float:
+    """Memory per GPU rounded to whole GB, as the sentence says "about"."""
+    return round(_result("memory", **_LLAMA8B, method=method)["per_gpu_bytes"] / GB) * GB
+
+
+register_figure("memory.llama8b_full", "bytes")(lambda: _memory_gb("full"))
+register_figure("memory.llama8b_lora", "bytes")(lambda: _memory_gb("lora"))
+register_figure("memory.llama8b_qlora", "bytes")(lambda: _memory_gb("qlora"))
+
+
+def _cost(**inputs) -> dict:
+    return _cost_cached(json.dumps(inputs, sort_keys=True))
+
+
+@lru_cache(maxsize=None)
+def _cost_cached(inputs: str) -> dict:
+    return _result("cost", **json.loads(inputs))
+
+
+def _scaling_premium(billing: str, **inputs) -> float:
+    """Extra cost per output of 4 cards at 85 % scaling efficiency over one card (0.18 = 18 %)."""
+    one = _cost(cards=1, **inputs)
+    four = _cost(cards=4, scaling_efficiency=0.85, **inputs)
+    return four[billing] / one[billing] - 1
+
+
+# Training time alone, billed by the hour: exactly 1 / 0.85 - 1.
+_TRAINING_ONLY = {"load_hours": 0, "validation_hours": 0, "checkpoint_hours": 0, "export_hours": 0,
+                  "failures_per_100h": 0, "checkpoint_write_s": 0, "options": [], "tokens": 1e10}
+register_figure("cost.scaling_premium_training", "percent")(
+    lambda: _scaling_premium("hourly_usd_per_output", **_TRAINING_ONLY))
+# The calculator's defaults: hourly billing, then the cheapest reservation plan.
+register_figure("cost.scaling_premium_hourly", "percent")(lambda: _scaling_premium("hourly_usd_per_output"))
+register_figure("cost.scaling_premium_plan", "percent")(lambda: _scaling_premium("usd_per_output"))
+
+register_figure("cost.sensitivity", "percent")(lambda: cost.SENSITIVITY)
+
+# The default run on the default card: hours, the cheapest plan, its cost per output.
+register_figure("cost.default_gpu", "raw")(lambda: _cost()["name"])
+register_figure("cost.default_hours", "hours")(lambda: _cost()["needed_hours"])
+register_figure("cost.default_plan", "plan")(lambda: cost.plan_text(_cost()["plan"]))
+register_figure("cost.default_per_output", "usd")(lambda: _cost()["usd_per_output"])
+register_figure("cost.default_one_week", "usd")(lambda: _cost(term="1w")["usd_per_output"])
+# The cheapest GPU per output with the defaults, against the cheapest per hour.
+register_figure("cost.cheapest_gpu", "raw")(lambda: _cost()["best_by_gpu"][0]["name"])
+register_figure("cost.cheapest_per_output", "usd")(lambda: _cost()["best_by_gpu"][0]["usd_per_output"])
+register_figure("cost.a100_per_output", "usd")(
+    lambda: next(q for q in _cost()["best_by_gpu"] if q["gpu"] == "a100-sxm-80gb")["usd_per_output"])
+
+# Catalog ratios the prose explains.
+register_figure("cost.h200_bandwidth_gain", "percent")(
+    lambda: _data.gpu("h200-141gb")["bandwidth_gb_s"] / _data.gpu("h100-sxm-80gb")["bandwidth_gb_s"] - 1)

@@ -1,0 +1,74 @@
+"""`<!-- memory-accuracy -->`: the memory calculator against the real stack, as measured by
+`python -m benchmarks.memory_accuracy` (its JSON is read at build time, so the page shows exactly
+what was measured, with the library versions it was measured with)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from calcui import NumberFormat, Translator
+from calcui.results._html import choice_label
+from calculators import N_
+from mkdocs.exceptions import PluginError
+
+MARKER = re.compile(r"<!--\s*memory-accuracy\s*-->")
+FAMILIES = {"llama": "Llama", "llama-act": "Llama", "qwen2": "Qwen2", "mistral": "Mistral"}
+
+
+def load(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows = data["rows"]
+        versions = data["measured_with"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise PluginError(f"{path}: the memory accuracy table cannot be read ({exc}); "
+                          f"run python -m benchmarks.memory_accuracy") from exc
+    return {"goal": data.get("goal", 0.05), "rows": rows, "versions": versions}
+
+
+def _precision(row: dict) -> str:
+    return row["dtype"] + (" + autocast bf16" if row["autocast"] else "")
+
+
+def _signed(error: float | None, fmt: NumberFormat) -> str:
+    """The estimate's difference as a compact signed percentage (+0.7 %, −3.3 %)."""
+    if error is None:
+        return "—"
+    return ("+" if error >= 0 else "−") + fmt.percent_of(abs(error))
+
+
+def render_table(env, pack: dict, data: dict) -> str:
+    fmt, t = NumberFormat(pack), Translator(pack)
+    rows = []
+    for r in data["rows"]:
+        optimizer = "SGD" if r["optimizer"] == "sgd" else f"AdamW {r['impl'].replace('_', '-')}"
+        parts = [t(choice_label("memory", "method", r["method"])), _precision(r),
+                 "SDPA" if r["attention"] == "sdpa" else "eager", optimizer]
+        parts += [t(N_("LoRA dropout"))] * r["dropout"] + [t(N_("Gradient checkpointing"))] * r["ckpt"]
+        rows.append({
+            "model": f"{FAMILIES.get(r['family'], r['family'])} · {r['seq_len']} × {r['micro_batch']}",
+            "parts": parts,  # each isolated in the page, so mixed scripts keep their order right to left
+            "measured": fmt.number(r["measured_bytes"] / 1e6, 1, 1),
+            "estimate": fmt.number(r["estimated_bytes"] / 1e6, 1, 1) if r["estimated_bytes"] else "—",
+            "error": _signed(r["relative_error"], fmt),
+        })
+    errors = [abs(r["relative_error"]) for r in data["rows"] if r["relative_error"] is not None]
+    caption = t(N_("Memory estimate against the measured peak: {count} configurations, worst difference {worst} "
+                   "(goal: within {goal})"), count=fmt.number(len(rows), 0),
+                worst=fmt.percent_of(max(errors)) if errors else "—", goal=fmt.percent_of(data["goal"], 0))
+    v = data["versions"]
+    provenance = t(N_("Measured on the CPU with torch {torch}, transformers {transformers} and peft {peft} on "
+                      "{date}: models of each family built from their configuration with random weights, two "
+                      "optimizer steps each, peak of live tensor memory. The estimate counts CPU dropout masks as "
+                      "the CPU stores them; on a GPU a mask takes one byte per value, as the calculator assumes."),
+                   torch=v["torch"], transformers=v["transformers"], peft=v["peft"], date=v["date"])
+    return env.get_template("partials/memory-accuracy.html").render(rows=rows, caption=caption, provenance=provenance)
+
+
+def embed(html: str, env, pack: dict, path: Path) -> str:
+    if not MARKER.search(html):
+        return html
+    table = render_table(env, pack, load(path))
+    return MARKER.sub(lambda _: table, html)

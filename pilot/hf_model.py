@@ -1,0 +1,193 @@
+"""The real stack: a transformers model (a preset or a config.json built with random weights, or a
+local checkpoint), LoRA through peft, QLoRA through bitsandbytes, checkpointing through
+transformers' own switch and the loss the model computes.
+
+Memory and time do not depend on the weights' values, so a preset needs no download: the real
+class is built from the configuration and initialised from the run's seed, on the device it
+trains on, identically in every process (the restore check rebuilds it in a fresh one).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from .config import ModelConfig, TrainConfig
+
+TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+class PilotSetupError(ValueError):
+    """A model option the real stack cannot honour; the message names the option."""
+
+
+def _transformers():
+    try:
+        import transformers
+    except ImportError as exc:  # the built-in model runs without it
+        raise PilotSetupError("model.source names a transformers model, which needs the 'transformers' "
+                              "package: pip install '.[pilot]'") from exc
+    return transformers
+
+
+def _preset(name: str) -> dict | None:
+    import calculators
+
+    return next((m for m in calculators.models()["models"] if m["id"] == name), None)
+
+
+def hf_config(model: ModelConfig):
+    """The transformers configuration the model option names (preset, config file or directory)."""
+    transformers = _transformers()
+    if model.config_file:
+        try:
+            data = json.loads(Path(model.config_file).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise PilotSetupError(f"model.config_file {model.config_file!r} is not a readable JSON file ({exc})") from exc
+        if not isinstance(data, dict) or "model_type" not in data:
+            raise PilotSetupError(f"model.config_file {model.config_file!r} has no model_type: not a config.json")
+        data = {k: v for k, v in data.items() if k not in ("architectures", "transformers_version")}
+        return transformers.AutoConfig.for_model(**data)
+    preset = _preset(model.source)
+    if preset is not None:
+        return transformers.AutoConfig.for_model(
+            preset["model_type"], num_hidden_layers=preset["layers"], hidden_size=preset["hidden"],
+            num_attention_heads=preset["heads"], num_key_value_heads=preset["kv_heads"],
+            head_dim=preset["head_dim"], intermediate_size=preset["intermediate"], vocab_size=preset["vocab"],
+            tie_word_embeddings=preset["tied_embeddings"], dtype="bfloat16")
+    return transformers.AutoConfig.from_pretrained(model.source)
+
+
+def resolve(model: ModelConfig) -> ModelConfig:
+    """The model option with the shape, vocabulary and dtype of the real model filled in, so the
+    synthetic data, the estimate and the result file all describe the model that trains."""
+    if not model.is_transformers:
+        return dataclasses.replace(model, dtype="fp32" if model.dtype == "auto" else model.dtype)
+    from calculators import hf_config as reader
+
+    config = hf_config(model)
+    inputs, errors = reader.inputs_from_config(config.to_dict())
+    if errors:
+        e = errors[0]
+        detail = (f"model type {e['got']!r} is not supported (supported: {', '.join(e['choices'])})"
+                  if e["code"] == "unsupported_model_type" else f"its config has no valid {e.get('key')}")
+        raise PilotSetupError(f"model {model.source if not model.config_file else model.config_file}: {detail}")
+    dtype = model.dtype
+    if dtype == "auto":
+        dtype = reader.weights_dtype(config.to_dict()) or "fp32"
+        dtype = "bf16" if dtype == "fp16" else dtype  # fp16 weights cannot train without a scaler
+    return dataclasses.replace(
+        model, layers=inputs["layers"], hidden=inputs["hidden"], heads=inputs["heads"], kv_heads=inputs["kv_heads"],
+        head_dim=inputs["head_dim"] or inputs["hidden"] // inputs["heads"], intermediate=inputs["intermediate"],
+        vocab=inputs["vocab"], tie_embeddings=inputs["tied_embeddings"], qkv_bias=inputs["qkv_bias"], dtype=dtype)
+
+
+class HFCausalLM(nn.Module):
+    """A transformers causal LM with the built-in model's call: tokens in, mean next-token loss out.
+
+    The model's own loss runs (``shift_labels`` tells it the targets are already shifted); its
+    logits are dropped before the backward pass, as the Trainer does.
+    """
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, tokens):
+        inputs, targets = tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
+        return self.inner(input_ids=inputs, labels=inputs, shift_labels=targets, use_cache=False).loss
+
+    def decoder_layers(self) -> list[nn.Module]:
+        """The decoder blocks (FSDP wraps each), found by the class names transformers keeps whole."""
+        names = set(getattr(self._base(), "_no_split_modules", None) or ())
+        return [m for m in self.inner.modules() if type(m).__name__ in names]
+
+    def _base(self) -> nn.Module:
+        inner = self.inner
+        return inner.get_base_model() if hasattr(inner, "get_base_model") else inner
+
+
+def _quantize(model: nn.Module, train: TrainConfig, compute_dtype: torch.dtype, device: torch.device) -> None:
+    """Replace the decoder's linear layers by bitsandbytes NF4 layers (QLoRA; the LM head stays)."""
+    try:
+        import bitsandbytes as bnb
+    except ImportError as exc:
+        raise PilotSetupError("train.method 'qlora' needs the 'bitsandbytes' package on a CUDA device") from exc
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if isinstance(child, nn.Linear) and name != "lm_head":
+                q = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
+                                      compute_dtype=compute_dtype, compress_statistics=True, quant_type="nf4")
+                q.weight = bnb.nn.Params4bit(child.weight.data.cpu(), requires_grad=False, quant_type="nf4",
+                                             compress_statistics=True)
+                if child.bias is not None:
+                    q.bias = nn.Parameter(child.bias.data, requires_grad=False)
+                setattr(parent, name, q.to(device))
+
+
+def _fused_loss(config, train: TrainConfig, device: torch.device) -> None:
+    """Patch the model class with Liger Kernel's fused linear cross-entropy (Triton, CUDA only)."""
+    try:
+        from liger_kernel.transformers import _apply_liger_kernel
+    except ImportError as exc:
+        raise PilotSetupError("train.loss 'fused' needs the 'liger-kernel' package") from exc
+    # Only the loss: the memory model keeps transformers' RMSNorm, RoPE and MLP.
+    _apply_liger_kernel(config.model_type, fused_linear_cross_entropy=True, cross_entropy=False, rms_norm=False,
+                        rope=False, swiglu=False)
+
+
+def _lora(inner: nn.Module, model: ModelConfig, train: TrainConfig) -> nn.Module:
+    try:
+        import peft
+    except ImportError as exc:
+        raise PilotSetupError("LoRA on a transformers model needs the 'peft' package: pip install '.[pilot]'") from exc
+    modules = {t: f"{t}_proj" for t in train.lora_targets}  # the supported families name them alike
+    present = {name.rsplit(".", 1)[-1] for name, _ in inner.named_modules()}
+    missing = [m for m in modules.values() if m not in present]
+    if missing:
+        raise PilotSetupError(f"train.lora_targets: {', '.join(missing)} matches no module of this model")
+    adapted = {"fp32": True, "weights": False}[train.adapter_dtype]
+    config = peft.LoraConfig(r=train.lora_rank, lora_alpha=train.lora_alpha, lora_dropout=train.lora_dropout,
+                             target_modules=sorted(modules.values()))
+    return peft.get_peft_model(inner, config, autocast_adapter_dtype=adapted)
+
+
+def check_device(train: TrainConfig, device: torch.device) -> None:
+    """QLoRA and the fused loss run CUDA kernels: say so before any work elsewhere."""
+    if train.method == "qlora" and device.type != "cuda":
+        raise PilotSetupError("train.method 'qlora' needs bitsandbytes on a CUDA device; use 'lora' here")
+    if train.loss == "fused" and device.type != "cuda":
+        raise PilotSetupError("train.loss 'fused' needs Liger Kernel's Triton kernels on a CUDA device")
+
+
+def build(model: ModelConfig, train: TrainConfig, seed: int, device: torch.device) -> HFCausalLM:
+    """The model, on ``device``, initialised from ``seed`` (or loaded from the directory)."""
+    transformers = _transformers()
+    check_device(train, device)
+    config = hf_config(model)
+    dtype = TORCH_DTYPES[model.dtype]
+    if train.loss == "fused":
+        _fused_loss(config, train, device)
+    torch.manual_seed(seed)
+    if model.config_file or _preset(model.source) is not None:
+        with torch.device(device):
+            inner = transformers.AutoModelForCausalLM.from_config(config, dtype=dtype,
+                                                                  attn_implementation=model.attention)
+    else:
+        inner = transformers.AutoModelForCausalLM.from_pretrained(
+            model.source, dtype=dtype, attn_implementation=model.attention).to(device)
+    if train.method == "qlora":
+        _quantize(inner, train, TORCH_DTYPES["bf16"] if train.precision == "bf16" else dtype, device)
+    if train.method == "full":
+        inner.requires_grad_(True)
+    else:
+        inner = _lora(inner, model, train)
+    if train.grad_checkpointing:  # transformers' own switch (renamed in 5.x; the old name still works)
+        if hasattr(inner, "activation_checkpointing_enable"):
+            inner.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        else:
+            inner.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    return HFCausalLM(inner)

@@ -1,0 +1,37 @@
+"""Child processes that never outlive the pilot: stopped on return, on an error, and on SIGINT/SIGTERM
+(which the CLI turns into exceptions, so this `finally` runs)."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Callable
+
+STOP_GRACE_S = 10
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after a grace period (torchrun forwards SIGTERM to its workers)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def run_child(cmd: list[str], log: Path, timeout: float, on_line: Callable[[str], None] | None = None,
+              env: dict[str, str] | None = None) -> int:
+    """Run `cmd` with its stderr in `log`, and its stdout too unless `on_line` takes each line of it
+    (a progress channel); returns the exit code. TimeoutExpired after `timeout` seconds."""
+    with open(log, "w", encoding="utf-8") as out:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if on_line else out, stderr=out, text=True, env=env)
+        try:
+            if on_line is not None:
+                for line in proc.stdout:
+                    on_line(line)
+            return proc.wait(timeout=timeout)
+        finally:
+            stop_process(proc)
