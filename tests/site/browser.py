@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,17 @@ class Recorder:
 
     def real_errors(self) -> list[str]:
         return [e for e in self.errors if not any(h in e for h in HARMLESS_CONSOLE)]
+
+
+def wait_until(page: Page, predicate: str, timeout_s: float = 90.0):
+    """Evaluate `predicate` (a JS function; async allowed) every half second until it returns true.
+
+    Not `page.wait_for_function`: it does not await a promise, so an async predicate passes at once."""
+    deadline = time.monotonic() + timeout_s
+    while page.evaluate(predicate) is not True:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still not true after {timeout_s:.0f} s: {predicate.strip()[:120]}")
+        page.wait_for_timeout(500)
 
 
 def axe_violations(page: Page, impacts=("minor", "moderate", "serious", "critical")) -> list[str]:
