@@ -16,6 +16,8 @@ _HEAD_OPEN = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
 _BARE_TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
 _CAPTION = re.compile(r"<caption>(.*?)</caption>", re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
+# A highlighted block: <pre><span></span><code> (Pygments), or a plain <pre><code>.
+_CODE_BLOCK = re.compile(r"(<pre>(?:<span></span>)?)<code>")
 
 
 def wrap_tables(html: str) -> str:
@@ -27,6 +29,12 @@ def wrap_tables(html: str) -> str:
         return scroll_region(match.group(0), label)
 
     return _BARE_TABLE.sub(wrap, html)
+
+
+def focusable_code(html: str) -> str:
+    """Code blocks scroll sideways on a phone, so each takes keyboard focus (Material's script
+    does this for the ones that overflow, but that script now loads on the first interaction)."""
+    return _CODE_BLOCK.sub(r'\1<code tabindex="0">', html)
 
 
 def set_root_language(html: str, lang: str, direction: str) -> str:

@@ -97,7 +97,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         html = prose_figures.embed(html, self.pack, page.file.src_uri)
         html = results_import.embed(html, self.runs, self.pack)
         html = memory_accuracy.embed(html, self.env, self.pack, self.root / self.config.accuracy_file)
-        html = html_rewrite.wrap_tables(html)
+        html = html_rewrite.focusable_code(html_rewrite.wrap_tables(html))
         names = calculator_embed.names_in(html)
         if names:
             page.meta["guide_calculators"] = names

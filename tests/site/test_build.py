@@ -198,3 +198,15 @@ def test_runtime_urls_have_single_slashes(built_site):
     html = (site / "ja" / "memory" / "index.html").read_text(encoding="utf-8")
     pyodide = re.search(r'data-pyodide="([^"]+)"', html).group(1)
     assert pyodide == "../../assets/pyodide/"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_material_bundle_is_loaded_by_the_interaction_loader_from_this_build(built_site, locale):
+    """The theme's script is not a <script src> of the page: the loader in overrides/main.html
+    names it, and the file it names must be this build's (a theme upgrade renames the bundle)."""
+    site = built_site[0]
+    page = site / LOCALE_ROOT[locale] / "compare" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    assert re.search(r'<script src="[^"]*bundle\.[0-9a-f]{8}\.min\.js"', html) is None
+    src = re.search(r'script\.src = "([^"]*bundle\.[0-9a-f]{8}\.min\.js)"', html).group(1)
+    assert (page.parent / src).resolve().is_file(), src
