@@ -3,19 +3,29 @@ SHELL := /bin/bash
 VENV  := .venv
 PY    := $(VENV)/bin/python
 PORT  ?= 8000
+# The address the site is published at: canonical URLs and the sitemap name it. The build itself
+# works from any origin and path, e.g. `make site SITE_URL=https://example.org/guia/`.
+SITE_URL ?= http://127.0.0.1:$(PORT)/
+export SITE_URL
 export NO_MKDOCS_2_WARNING := 1
 # Chromium's profile and caches stay inside the project.
 export XDG_CONFIG_HOME := $(CURDIR)/.tmp/xdg-config
 export XDG_CACHE_HOME  := $(CURDIR)/.tmp/xdg-cache
 
-.PHONY: setup site serve dev test bench i18n clean
+.PHONY: setup setup-site site serve dev test bench i18n clean
 
-setup: $(VENV)/.installed node_modules/.installed
+# The site needs only the `site` extra; the tests also need the pilot's torch and the test tools.
+setup-site: $(VENV)/.site node_modules/.installed
+setup: setup-site $(VENV)/.installed
+
+$(VENV)/.site: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[site]"
+	touch $@
 
 # torch is pinned to the CPU build that lies on disk here; other versions download gigabytes.
-$(VENV)/.installed: pyproject.toml
-	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+$(VENV)/.installed: $(VENV)/.site
 	$(PY) -m pip install --quiet torch==2.13.0 numpy
 	$(PY) -m pip install --quiet -e ".[site,pilot,test]"
 	touch $@
@@ -24,25 +34,31 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
-site: setup
+site: setup-site
 	$(PY) -m mkdocs build --strict
 
-# Serves the built folder as any static host would (no live reload; `make dev` has it).
+# Serves the built folder as a configured static host would: the precompressed .br/.gz files with
+# Content-Encoding (no live reload; `make dev` has it).
 serve: site
 	@echo "Serving site/ at http://127.0.0.1:$(PORT)/ (es), /ja/, /ar/"
-	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory site
+	$(PY) -m guidebuild.serve site --port $(PORT) --bind 127.0.0.1
 
-dev: setup
+dev: setup-site
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:$(PORT)
 
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }
 	$(PY) -m pytest
 
-bench: setup
+bench: setup benchmarks/lighthouse/node_modules/.installed
 	$(PY) -m benchmarks
 
-i18n: setup
+# Lighthouse only for `make bench`: the site and the tests do without its 146 packages.
+benchmarks/lighthouse/node_modules/.installed: benchmarks/lighthouse/package.json benchmarks/lighthouse/package-lock.json
+	npm ci --prefix benchmarks/lighthouse --no-audit --no-fund
+	touch $@
+
+i18n: setup-site
 	$(PY) -m guidebuild.i18n_cli update
 
 clean:

@@ -2,9 +2,13 @@
 
 1. Start-up: bare Pyodide on an empty page (baseline) vs the calculator page becoming live;
    median of N cold loads each (fresh browser context: no cache), and their ratio.
-2. Recompute round trip for one input change: p50/p95 over M changes, from the input event to
-   the new answer in the page.
-3. Bytes transferred by a guide page and by a calculator page (cold).
+2. Warm start-up: the same page again in a context whose service worker has cached the runtime,
+   against the cold start-up above.
+3. Bytes over the wire, cold: the calculator page and a guide page served with the precompressed
+   files (as `make serve` and a configured host do) against the same build served uncompressed.
+4. Recompute for one committed input change, in each calculator: p50/p95 of the time Python takes
+   inside the worker, and of the round trip from the change to the new answer in the page (no
+   typing debounce: a committed change is computed at once).
 
     python -m benchmarks.calculators_browser [--loads 5] [--changes 100]
 """
@@ -13,20 +17,31 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from benchmarks.serving import build, serve
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+READY = '#calc-memory .guide-calc__status[data-state="ready"]'
+# True once the service worker holds the runtime's largest files (looked up as the worker does).
+RUNTIME_CACHED = """async () => {
+    const scope = (await navigator.serviceWorker.getRegistration()).scope;
+    for (const name of ['pyodide.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip']) {
+        const url = new URL(`assets/pyodide/${name}`, scope).href;
+        if (!(await caches.match(url, { ignoreSearch: true, ignoreVary: true }))) return false;
+    }
+    return true;
+}"""
+# (page, calculator, an integer field and the values it cycles through) for the recompute timing.
+RECOMPUTE = (("memory/", "memory", "micro_batch", 16), ("cost/", "cost", "runs", 16))
 
 # The baseline: what Pyodide alone costs, in the same kind of module worker the site uses.
 EMPTY_PAGE = """<!doctype html><meta charset="utf-8"><title>bare pyodide</title>
@@ -39,64 +54,66 @@ worker.onmessage = () => { document.body.dataset.ready = "yes"; };
 </script><body></body>"""
 
 
-def build(site: Path) -> None:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)], cwd=ROOT, env=env, check=True)
-    (site / "bench-empty.html").write_text(EMPTY_PAGE, encoding="utf-8")
-
-
-def serve(site: Path, port: int) -> subprocess.Popen:
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-                               "--directory", str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1).close()
-            return server
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("server did not start")
-
-
 def cold_load(browser, url: str, ready_selector: str) -> tuple[float, int]:
-    """Seconds from navigation to `ready_selector`, and bytes received, in a fresh context."""
+    """Seconds from navigation to `ready_selector`, and bytes over the wire, in a fresh context."""
     context = browser.new_context()
     page = context.new_page()
-    received = []
-    page.on("response", lambda r: received.append(r))
+    finished = []
+    context.on("requestfinished", lambda r: finished.append(r))   # the calculator worker's requests too
     start = time.perf_counter()
     page.goto(url)
     page.wait_for_selector(ready_selector, state="attached", timeout=120_000)
     seconds = time.perf_counter() - start
     page.wait_for_load_state("networkidle")
-    size = sum(len(r.body()) for r in received if r.ok)
+    size = sum(r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"] for r in finished)
     context.close()
     return seconds, size
 
 
-def recompute_round_trips(browser, url: str, changes: int) -> list[float]:
+def warm_load(browser, url: str) -> float:
+    """Seconds to live on a second visit, once the service worker has cached the runtime."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(url)
-    page.wait_for_selector('#calc-memory .guide-calc__status[data-state="ready"]', timeout=120_000)
-    times = page.evaluate(
-        """async (changes) => {
-            const root = document.getElementById('calc-memory');
-            const field = document.getElementById('calc-memory-micro_batch');
-            const out = [];
+    page.wait_for_selector(READY, timeout=120_000)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=60_000)
+    # Polled here: wait_for_function does not await a promise, so an async predicate passes at once.
+    while not page.evaluate(RUNTIME_CACHED):
+        page.wait_for_timeout(250)
+    start = time.perf_counter()
+    page.reload()
+    page.wait_for_selector(READY, timeout=120_000)
+    seconds = time.perf_counter() - start
+    context.close()
+    return seconds
+
+
+def recompute_times(browser, url: str, name: str, field: str, cycle: int, changes: int) -> tuple[list[float], list[float]]:
+    """(round trips in the page, compute times inside the worker), in ms, for committed changes."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector(f'#calc-{name} .guide-calc__status[data-state="ready"]', timeout=120_000)
+    trips, inside = page.evaluate(
+        """async ([name, fieldName, cycle, changes]) => {
+            const root = document.getElementById(`calc-${name}`);
+            const field = document.getElementById(`calc-${name}-${fieldName}`);
+            const trips = [], inside = [];
             for (let i = 0; i < changes; i++) {
-                const done = new Promise((resolve) => root.addEventListener('guide:result', resolve, {once: true}));
+                const done = new Promise((resolve) => root.addEventListener('guide:result', (e) => resolve(e.detail), {once: true}));
                 const start = performance.now();
-                field.value = String(1 + (i % 16));
-                field.dispatchEvent(new Event('input', {bubbles: true}));
-                await done;
-                out.push(performance.now() - start);
+                field.value = String(1 + (i % cycle));
+                field.dispatchEvent(new Event('change', {bubbles: true}));
+                const detail = await done;
+                trips.push(performance.now() - start);
+                inside.push(detail.computeMs);
             }
-            return out;
+            return [trips, inside];
         }""",
-        changes,
+        [name, field, cycle, changes],
     )
     context.close()
-    return times
+    return trips, inside
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -108,38 +125,42 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--changes", type=int, default=100)
-    parser.add_argument("--port", type=int, default=8731)
     args = parser.parse_args(argv)
     os.environ.setdefault("XDG_CONFIG_HOME", str(ROOT / ".tmp" / "xdg-config"))
     os.environ.setdefault("XDG_CACHE_HOME", str(ROOT / ".tmp" / "xdg-cache"))
     with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        build(site)
-        server = serve(site, args.port)
-        base = f"http://127.0.0.1:{args.port}/"
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-                bare, live, calc_bytes = [], [], []
-                for _ in range(args.loads):  # interleaved, so drift hits both alike
+        site = build(Path(tmp) / "site")
+        (site / "bench-empty.html").write_text(EMPTY_PAGE, encoding="utf-8")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            with serve(site, compressed=False) as plain:
+                _, plain_calc = cold_load(browser, plain + "memory/", READY)
+                _, plain_guide = cold_load(browser, plain, "article")
+            with serve(site) as base:
+                bare, live, warm, calc_bytes = [], [], [], []
+                for _ in range(args.loads):  # interleaved, so drift hits all alike
                     bare.append(cold_load(browser, base + "bench-empty.html", "body[data-ready]")[0])
-                    seconds, size = cold_load(browser, base + "memory/", '#calc-memory .guide-calc__status[data-state="ready"]')
+                    seconds, size = cold_load(browser, base + "memory/", READY)
                     live.append(seconds)
                     calc_bytes.append(size)
+                    warm.append(warm_load(browser, base + "memory/"))
                 _, guide_bytes = cold_load(browser, base, "article")
-                trips = recompute_round_trips(browser, base + "memory/", args.changes)
-                browser.close()
-        finally:
-            server.terminate()
-    bare_m, live_m = statistics.median(bare), statistics.median(live)
-    print(f"start-up, median of {args.loads} cold loads:")
-    print(f"  bare Pyodide (baseline)        {bare_m:6.2f} s")
-    print(f"  memory calculator live         {live_m:6.2f} s   ratio {live_m / bare_m:.2f}x")
-    debounce = re.search(r"DEBOUNCE_MS = (\d+)", (ROOT / "overrides/assets/javascripts/calculator.js").read_text()).group(1)
-    print(f"recompute round trip over {args.changes} changes (input event to new answer, including the "
-          f"{debounce} ms typing debounce): p50 {percentile(trips, 0.5):.1f} ms, p95 {percentile(trips, 0.95):.1f} ms")
-    print(f"bytes (cold): guide page {guide_bytes / 1e6:.2f} MB, calculator page {statistics.median(calc_bytes) / 1e6:.2f} MB "
-          f"(ratio {statistics.median(calc_bytes) / guide_bytes:.1f}x)")
+                recompute = {name: recompute_times(browser, base + path, name, field, cycle, args.changes)
+                             for path, name, field, cycle in RECOMPUTE}
+            browser.close()
+    bare_m, live_m, warm_m = statistics.median(bare), statistics.median(live), statistics.median(warm)
+    calc_m = statistics.median(calc_bytes)
+    print(f"start-up, median of {args.loads} loads:")
+    print(f"  bare Pyodide, cold (baseline)  {bare_m:6.2f} s")
+    print(f"  memory calculator live, cold   {live_m:6.2f} s   ratio {live_m / bare_m:.2f}x bare Pyodide")
+    print(f"  memory calculator live, warm   {warm_m:6.2f} s   ratio {warm_m / live_m:.2f}x cold (service worker cache)")
+    print("bytes over the wire, cold (precompressed vs uncompressed):")
+    print(f"  calculator page  {calc_m / 1e6:6.2f} MB vs {plain_calc / 1e6:6.2f} MB   ratio {calc_m / plain_calc:.2f}")
+    print(f"  guide page       {guide_bytes / 1e3:6.0f} kB vs {plain_guide / 1e3:6.0f} kB   ratio {guide_bytes / plain_guide:.2f}")
+    for name, (trips, inside) in recompute.items():
+        print(f"{name} calculator, recompute over {args.changes} committed changes (no debounce):")
+        print(f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms")
+        print(f"  page round trip    p50 {percentile(trips, 0.5):5.1f} ms   p95 {percentile(trips, 0.95):5.1f} ms")
     return 0
 
 

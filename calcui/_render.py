@@ -9,6 +9,7 @@ from calculators import N_
 
 from ._chart import bars_svg
 from ._figures import figure
+from ._scroll import scroll_region
 from ._numbers import NumberFormat
 from ._text import Translator
 
@@ -115,8 +116,9 @@ def _table(block, t, fmt) -> str:
             numeric = col["unit"] not in ("text", "raw", "bool")
             cells.append(f"<td>{_num(text) if numeric else escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    caption = f"<caption>{escape(t(block['title']))}</caption>" if block.get("title") else ""
-    return f'<div class="md-typeset__scrollwrap"><table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+    title = t(block["title"]) if block.get("title") else None
+    caption = f"<caption>{escape(title)}</caption>" if title else ""
+    return scroll_region(f'<table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>', title)
 
 
 def _notes(block, t, fmt) -> str:

@@ -90,45 +90,60 @@ def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> d
     terms' common divisor. Long jobs first take copies of the cheapest term per hour, B: among
     any h_B/g other terms some subset sums to a multiple of h_B (prefix sums modulo h_B), and
     swapping it for copies of B costs no more, so an optimal plan needs fewer than h_B/g others.
-    The same argument on the copies of one term bounds each count (see `bound`).
+    The same argument on the copies of one term bounds each count (see `_Cover`).
     """
-    unit = reduce(math.gcd, (h for _, h, _ in items))
-    sizes = [h // unit for _, h, _ in items]
+    cover = _cover(tuple(items))
     # Whole units; a rounding residue (24.000000001 h) does not buy a second term, any real need buys one.
-    need = max(int(needed_hours > 0), math.ceil(needed_hours / unit - 1e-9))
-    best = min(range(len(items)), key=lambda i: (items[i][2] / items[i][1], -items[i][1]))
-    others = [s for i, s in enumerate(sizes) if i != best]
-    # Fewer than s_B others in all, and fewer than s_B / gcd(s_i, s_B) copies of each: k copies of
-    # term i make a multiple of h_B once k reaches that, and can be swapped the same way.
-    bound = sizes[best] + min(sizes[best] * (max(others, default=0) + 1),
-                              sum((sizes[best] // math.gcd(s, sizes[best]) - 1) * s for s in others))
-    forced = max(0, math.ceil((need - bound) / sizes[best]))
-    rest = need - forced * sizes[best]
-    table = _cover_table(tuple(sizes), tuple(price for _, _, price in items), rest)
+    need = max(int(needed_hours > 0), math.ceil(needed_hours / cover.unit - 1e-9))
+    forced = max(0, math.ceil((need - cover.bound) / cover.sizes[cover.best]))
+    rest = need - forced * cover.sizes[cover.best]
+    table = cover.table_upto(rest)
     counts = [0] * len(items)
-    counts[best] += forced
+    counts[cover.best] += forced
     u = rest
     while u > 0:
         i = table[u][3]
         counts[i] += 1
-        u = max(0, u - sizes[i])
+        u = max(0, u - cover.sizes[i])
     terms = [[items[i][0], c] for i, c in enumerate(counts) if c]  # JSON-able: lists, not tuples
     hours = sum(c * items[i][1] for i, c in enumerate(counts))
     return {"terms": terms, "hours": hours, "cost": math.fsum(c * items[i][2] for i, c in enumerate(counts))}
 
 
-_TABLES: dict[tuple, list] = {}  # the same terms and prices are planned for several hour counts
+class _Cover:
+    """What a plan over one set of terms and prices needs whatever the hours: the unit, the cheapest
+    term per hour B and the bound past which only copies of B are added, and the cover table."""
+
+    def __init__(self, items: tuple):
+        self.unit = reduce(math.gcd, (h for _, h, _ in items))
+        self.sizes = sizes = [h // self.unit for _, h, _ in items]
+        self.prices = [price for _, _, price in items]
+        self.best = best = min(range(len(items)), key=lambda i: (items[i][2] / items[i][1], -items[i][1]))
+        others = [s for i, s in enumerate(sizes) if i != best]
+        # Fewer than s_B others in all, and fewer than s_B / gcd(s_i, s_B) copies of each: k copies of
+        # term i make a multiple of h_B once k reaches that, and can be swapped the same way.
+        self.bound = sizes[best] + min(sizes[best] * (max(others, default=0) + 1),
+                                       sum((sizes[best] // math.gcd(s, sizes[best]) - 1) * s for s in others))
+        self.table = [(0.0, 0, 0, -1)]
+
+    def table_upto(self, upto: int) -> list:
+        """table[u] = (cost, units, count, item) of the cheapest cover of at least u units, grown on demand."""
+        table, sizes, prices = self.table, self.sizes, self.prices
+        for u in range(len(table), upto + 1):
+            table.append(min((round(table[max(0, u - s)][0] + prices[i], 6), table[max(0, u - s)][1] + s,
+                              table[max(0, u - s)][2] + 1, i) for i, s in enumerate(sizes)))
+        return table
 
 
-def _cover_table(sizes: tuple, prices: tuple, upto: int) -> list:
-    """table[u] = (cost, units, count, item) of the cheapest cover of at least u units, grown on demand."""
-    if len(_TABLES) > 256:
-        _TABLES.clear()
-    table = _TABLES.setdefault((sizes, prices), [(0.0, 0, 0, -1)])
-    for u in range(len(table), upto + 1):
-        table.append(min((round(table[max(0, u - s)][0] + prices[i], 6), table[max(0, u - s)][1] + s,
-                          table[max(0, u - s)][2] + 1, i) for i, s in enumerate(sizes)))
-    return table
+_COVERS: dict[tuple, _Cover] = {}  # the same terms and prices are planned for several hour counts
+
+
+def _cover(items: tuple) -> _Cover:
+    if items not in _COVERS:
+        if len(_COVERS) > 256:
+            _COVERS.clear()
+        _COVERS[items] = _Cover(items)
+    return _COVERS[items]
 
 
 # -- prices -----------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from ._display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
-from ._memory_model import gradient_bytes, optimizer_bytes, unsharded, weight_bytes
+from ._memory_model import unsharded
 
 NAME = "cost"
 TITLE = N_("Fixed-term rental cost")
@@ -170,7 +170,8 @@ def _tokens_per_run(values: dict) -> float:
 
 def step_work(values: dict, runs: _Runs, cards: int) -> StepWork:
     """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others."""
-    run = runs.state(cards).run
+    state = runs.state(cards)
+    run = state.run
     a = run.arch
     micro_tokens = run.micro_batch * run.seq_len
     micro = 1
@@ -181,10 +182,9 @@ def step_work(values: dict, runs: _Runs, cards: int) -> StepWork:
     q, kv = a.heads * a.d, a.kv_heads * a.d
     per_layer = 10 * a.hidden + 3 * a.intermediate + 4 * (q + kv)  # norms, residuals, SwiGLU, RoPE, attention I/O
     elementwise = tokens * (passes * a.layers * per_layer * run.p + 12 * a.vocab)  # + the loss in fp32
-    weights = weight_bytes(run)
-    grads = gradient_bytes(run)
+    weights, grads = state.weights, state.gradients  # the memory model's own figures for this run
     shards = cards if run.parallelism in ("zero1", "zero2", "fsdp") else 1
-    optimizer = (2 * math.fsum(optimizer_bytes(run).values()) + 2 * grads) / shards
+    optimizer = (2 * math.fsum(state.optimizer.values()) + 2 * grads) / shards
     sync = 2 * weights + grads if run.parallelism == "fsdp" else 2 * grads
     return StepWork(tokens=tokens, matmul_flops=tokens * flops_per_token(run.params, run.method, run.checkpointing),
                     weight_traffic=micro * weights * (2 + run.checkpointing), other_traffic=elementwise + optimizer,
@@ -195,7 +195,7 @@ class _Quoter:
     """Everything shared by the quotes of one input set."""
 
     def __init__(self, values: dict):
-        self.values, self.runs, self.works = values, _Runs(values), {}
+        self.values, self.runs, self.works, self.prices = values, _Runs(values), {}, {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.options = [o for o in _PRICING["options"] if o["id"] in values["options"]]
         self.quantities = {k: values[k] for k in ("storage_tb", "scratch_tb", "egress_tb")}
@@ -230,21 +230,40 @@ class _Quoter:
                          v["checkpoint_interval_hours"], v["checkpoint_write_s"] / 3600,
                          v["restart_hours"] + v["restore_s"] / 3600, self.overhead)
 
+    def term_prices(self, gpu: dict, cards: int) -> dict:
+        """(term id, hours, price) of every term for one GPU and card count, whatever the hours needed."""
+        key = (gpu["id"], cards)
+        if key not in self.prices:
+            rates = _PRICING["usd_per_card_hour"][gpu["id"]]
+            self.prices[key] = {tid: (tid, term["hours"], term_price(rates[tid], cards, term, self.options,
+                                                                      self.quantities))
+                                for tid, term in self.terms.items()}
+        return self.prices[key]
+
     def plan(self, gpu: dict, cards: int, needed: float, term_ids) -> dict:
         rates = _PRICING["usd_per_card_hour"][gpu["id"]]
-        items = [(tid, self.terms[tid]["hours"],
-                  term_price(rates[tid], cards, self.terms[tid], self.options, self.quantities)) for tid in term_ids]
-        plan = cheapest_plan(needed, items)
+        prices = self.term_prices(gpu, cards)
+        plan = cheapest_plan(needed, [prices[tid] for tid in term_ids])
         return {**plan, **plan_breakdown(plan, rates.get, cards, self.terms, self.options, self.quantities)}
 
-    def quote(self, gpu: dict, cards: int, scale: float = 1.0) -> dict:
-        """One GPU and card count: throughput, hours, the cheapest plan, the pinned one, hourly billing."""
+    def chosen_plan(self, gpu: dict, cards: int, scale: float = 1.0) -> tuple[dict, dict, float, dict]:
+        """(throughput, hours per run, hours needed, the plan the reader asked for: cheapest or pinned)."""
         v = self.values
         speed = self.throughput(gpu, cards, scale)
         per_run = self.hours(speed["tokens_per_s"], cards)
         needed = v["runs"] * per_run["total"]
-        best = self.plan(gpu, cards, needed, list(self.terms))
-        chosen = best if v["term"] == BEST else self.plan(gpu, cards, needed, [v["term"]])
+        return speed, per_run, needed, self.plan(gpu, cards, needed, list(self.terms) if v["term"] == BEST
+                                                 else [v["term"]])
+
+    def usd_per_output(self, gpu: dict, cards: int, scale: float) -> float:
+        """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
+        return self.chosen_plan(gpu, cards, scale)[3]["total_usd"] / self.values["runs"]
+
+    def quote(self, gpu: dict, cards: int, scale: float = 1.0) -> dict:
+        """One GPU and card count: throughput, hours, the cheapest plan, the pinned one, hourly billing."""
+        v = self.values
+        speed, per_run, needed, chosen = self.chosen_plan(gpu, cards, scale)
+        best = chosen if v["term"] == BEST else self.plan(gpu, cards, needed, list(self.terms))
         fit = int(chosen["hours"] // per_run["total"]) if per_run["total"] > 0 else v["runs"]
         on_demand = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu["id"])
         hourly = None
@@ -263,13 +282,15 @@ class _Quoter:
                 "memory_per_gpu_bytes": mem, "fits_memory": memory.fits(mem, gpu, v["margin"])["fits"]}
 
 
-def _ranking(rows: list[dict]) -> list[str]:
-    """GPUs by their cheapest fitting configuration's cost per output (ties: fewer cards)."""
+def _ranking(rows: list[tuple[str, int, float]]) -> list[str]:
+    """GPUs by their cheapest fitting configuration's cost per output (ties: fewer cards).
+
+    `rows` are (GPU id, cards, cost per output)."""
     best: dict[str, tuple] = {}
-    for q in rows:
-        key = (round(q["usd_per_output"], 6), q["cards"])
-        if q["gpu"] not in best or key < best[q["gpu"]]:
-            best[q["gpu"]] = key
+    for gid, cards, usd in rows:
+        key = (round(usd, 6), cards)
+        if gid not in best or key < best[gid]:
+            best[gid] = key
     return sorted(best, key=best.get)
 
 
@@ -281,8 +302,8 @@ def estimate(values: dict) -> dict:
     fitting = [(g, q["cards"]) for q in rows for g in _data.gpus() if g["id"] == q["gpu"]]
     sensitivity = {}
     for label, scale in (("low", 1 - SENSITIVITY), ("high", 1 + SENSITIVITY)):
-        sensitivity[label] = _ranking([quoter.quote(g, n, scale) for g, n in fitting])
-    ranking = _ranking(rows)
+        sensitivity[label] = _ranking([(g["id"], n, quoter.usd_per_output(g, n, scale)) for g, n in fitting])
+    ranking = _ranking([(q["gpu"], q["cards"], q["usd_per_output"]) for q in rows])
     by_gpu = [min((q for q in rows if q["gpu"] == gid), key=lambda q: (round(q["usd_per_output"], 6), q["cards"]))
               for gid in ranking]
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})

@@ -5,10 +5,36 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from html import unescape
+
+from calcui._scroll import scroll_region
 
 _HTML_TAG = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
 _INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.IGNORECASE | re.DOTALL)
 _HEAD_OPEN = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
+# Markdown's tables and the catalog's: a bare <table> (calcui's carry a class and wrap themselves).
+_BARE_TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
+_CAPTION = re.compile(r"<caption>(.*?)</caption>", re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+# A highlighted block: <pre><span></span><code> (Pygments), or a plain <pre><code>.
+_CODE_BLOCK = re.compile(r"(<pre>(?:<span></span>)?)<code>")
+
+
+def wrap_tables(html: str) -> str:
+    """Each bare table scrolls in its own focusable box, named by its caption where it has one.
+    Material's script still wraps the table in its scroller; guide.css keeps that one from scrolling."""
+    def wrap(match: re.Match) -> str:
+        caption = _CAPTION.search(match.group(0))
+        label = " ".join(unescape(_TAG.sub("", caption.group(1))).split()) if caption else None
+        return scroll_region(match.group(0), label)
+
+    return _BARE_TABLE.sub(wrap, html)
+
+
+def focusable_code(html: str) -> str:
+    """Code blocks scroll sideways on a phone, so each takes keyboard focus (Material's script
+    does this for the ones that overflow, but that script now loads on the first interaction)."""
+    return _CODE_BLOCK.sub(r'\1<code tabindex="0">', html)
 
 
 def set_root_language(html: str, lang: str, direction: str) -> str:

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import yaml
+from mkdocs.utils.yaml import yaml_load
 from babel import Locale, UnknownLocaleError
 
 from .i18n_catalog import pybabel
@@ -79,7 +80,7 @@ def add_locale(root: Path, locale: str, name: str, site_name: str | None = None,
     config_path = project.root / "mkdocs.yml"
     text = config_path.read_text(encoding="utf-8")
     new_text = insert_language(text, lambda indent: language_block(indent, locale, name, site_name, site_description))
-    check = yaml.safe_load(new_text.replace("!!python", "#"))
+    check = yaml_load(new_text)  # MkDocs' loader, as Project.config reads it
     languages = next(p["i18n"]["languages"] for p in check["plugins"] if isinstance(p, dict) and "i18n" in p)
     if [lang["locale"] for lang in languages] != [*project.locales, locale] or languages[-1]["name"] != name:
         raise ValueError("could not add the language block to mkdocs.yml safely; add it by hand")

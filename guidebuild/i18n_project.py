@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-import yaml
+from mkdocs.utils.yaml import yaml_load
 
 
 @dataclass(frozen=True)
@@ -15,9 +15,9 @@ class Project:
 
     @cached_property
     def config(self) -> dict:
-        # No custom tags in mkdocs.yml today; neutralize `!!python/...` ones should they appear.
-        text = (self.root / "mkdocs.yml").read_text(encoding="utf-8").replace("!!python", "#")
-        return yaml.safe_load(text)
+        # MkDocs' own loader: it knows `!ENV` (site_url comes from SITE_URL) and refuses `!!python` tags.
+        with open(self.root / "mkdocs.yml", encoding="utf-8") as f:
+            return yaml_load(f)
 
     @cached_property
     def languages(self) -> list[dict]:

@@ -23,8 +23,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, prose_figures, results_import,
-    search_split, sitemap, translation_status,
+    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, offline, prose_figures,
+    results_import, search_split, sitemap, translation_status,
 )
 from .config import GuideConfig
 from .locale_pack import locale_pack
@@ -97,9 +97,12 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         html = prose_figures.embed(html, self.pack, page.file.src_uri)
         html = results_import.embed(html, self.runs, self.pack)
         html = memory_accuracy.embed(html, self.env, self.pack, self.root / self.config.accuracy_file)
+        html = html_rewrite.focusable_code(html_rewrite.wrap_tables(html))
         names = calculator_embed.names_in(html)
         if names:
             page.meta["guide_calculators"] = names
+            # The table of contents gives its column to the calculator, so the form and the answer fit side by side.
+            page.meta["hide"] = [*page.meta.get("hide", []), "toc"]
             html = calculator_embed.embed(html, self.env, self.pack, self._runtime_urls(page))
         return html
 
@@ -112,7 +115,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # A folder per wheel digest busts caches; Pyodide needs the file name to end in .whl.
             "wheels": " ".join(rel(f"assets/calc/{self._wheel_digest}/{w.name}") for w in self.wheels),
             "modules": " ".join(["calculators", *self.config.calculator_modules]),
-            "pyodide": rel("assets/pyodide/") + "/",
+            # One trailing slash: the service worker caches `assets/pyodide/x`, not `assets/pyodide//x`.
+            "pyodide": rel("assets/pyodide/").rstrip("/") + "/",
             "worker": rel("assets/javascripts/calculator-worker.js"),
         }
 
@@ -121,8 +125,6 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             return context
         alternates = locales.page_alternates(page, config.site_url or "", self.all_locales)
         self.pages.setdefault(self.locale, {})[page.url] = alternates
-        context["guide_alternates"] = alternates
-        context["guide_default_locale"] = self.default_locale
         context["guide_locale_root"] = "" if self.locale == self.default_locale else f"/{self.locale}/"
         # A reader of a page that is still Spanish, or whose translation lags, is told so.
         translation = translation_status.page_state(
@@ -177,6 +179,10 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         log.info("Search index per locale: %s", counts)
         sitemap.write_sitemap(site_dir, self.pages)
         assets.copy_pyodide(self.root / self.config.pyodide_dir, site_dir)
+        # Last: the service worker's version covers every file above, and so do the compressed copies.
+        log.info("Service worker for build %s", offline.write_service_worker(site_dir, self.all_locales))
+        sizes = offline.precompress(site_dir)
+        log.info("Precompressed %.1f MB of text and WebAssembly to %.1f MB (brotli)", sizes["identity"] / 1e6, sizes["br"] / 1e6)
 
 
 def _digest(data: bytes) -> str:

@@ -10,9 +10,10 @@ from xml.sax.saxutils import quoteattr
 def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]]) -> None:
     """`pages`: locale -> {page url: {locale: absolute url}} as collected while rendering.
 
-    Material's language selector fetches `sitemap.xml` beside every `<link rel="alternate">` of a
-    page to map it to its translations. Each page's alternates are that page in each locale, so a
-    copy sits in every page folder: the selector finds it, and the server logs no 404s."""
+    One sitemap at the site root (and its .gz) is where crawlers find each page's hreflang
+    alternates. The pages do not repeat them as `<link rel="alternate">`: Material fetches
+    `sitemap.xml` beside every such link, which is another origin wherever the site is served
+    from an address other than the one it was built for."""
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
@@ -30,10 +31,7 @@ def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]]) -
     lines.append("</urlset>")
     xml = "\n".join(lines) + "\n"
     (site_dir / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode("utf-8"), mtime=0))
-    folders = {""} | {url for by_url in pages.values() for url in by_url}
-    for folder in folders:
-        if (site_dir / folder).is_dir():
-            (site_dir / folder / "sitemap.xml").write_text(xml, encoding="utf-8")
+    (site_dir / "sitemap.xml").write_text(xml, encoding="utf-8")
 
 
 def _text(value: str) -> str:

@@ -42,24 +42,29 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+# The tests build the site for one address and serve it at another origin and path, as happens
+# when a build is published somewhere its SITE_URL did not name: nothing may depend on the match.
+BUILT_FOR = "https://guide.example/guia/"
+SERVED_AT = "/otro/camino/"
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> tuple[Path, str, str]:
-    """(site folder, build log, site_url). The site is built for the port the tests serve it on,
-    so absolute URLs (hreflang, sitemap) stay on the test server's origin."""
+    """(site folder, build log, the site_url it was built for)."""
     target = tmp_path_factory.mktemp("site")
-    url = f"http://127.0.0.1:{_free_port()}/"
-    result = build_site(target, url)
+    result = build_site(target, BUILT_FOR)
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
-    return target, result.stdout + result.stderr, url
+    return target, result.stdout + result.stderr, BUILT_FOR
 
 
 @contextlib.contextmanager
-def serve_static(folder: Path, port: int | None = None):
-    """A static HTTP server over `folder` on loopback, like any static host; yields its base URL."""
-    port = port or _free_port()
-    base = f"http://127.0.0.1:{port}/"
+def serve_static(folder: Path, prefix: str = "/"):
+    """`make serve`'s server (precompressed files, Content-Encoding) over `folder` on a free
+    loopback port, under `prefix`; yields its base URL."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}{prefix}"
     server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
+        [sys.executable, "-m", "guidebuild.serve", str(folder), "--port", str(port), "--prefix", prefix],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -77,9 +82,8 @@ def serve_static(folder: Path, port: int | None = None):
 
 @pytest.fixture(scope="session")
 def site_url(built_site) -> str:
-    """Base URL of a static server over the built site, on the port it was built for."""
-    site_dir, _, base = built_site
-    with serve_static(site_dir, int(base.rsplit(":", 1)[1].strip("/"))) as url:
+    """Base URL of the built site, served on a port and under a path it was not built for."""
+    with serve_static(built_site[0], SERVED_AT) as url:
         yield url
 
 

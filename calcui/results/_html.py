@@ -9,6 +9,7 @@ from calculators import N_
 
 from .._figures import figure
 from .._numbers import NumberFormat
+from .._scroll import scroll_region
 from .._text import Translator
 from ._estimate import STRATEGIES, Comparison
 from ._messages import safe_number
@@ -99,5 +100,5 @@ def comparison_table(rows: list[Comparison], fmt: NumberFormat, t: Translator, c
         f"<td>{num(figure(r.measured, 'bytes', fmt, t))}</td><td>{num(figure(r.estimated, 'bytes', fmt, t))}</td>"
         f"<td>{escape(difference(r.error, fmt, t))}</td></tr>"
         for r in rows)
-    return (f'<div class="md-typeset__scrollwrap"><table class="guide-table"><caption>{escape(caption)}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    return scroll_region(f'<table class="guide-table"><caption>{escape(caption)}</caption>'
+                         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>", caption)

@@ -9,6 +9,7 @@ from calculators import N_
 
 from .._figures import figure
 from .._numbers import NumberFormat
+from .._scroll import scroll_region
 from .._text import Translator
 from . import _charts
 from ._estimate import Comparison, comparisons
@@ -194,9 +195,9 @@ def runs_table(runs, anchors, fmt, t) -> str:
         for label, cell in rows:
             cells = "".join(f"<td>{escape(cell(data, fmt, t))}</td>" for _, data in runs)
             body.append(f'<tr><th scope="row">{escape(t(label))}</th>{cells}</tr>')
-    return (f'<div class="md-typeset__scrollwrap"><table class="guide-table guide-results__table">'
-            f'<caption>{escape(caption)}</caption><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div>')
+    return scroll_region(f'<table class="guide-table guide-results__table">'
+                         f'<caption>{escape(caption)}</caption><thead><tr>{head}</tr></thead>'
+                         f'<tbody>{"".join(body)}</tbody></table>', caption)
 
 
 def _list(title: str, items: list[str], cls: str) -> str:

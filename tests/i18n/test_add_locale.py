@@ -10,6 +10,7 @@ import sys
 import pytest
 import yaml
 from babel.messages.pofile import read_po
+from mkdocs.utils.yaml import yaml_load  # mkdocs.yml uses !ENV
 
 from guidebuild.i18n_locale import insert_language, language_block
 
@@ -17,7 +18,7 @@ from .conftest import guide_i18n
 
 
 def languages(root):
-    config = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
     return next(p["i18n"]["languages"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
 
 
@@ -84,7 +85,7 @@ def test_added_locale_builds(capsys, copy_of_project):
     """MkDocs builds the new locale from Spanish fallbacks. The guide plugin is left out (it packs wheels and
     copies Pyodide, which the site tests cover); static-i18n, the theme and the overrides are all in."""
     assert guide_i18n(capsys, copy_of_project, "add-locale", "fr", "--name", "Français")[0] == 0
-    config = yaml.safe_load((copy_of_project / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = yaml_load((copy_of_project / "mkdocs.yml").read_text(encoding="utf-8"))
     config["plugins"] = [p for p in config["plugins"] if p != "guide"]
     build_config = copy_of_project / "mkdocs-i18n-test.yml"
     build_config.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,9 +11,9 @@ from playwright.sync_api import Page
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
-# Console errors that are not defects of the site, each with why it is excluded. None so far:
-# the 404s Material's language selector used to cause (it fetches sitemap.xml beside each
-# alternate link) are gone since every page folder carries the sitemap.
+# Console errors that are not defects of the site, each with why it is excluded. None: Material's
+# language selector fetched sitemap.xml beside each <link rel="alternate"> (404s, or CSP errors when
+# served elsewhere); the pages carry no such links now, the sitemap holds the alternates.
 HARMLESS_CONSOLE: tuple[str, ...] = ()
 
 
@@ -39,9 +40,20 @@ class Recorder:
         return [e for e in self.errors if not any(h in e for h in HARMLESS_CONSOLE)]
 
 
-def axe_violations(page: Page, impacts=("serious", "critical")) -> list[str]:
+def wait_until(page: Page, predicate: str, timeout_s: float = 90.0):
+    """Evaluate `predicate` (a JS function; async allowed) every half second until it returns true.
+
+    Not `page.wait_for_function`: it does not await a promise, so an async predicate passes at once."""
+    deadline = time.monotonic() + timeout_s
+    while page.evaluate(predicate) is not True:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still not true after {timeout_s:.0f} s: {predicate.strip()[:120]}")
+        page.wait_for_timeout(500)
+
+
+def axe_violations(page: Page, impacts=("minor", "moderate", "serious", "critical")) -> list[str]:
     """Run axe-core (from node_modules, evaluated through the DevTools protocol so the page's CSP
-    is untouched) and return the serious and critical violations, one line each."""
+    is untouched) and return its violations of every impact, one line each."""
     page.evaluate(AXE.read_text(encoding="utf-8"))
     result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
     return [

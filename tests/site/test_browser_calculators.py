@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 import calcui
 import calculators
-from tests.conftest import LOCALES
+from tests.conftest import ARTIFACTS, LOCALES
 from tests.site.browser import Recorder, axe_violations
 
 pytestmark = pytest.mark.browser
@@ -177,7 +177,7 @@ def test_url_keeps_inputs_and_language_switch_carries_them(page: Page, site_url,
     other = next(loc for loc in LOCALES if loc != locale)
     href = page.locator(f'.md-select__link[hreflang="{other}"]').get_attribute("href")
     page.goto(page.evaluate("h => new URL(h, location.href).href", href))
-    assert urlparse(page.url).path == "/" + ROOTS[other] + "memory/"
+    assert page.url.split("?", 1)[0] == site_url + ROOTS[other] + "memory/"
     expect(page.locator("html")).to_have_attribute("lang", other)
     expect(page.locator("#calc-memory-micro_batch")).to_have_value("8")
     expect(page.locator("#calc-memory-optimizer")).to_have_value("sgd_momentum")
@@ -221,3 +221,61 @@ def test_dimensions_follow_the_model_choice(page: Page, site_url):
     layers.fill("40")
     _, response = _wait_for(page, "memory", {"model": "custom", "layers": "40"})
     assert response["inputs"]["layers"] == 40
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_answer_beside_the_form_on_wide_screens_after_it_on_phones(browser, site_url, locale):
+    """1350 px: the answer starts level with the form, beside it (on the reading-order side), and
+    stays in view while the form scrolls. 412 px: the answer follows the form, as before."""
+    for name in PAGES:
+        wide = browser.new_context(viewport={"width": 1350, "height": 940})
+        page = wide.new_page()
+        page.goto(site_url + ROOTS[locale] + PAGES[name])
+        form, result = page.locator(f"#calc-{name} .guide-calc__form"), page.locator(f"#calc-{name} .guide-calc__output")
+        f, r = form.bounding_box(), result.bounding_box()
+        assert abs(r["y"] - f["y"]) < 40, (f, r)
+        side = r["x"] >= f["x"] + f["width"] if locale != "ar" else r["x"] + r["width"] <= f["x"]
+        assert side, (locale, f, r)
+        page.mouse.wheel(0, 1200)
+        page.wait_for_timeout(300)
+        top = result.bounding_box()["y"]
+        assert 0 <= top < 200, f"answer scrolled out of view: {top}"
+        page.screenshot(path=str(ARTIFACTS / f"calc-{name}-{locale}-1350.png"))
+        wide.close()
+
+        phone = browser.new_context(viewport={"width": 412, "height": 823})
+        page = phone.new_page()
+        page.goto(site_url + ROOTS[locale] + PAGES[name])
+        f = page.locator(f"#calc-{name} .guide-calc__form").bounding_box()
+        r = page.locator(f"#calc-{name} .guide-calc__output").bounding_box()
+        assert r["y"] >= f["y"] + f["height"], (f, r)
+        expect(page.locator(f"#calc-{name} .guide-calc__headline")).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / f"calc-{name}-{locale}-412.png"), full_page=True)
+        phone.close()
+
+
+def _overlaps(a: dict, b: dict) -> bool:
+    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
+@pytest.mark.parametrize("width", [412, 1350])
+@pytest.mark.parametrize("locale", LOCALES)
+def test_chart_labels_never_overlap_bars_or_values(browser, site_url, locale, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    for name in PAGES:
+        page.goto(site_url + ROOTS[locale] + PAGES[name])
+        for chart in page.locator(f"#calc-{name} svg.guide-chart").all():
+            boxes = chart.evaluate(
+                """svg => [...svg.querySelectorAll('text, rect')].map((el) => {
+                    const r = el.getBoundingClientRect();
+                    return {tag: el.tagName, text: el.textContent, x: r.x, y: r.y, width: r.width, height: r.height};
+                })"""
+            )
+            assert boxes
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    if a["width"] and b["width"] and a["height"] and b["height"]:
+                        assert not _overlaps(a, b), (locale, width, a, b)
+    context.close()

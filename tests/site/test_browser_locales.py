@@ -77,3 +77,27 @@ def test_search_returns_only_this_locale(page: Page, site_url: str, locale: str)
             assert path.startswith(ROOTS[locale]), href
     assert rec.foreign_requests(site_url) == []
     assert rec.real_errors() == []
+
+
+ALL_PAGES = ("", "compare/", "memory/", "cost/", "pilot/", "results/", "faq/", "glossary/")
+
+
+@pytest.mark.parametrize("viewport", [(412, 823), (1350, 940)], ids=["phone", "desktop"])
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_page_is_accessible_and_silent(browser, site_url: str, locale: str, viewport):
+    """axe (every impact) at a phone's and a desktop's size, and no console error, on every page of
+    the locale, served at another origin and path than the build was made for."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    found = {}
+    for path in ALL_PAGES:
+        page = context.new_page()
+        rec = Recorder.attach(page)
+        page.goto(site_url + ROOTS[locale] + path, wait_until="networkidle")
+        if path in ("memory/", "cost/"):
+            expect(page.locator(".guide-calc__status").first).to_have_attribute("data-state", "ready", timeout=90_000)
+        problems = axe_violations(page) + rec.real_errors() + rec.foreign_requests(site_url)
+        if problems:
+            found[path] = problems
+        page.close()
+    context.close()
+    assert found == {}

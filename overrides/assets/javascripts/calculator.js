@@ -99,8 +99,10 @@ class Calculator {
     }
     carryQueryToAlternates(location.search);
     applyConditions(this.form);
+    // Typing waits for a pause; a committed change (a choice, a box, an arrow step, leaving a field)
+    // is computed at once.
     this.form.addEventListener("input", () => { applyConditions(this.form); this.schedule(); });
-    this.form.addEventListener("change", () => { applyConditions(this.form); this.schedule(); });
+    this.form.addEventListener("change", () => { applyConditions(this.form); clearTimeout(this.timer); this.compute(); });
     this.form.addEventListener("submit", (event) => event.preventDefault());
     this.setUpImport();
   }
@@ -226,6 +228,13 @@ class Calculator {
   }
 }
 
+/** Ask the site's service worker to keep the runtime this page just loaded, so the next visit is
+ *  live without the network (it may not have controlled this first visit's requests). */
+function cacheRuntime() {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.ready.then((registration) => registration.active.postMessage({ type: "cache-runtime" }));
+}
+
 function start() {
   const roots = document.querySelectorAll("[data-guide-calc]");
   if (!roots.length) return;
@@ -240,6 +249,7 @@ function start() {
         break;
       case MessageType.READY:
         calculators.forEach((c) => c.onReady());
+        cacheRuntime();
         break;
       case MessageType.RESULT:
         calculators.filter((c) => c.name === message.name).forEach((c) => c.onResult(message));
