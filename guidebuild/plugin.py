@@ -22,10 +22,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from . import (
-    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, prose_figures, results_import,
-    search_split, sitemap, translation_status,
-)
+from . import assets, html_rewrite, locales, markers, results_import, search_split, sitemap, translation_status
 from .config import GuideConfig
 from .locale_pack import locale_pack
 from .partials_env import partials_env
@@ -93,15 +90,14 @@ class GuidePlugin(BasePlugin[GuideConfig]):
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
         if not self.config.enabled:
             return html
-        html = catalog_table.embed(html, self.env, self.pack)
-        html = prose_figures.embed(html, self.pack, page.file.src_uri)
-        html = results_import.embed(html, self.runs, self.pack)
-        html = memory_accuracy.embed(html, self.env, self.pack, self.root / self.config.accuracy_file)
-        names = calculator_embed.names_in(html)
+        names = markers.arguments(html, "calculator")
         if names:
             page.meta["guide_calculators"] = names
-            html = calculator_embed.embed(html, self.env, self.pack, self._runtime_urls(page))
-        return html
+        context = markers.PageContext(
+            env=self.env, pack=self.pack, page=page.file.src_uri, runs=self.runs,
+            accuracy_file=self.root / self.config.accuracy_file, runtime=lambda: self._runtime_urls(page),
+        )
+        return markers.embed(html, context)
 
     def _runtime_urls(self, page: Page) -> dict[str, str]:
         def rel(path: str) -> str:
