@@ -19,6 +19,7 @@ from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsh
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")
+IMPORT_PANEL = "estimate_vs_measured"
 
 G_MODEL, G_METHOD, G_RUN = N_("Model"), N_("Fine-tuning method"), N_("Training run")
 G_PAR, G_OVER = N_("Parallelism and fit"), N_("Overheads")
