@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._errors import error
 from ._inputs import normalize
+from .display import UNITS
 
 _CALCULATORS: dict[str, object] = {}
 _FIGURES: dict[str, tuple] = {}  # name -> (function returning a value, display unit)
@@ -23,6 +24,10 @@ def register(calculator) -> None:
     for attr in ("NAME", "TITLE", "INPUTS", "run"):
         if not hasattr(calculator, attr):
             raise TypeError(f"a calculator needs {attr}")
+    unknown = [f"{inp.name} ({inp.unit!r})" for inp in calculator.INPUTS if inp.unit and inp.unit not in UNITS]
+    if unknown:
+        raise ValueError(f"{calculator.NAME}: unknown unit on {', '.join(unknown)}; "
+                         f"units are the keys of calculators.display.UNITS: {', '.join(UNITS)}")
     panel = getattr(calculator, "IMPORT_PANEL", IMPORT_PANELS[0])
     if panel not in IMPORT_PANELS:
         raise ValueError(f"{calculator.NAME}: IMPORT_PANEL must be one of {', '.join(IMPORT_PANELS)} (got {panel!r})")
@@ -77,6 +82,8 @@ def register_figure(name: str, unit: str):
     """Decorator: a named figure the guide's prose quotes (``<!-- figure: NAME -->``), computed
     by a calculator, so a sentence cannot drift from the model. ``unit`` is a display unit."""
     def add(function):
+        if unit not in UNITS:
+            raise ValueError(f"figure {name}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
         _FIGURES[name] = (function, unit)
         return function
     return add

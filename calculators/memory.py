@@ -11,7 +11,7 @@ import dataclasses
 
 from . import _data
 from ._architecture import LINEARS, Architecture
-from ._display import bars, metric, metrics, notes, table, value
+from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input

@@ -10,15 +10,11 @@ from __future__ import annotations
 import calcui
 import calculators
 from calcui import results
-from calculators import N_
+from calculators.display import UNITS
 from mkdocs.exceptions import PluginError
 
 # How an input's unit is named beside its label (msgids; "" shows nothing).
-UNIT_LABELS = {
-    "count": "", "number": "", "": "",
-    "tokens": N_("tokens"), "tokens_per_s": N_("tokens/s"), "gb": "GB", "tb": "TB", "hours": N_("hours"), "seconds": N_("seconds"),
-    "percent": N_("share, 0–1"), "usd": "US$", "usd_per_hour": "US$/h",
-}
+UNIT_LABELS = {"": "", **{code: unit.label for code, unit in UNITS.items()}}
 
 
 def _groups(inputs: list[dict]) -> list[dict]:

@@ -1,6 +1,11 @@
 """The cost model against hand-worked cases, and the catalog it reads."""
 
+import json
 import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from calc_checks import ok_result
@@ -244,14 +249,28 @@ def test_catalog_prices_are_illustrative_and_longer_terms_cheaper_per_hour():
         assert rates == sorted(rates, reverse=True) and len(set(rates)) == len(rates)
         assert pricing["on_demand_usd_per_card_hour"][gpu["id"]] > rates[0]
     assert all(isinstance(t["hours"], int) and t["hours"] > 0 for t in TERMS)  # the planner counts whole hours
-    quantity_inputs = {i.name for i in cost.INPUTS if i.unit == "tb"}
+    assert cost.catalog_problems(pricing["options"]) == []
     for option in pricing["options"]:
-        assert option["per"] in {"term", "tb_day", "tb"}
         if option["per"] == "term":
             prices = [option["usd"][t["id"]] for t in TERMS]
             assert prices == sorted(prices)
-        else:
-            assert option["quantity"] in quantity_inputs
+
+
+def test_an_option_with_a_new_quantity_stops_the_import_with_the_fix(tmp_path):
+    """Before, compute raised KeyError('backup_tb') and every calculator in the browser failed to start."""
+    package = tmp_path / "calculators"
+    shutil.copytree(Path(cost.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    data = json.loads((package / "data" / "catalog.json").read_text(encoding="utf-8"))
+    data["pricing"]["options"].append({"id": "backup", "label": "Backup", "per": "tb_day", "quantity": "backup_tb",
+                                       "usd": 0.1})
+    (package / "data" / "catalog.json").write_text(json.dumps(data), encoding="utf-8")
+    script = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+              "try:\n    import calculators\nexcept Exception as exc:\n    print(type(exc).__name__, exc)\n"
+              "else:\n    print(calculators.compute('cost', {'options': ['backup']})['ok'])")
+    # -S: no site packages, so the copy is the calculators package imported.
+    run = subprocess.run([sys.executable, "-S", "-c", script, str(tmp_path)], capture_output=True, text=True)
+    assert run.stdout.startswith("CatalogError calculators/data/catalog.json: option 'backup': 'quantity' must be one "
+                                 "of storage_tb, scratch_tb, egress_tb (got 'backup_tb')"), run.stdout + run.stderr
 
 
 def test_totals_are_exactly_rounded_in_every_python():
