@@ -8,7 +8,7 @@ export NO_MKDOCS_2_WARNING := 1
 export XDG_CONFIG_HOME := $(CURDIR)/.tmp/xdg-config
 export XDG_CACHE_HOME  := $(CURDIR)/.tmp/xdg-cache
 
-.PHONY: setup site serve dev test bench i18n clean
+.PHONY: setup site serve dev check test bench i18n clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -34,6 +34,10 @@ serve: site
 
 dev: setup
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:$(PORT)
+
+# The fast tier for day-to-day work: no browser, no slow multi-process runs, 500 property examples.
+check: setup
+	GUIDE_MAX_EXAMPLES=500 $(PY) -m pytest -q -m "not browser and not slow"
 
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }

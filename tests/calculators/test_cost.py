@@ -13,12 +13,29 @@ from calc_checks import ok_result
 from calculators import _cost_model as model
 from calculators import _prices, catalog, compute, cost
 
-# H100 prices per card-hour by term: 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30 (catalog, illustrative).
+# The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
+# with their own: H100 per card-hour by term 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30, on demand 3.70.
+TEST_PRICES = {"usd_per_card_hour": {"h100-sxm-80gb": {"1d": 3.2, "1w": 2.9, "1m": 2.6, "3m": 2.3}},
+               "on_demand_usd_per_card_hour": {"h100-sxm-80gb": 3.7}}
+TEST_OPTION_PRICES = {"checkpoint_storage": 0.8, "extra_scratch": 0.4, "egress": 50.0,
+                      "support": {"1d": 50, "1w": 150, "1m": 400, "3m": 900}}
 H100_TERM = {"1d": 76.8, "1w": 487.2, "1m": 1872.0, "3m": 4968.0}  # one card, one term
 # Measured throughput on the chosen card and no hours besides training: hours = tokens / rate.
 EXACT = {"gpu": "h100-sxm-80gb", "cards": 1, "options": [], "workload": "tokens", "epochs": 1, "runs": 1,
          "throughput_per_gpu": 1000, "load_hours": 0, "validation_hours": 0, "checkpoint_hours": 0,
          "export_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0, "memory_per_gpu_gb": 40}
+
+
+@pytest.fixture(autouse=True)
+def test_prices(monkeypatch):
+    """The tests' own prices in place of the catalog's, for the duration of each test."""
+    pricing = catalog()["pricing"]
+    for table, rows in TEST_PRICES.items():
+        for gpu, rates in rows.items():
+            monkeypatch.setitem(pricing[table], gpu, rates)
+    for option in pricing["options"]:
+        if option["id"] in TEST_OPTION_PRICES:
+            monkeypatch.setitem(option, "usd", TEST_OPTION_PRICES[option["id"]])
 
 
 def result(**inputs):
