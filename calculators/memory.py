@@ -254,10 +254,10 @@ def estimate(values: dict) -> dict:
     }
 
 
-_COMPONENT_LABELS = {"weights": N_("Weights"), "gradients": N_("Gradients"),
-                     "optimizer": N_("Optimizer state and master copy"),
-                     "activations": N_("Activations"), "logits": N_("Logits and loss"),
-                     "temporary": N_("Temporary buffers"), "framework": N_("Framework and fragmentation")}
+COMPONENT_LABELS = {"weights": N_("Weights"), "gradients": N_("Gradients"),
+                    "optimizer": N_("Optimizer state and master copy"),
+                    "activations": N_("Activations"), "logits": N_("Logits and loss"),
+                    "temporary": N_("Temporary buffers"), "framework": N_("Framework and fragmentation")}
 _RULE_LABELS = {"params_x_precision": N_("Parameters × bytes per parameter"),
                 "plus_30_percent": N_("Parameters × bytes, +30 %"),
                 "plus_40_percent": N_("Parameters × bytes, +40 %")}
@@ -296,7 +296,7 @@ def _display(values: dict, r: dict) -> list[dict]:
     return [
         metrics(N_("Memory per GPU"), head),
         bars(N_("Memory per GPU by component"), "bytes",
-             [(_COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
+             [(COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
         table(N_("Which GPUs fit"), [(N_("GPU"), "raw"), (N_("Memory"), "gb"), (N_("Fits with headroom"), "bool"),
                                      (N_("Headroom"), "bytes"), (N_("Headroom share"), "percent"),
                                      (N_("Cards needed"), "count")], gpu_rows),

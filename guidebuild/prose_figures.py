@@ -7,10 +7,9 @@ right-to-left text. An unknown name stops the build, naming the page and the fig
 
 from __future__ import annotations
 
-from html import escape
-
 import calculators
 from calcui import NumberFormat, Translator, figure
+from calcui._figures import num
 from mkdocs.exceptions import PluginError
 
 
@@ -20,4 +19,4 @@ def render_figure(name: str, pack: dict, page: str) -> str:
         raise PluginError(f"{page}: unknown figure {name!r} in <!-- figure: ... -->; "
                           f"known: {', '.join(calculators.figure_names())}")
     text = figure(found["value"], found["unit"], NumberFormat(pack), Translator(pack))
-    return f'<bdi class="guide-num" data-figure="{escape(name)}">{escape(text)}</bdi>'
+    return num(text, figure_name=name)

@@ -13,7 +13,7 @@ from calculators import N_
 from calculators.pilot_inputs import chosen_scale_run, result_inputs
 
 from .. import model_config
-from .._figures import figure
+from .._figures import figure, num
 from .._numbers import NumberFormat
 from .._text import Translator
 from . import _charts
@@ -59,7 +59,7 @@ def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Tran
     for key in shown:
         label, unit = units[key]
         value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
-        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd><bdi class=\"guide-num\">{escape(value)}</bdi></dd></div>")
+        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd>{num(value)}</dd></div>")
     if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
         kept = t(N_("not measured in this file: your value is kept"))
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(units['scaling_efficiency'][0]))}</dt>"
