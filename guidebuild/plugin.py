@@ -86,6 +86,13 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
 
+    def on_env(self, env, config: MkDocsConfig, files):
+        if not self.config.enabled:
+            return env
+        # overrides/main.html hands it to Material's search in place of the hashed name base.html has.
+        env.globals["guide_search_worker"] = assets.material_search_worker(config.theme.dirs)
+        return env
+
     # -- per page ------------------------------------------------------------------------------
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
         if not self.config.enabled:
