@@ -36,6 +36,7 @@ def test_every_registered_marker_is_used_in_every_locale():
         assert used == set(markers.BY_NAME), locale
 
 
+@pytest.mark.slow  # about 30 status runs per locale
 @pytest.mark.parametrize("locale", ["es", "ja", "ar"])
 def test_deleting_any_marker_from_any_page_fails_status_strict(capsys, copy_of_project, locale):
     # Spanish is the source: losing a marker there makes every translation differ from it.
