@@ -47,6 +47,10 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
     import sys
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    for project in projects:
+        # setuptools builds in the project's own build/ and never deletes from it, so a module renamed or
+        # removed since the last build would still ship in the wheel: that folder is only its scratch space.
+        shutil.rmtree(Path(project) / "build", ignore_errors=True)
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
          "--wheel-dir", str(out_dir), *map(str, projects)],
