@@ -12,7 +12,7 @@ export NO_MKDOCS_2_WARNING := 1
 export XDG_CONFIG_HOME := $(CURDIR)/.tmp/xdg-config
 export XDG_CACHE_HOME  := $(CURDIR)/.tmp/xdg-cache
 
-.PHONY: setup setup-site site serve dev test bench i18n clean
+.PHONY: setup setup-site site serve dev check test bench i18n clean
 
 # The site needs only the `site` extra; the tests also need the pilot's torch and the test tools.
 setup-site: $(VENV)/.site node_modules/.installed
@@ -45,6 +45,10 @@ serve: site
 
 dev: setup-site
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:$(PORT)
+
+# The fast tier for day-to-day work: no browser, no slow multi-process runs, 500 property examples.
+check: setup
+	GUIDE_MAX_EXAMPLES=500 $(PY) -m pytest -q -m "not browser and not slow"
 
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from calculators import N_
 
 from ._numbers import NumberFormat
@@ -10,45 +12,45 @@ from ._text import Translator
 GB = 1e9  # the calculators report bytes; the page shows decimal gigabytes (10^9), as vendors do
 
 
+def num(text: str, figure_name: str | None = None) -> str:
+    """A figure's text as HTML: <bdi> keeps its own direction inside right-to-left text."""
+    attribute = f' data-figure="{escape(figure_name)}"' if figure_name else ""
+    return f'<bdi class="guide-num"{attribute}>{escape(text)}</bdi>'
+
+
+def _seconds(value, fmt: NumberFormat, t: Translator) -> str:
+    return fmt.unit("second", value) if "second" in fmt.units else t(N_("{value} s"), value=fmt.significant(value))
+
+
+# One case per unit of the display contract (`calculators.display.UNITS`; a test holds them equal).
+FORMATS = {
+    "number": lambda v, fmt, t: fmt.significant(v),
+    "count": lambda v, fmt, t: fmt.number(v, max_frac=0),
+    "text": lambda v, fmt, t: t(v),
+    "raw": lambda v, fmt, t: str(v),
+    "bool": lambda v, fmt, t: t(N_("Yes")) if v else t(N_("No")),
+    "plan": lambda v, fmt, t: _plan(v, fmt, t),  # a reservation plan: [[count, term label msgid], ...]
+    "bytes": lambda v, fmt, t: fmt.unit("gb", v / GB),
+    "gb": lambda v, fmt, t: fmt.unit("gb", v),
+    "tb": lambda v, fmt, t: fmt.significant(v) + " TB",
+    "percent": lambda v, fmt, t: fmt.percent_of(v),
+    "usd": lambda v, fmt, t: fmt.money(v),
+    "usd_per_hour": lambda v, fmt, t: t(N_("{amount}/h"), amount=fmt.money(v)),
+    "hours": lambda v, fmt, t: fmt.unit("hour", v),
+    "seconds": _seconds,
+    "days": lambda v, fmt, t: fmt.unit("day", v),
+    "tokens": lambda v, fmt, t: t(N_("{count} tokens"), count=fmt.number(v, max_frac=0)),
+    "tokens_per_s": lambda v, fmt, t: t(N_("{count} tokens/s"), count=fmt.significant(v)),
+    "tflops": lambda v, fmt, t: fmt.significant(v) + " TFLOPS",
+    "gb_per_s": lambda v, fmt, t: fmt.significant(v) + " GB/s",
+}
+
+
 def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
     """Plain text for a value; the caller escapes it."""
     if value is None:
         return "—"
-    if unit == "text":
-        return t(value)
-    if unit == "raw":
-        return str(value)
-    if unit == "plan":  # a reservation plan: [[count, term label msgid], ...]
-        return _plan(value, fmt, t)
-    if unit == "bool":
-        return t(N_("Yes")) if value else t(N_("No"))
-    if unit == "bytes":
-        return fmt.unit("gb", value / GB)
-    if unit == "gb":
-        return fmt.unit("gb", value)
-    if unit == "percent":
-        return fmt.percent_of(value)
-    if unit == "usd":
-        return fmt.money(value)
-    if unit == "usd_per_hour":
-        return t(N_("{amount}/h"), amount=fmt.money(value))
-    if unit == "hours":
-        return fmt.unit("hour", value)
-    if unit == "seconds":
-        return fmt.unit("second", value) if "second" in fmt.units else t(N_("{value} s"), value=fmt.significant(value))
-    if unit == "days":
-        return fmt.unit("day", value)
-    if unit == "count":
-        return fmt.number(value, max_frac=0)
-    if unit == "tokens":
-        return t(N_("{count} tokens"), count=fmt.number(value, max_frac=0))
-    if unit == "tokens_per_s":
-        return t(N_("{count} tokens/s"), count=fmt.significant(value))
-    if unit == "tflops":
-        return fmt.significant(value) + " TFLOPS"
-    if unit == "gb_per_s":
-        return fmt.significant(value) + " GB/s"
-    return fmt.significant(value)  # "number" and anything unlabelled
+    return FORMATS[unit](value, fmt, t)
 
 
 def _plan(terms: list, fmt: NumberFormat, t: Translator) -> str:

@@ -9,6 +9,7 @@ from calculators import N_
 
 from ._chart import bars_svg
 from ._figures import figure
+from ._figures import num as _num
 from ._scroll import scroll_region
 from ._numbers import NumberFormat
 from ._text import Translator
@@ -82,11 +83,6 @@ def render_result(result: dict, t: Translator, fmt: NumberFormat) -> tuple[str, 
 
 def _title(block: dict, t: Translator) -> str:
     return f"<h3>{escape(t(block['title']))}</h3>" if block.get("title") else ""
-
-
-def _num(text: str) -> str:
-    # <bdi>: a figure keeps its own direction inside right-to-left text.
-    return f'<bdi class="guide-num">{escape(text)}</bdi>'
 
 
 def _metrics(block, t, fmt) -> tuple[str, str]:

@@ -14,9 +14,8 @@ import sys
 from . import _prices
 from ._errors import ERROR_CODES
 from ._registry import compute, describe, names
+from .display import UNITS
 
-_UNIT_SUFFIX = {"gb": " GB", "hours": " h", "days": " d", "tokens": " tokens", "tokens_per_s": " tokens/s",
-                "tflops": " TFLOPS", "gb_per_s": " GB/s", "tb": " TB"}
 
 
 def fmt(number, unit: str) -> str:
@@ -40,7 +39,7 @@ def fmt(number, unit: str) -> str:
     if unit == "count":
         return f"{number:,.0f}"
     digits = 0 if abs(number) >= 1000 else 2
-    return f"{number:,.{digits}f}{_UNIT_SUFFIX.get(unit, '')}"
+    return f"{number:,.{digits}f}{UNITS[unit].suffix}"
 
 
 def _note(item: dict) -> str:

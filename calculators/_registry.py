@@ -2,16 +2,21 @@
 
 A calculator is any object or module with ``NAME``, ``TITLE`` (msgid), ``INPUTS``
 (tuple of ``Input``), ``run(values) -> dict`` and optionally ``check(values) ->
-list[error]`` for cross-field rules. ``compute`` never raises for bad input.
+list[error]`` for cross-field rules and ``IMPORT_PANEL`` (one of ``IMPORT_PANELS``: what the
+page shows for an imported pilot result). ``compute`` never raises for bad input.
 """
 
 from __future__ import annotations
 
 from ._errors import error
 from ._inputs import normalize
+from .display import UNITS
 
 _CALCULATORS: dict[str, object] = {}
 _FIGURES: dict[str, tuple] = {}  # name -> (function returning a value, display unit)
+# What a calculator page shows for an imported pilot result: the measured figures the form took,
+# or the memory model's estimate for the recorded run against the measured peak.
+IMPORT_PANELS = ("measured_inputs", "estimate_vs_measured")
 
 
 def register(calculator) -> None:
@@ -19,6 +24,13 @@ def register(calculator) -> None:
     for attr in ("NAME", "TITLE", "INPUTS", "run"):
         if not hasattr(calculator, attr):
             raise TypeError(f"a calculator needs {attr}")
+    unknown = [f"{inp.name} ({inp.unit!r})" for inp in calculator.INPUTS if inp.unit and inp.unit not in UNITS]
+    if unknown:
+        raise ValueError(f"{calculator.NAME}: unknown unit on {', '.join(unknown)}; "
+                         f"units are the keys of calculators.display.UNITS: {', '.join(UNITS)}")
+    panel = getattr(calculator, "IMPORT_PANEL", IMPORT_PANELS[0])
+    if panel not in IMPORT_PANELS:
+        raise ValueError(f"{calculator.NAME}: IMPORT_PANEL must be one of {', '.join(IMPORT_PANELS)} (got {panel!r})")
     _CALCULATORS[calculator.NAME] = calculator
 
 
@@ -40,7 +52,7 @@ def describe(name: str) -> dict:
     calc = _CALCULATORS.get(name) if isinstance(name, str) else None
     if calc is None:
         return _unknown(name)
-    return {"name": calc.NAME, "title": calc.TITLE,
+    return {"name": calc.NAME, "title": calc.TITLE, "import_panel": getattr(calc, "IMPORT_PANEL", IMPORT_PANELS[0]),
             "inputs": [inp.describe() for inp in calc.INPUTS]}
 
 
@@ -70,6 +82,8 @@ def register_figure(name: str, unit: str):
     """Decorator: a named figure the guide's prose quotes (``<!-- figure: NAME -->``), computed
     by a calculator, so a sentence cannot drift from the model. ``unit`` is a display unit."""
     def add(function):
+        if unit not in UNITS:
+            raise ValueError(f"figure {name}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
         _FIGURES[name] = (function, unit)
         return function
     return add

@@ -19,7 +19,7 @@ from ._cost_model import (
     NODE_CARDS, StepWork, card_step, cheapest_plan, cluster_tokens_per_s, flops_per_token, modelled_scaling,
     on_demand_price, plan_breakdown, run_hours, term_price,
 )
-from ._display import bars, metric, metrics, notes, table, value
+from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
@@ -114,6 +114,31 @@ OWN_INPUTS = (
           N_("0 estimates it from the memory inputs for each card count."), unit="gb", min=0, max=100000,
           group=G_MEM, optional=True),
 )
+# What a catalog option may be billed by: per term, or per TB (per day, or once) of one of these inputs.
+PRICINGS = ("term", "tb_day", "tb")
+QUANTITIES = tuple(i.name for i in OWN_INPUTS if i.unit == "tb")
+
+
+class CatalogError(ValueError):
+    """The catalog asks for something the cost calculator cannot price."""
+
+
+def catalog_problems(options: list[dict]) -> list[str]:
+    """One line per option the calculator could not price; [] when every option is fine."""
+    problems = []
+    for option in options:
+        per, quantity = option.get("per"), option.get("quantity")
+        if per not in PRICINGS:
+            problems.append(f"option {option.get('id')!r}: 'per' must be one of {', '.join(PRICINGS)} (got {per!r})")
+        elif per != "term" and quantity not in QUANTITIES:
+            problems.append(f"option {option.get('id')!r}: 'quantity' must be one of {', '.join(QUANTITIES)} "
+                            f"(got {quantity!r}); a new quantity needs its own input in calculators/cost.py")
+    return problems
+
+
+# Checked once, on import: the build stops here with the fix, before any page or browser computes a price.
+if _catalog_problems := catalog_problems(_PRICING["options"]):
+    raise CatalogError("calculators/data/catalog.json: " + "; ".join(_catalog_problems))
 MEMORY_INPUTS = tuple(dataclasses.replace(i, advanced=i.advanced or i.name not in _MEMORY_SHOWN)
                       for i in memory.INPUTS if i.name != "gpus")
 INPUTS = OWN_INPUTS + MEMORY_INPUTS
@@ -198,7 +223,7 @@ class _Quoter:
         self.values, self.runs, self.works, self.prices = values, _Runs(values), {}, {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.options = [o for o in _PRICING["options"] if o["id"] in values["options"]]
-        self.quantities = {k: values[k] for k in ("storage_tb", "scratch_tb", "egress_tb")}
+        self.quantities = {k: values[k] for k in QUANTITIES}
         self.tokens_per_run = _tokens_per_run(values)
         self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
                                                       "export_hours"))

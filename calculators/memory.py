@@ -11,7 +11,7 @@ import dataclasses
 
 from . import _data
 from ._architecture import FUSED, LINEARS, Architecture
-from ._display import bars, metric, metrics, notes, table, value
+from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
@@ -19,6 +19,7 @@ from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsh
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")
+IMPORT_PANEL = "estimate_vs_measured"
 
 G_MODEL, G_METHOD, G_RUN = N_("Model"), N_("Fine-tuning method"), N_("Training run")
 G_PAR, G_OVER = N_("Parallelism and fit"), N_("Overheads")
@@ -261,10 +262,10 @@ def estimate(values: dict) -> dict:
     }
 
 
-_COMPONENT_LABELS = {"weights": N_("Weights"), "gradients": N_("Gradients"),
-                     "optimizer": N_("Optimizer state and master copy"),
-                     "activations": N_("Activations"), "logits": N_("Logits and loss"),
-                     "temporary": N_("Temporary buffers"), "framework": N_("Framework and fragmentation")}
+COMPONENT_LABELS = {"weights": N_("Weights"), "gradients": N_("Gradients"),
+                    "optimizer": N_("Optimizer state and master copy"),
+                    "activations": N_("Activations"), "logits": N_("Logits and loss"),
+                    "temporary": N_("Temporary buffers"), "framework": N_("Framework and fragmentation")}
 _RULE_LABELS = {"params_x_precision": N_("Parameters × bytes per parameter"),
                 "plus_30_percent": N_("Parameters × bytes, +30 %"),
                 "plus_40_percent": N_("Parameters × bytes, +40 %")}
@@ -303,7 +304,7 @@ def _display(values: dict, r: dict) -> list[dict]:
     return [
         metrics(N_("Memory per GPU"), head),
         bars(N_("Memory per GPU by component"), "bytes",
-             [(_COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
+             [(COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
         table(N_("Which GPUs fit"), [(N_("GPU"), "raw"), (N_("Memory"), "gb"), (N_("Fits with headroom"), "bool"),
                                      (N_("Headroom"), "bytes"), (N_("Headroom share"), "percent"),
                                      (N_("Cards needed"), "count")], gpu_rows),

@@ -1,7 +1,8 @@
-"""The memory calculator's inputs that describe a pilot run: the one home of this mapping.
+"""The calculator inputs a pilot run implies: the one home of this mapping.
 
 The pilot (estimate vs measured on the machine) and the site (a result file imported in the
-build or the browser) both call ``memory_inputs`` with the configuration the pilot records.
+build or the browser) both call ``memory_inputs`` with the configuration the pilot records;
+``result_inputs`` adds what a result file measured (``MEASURED``, one extractor per input).
 The pilot measures tensors only: a comparison adds ``TENSORS_ONLY``, which zeroes the
 non-tensor allowances. Result files written
 before ``model.dtype`` existed meant: bf16 LoRA casts the frozen base to bf16, everything
@@ -10,6 +11,9 @@ else keeps fp32 weights (bf16 then meaning autocast).
 
 from __future__ import annotations
 
+from ._data import catalog
+
+GB = 1e9
 OPTIMIZERS = {"adamw": "adamw", "sgd": "sgd_momentum"}
 PARALLELISM = {"none": "single", "ddp": "ddp", "fsdp": "fsdp"}
 ATTENTION = {"sdpa": "fused", "eager": "eager"}
@@ -77,3 +81,97 @@ def tensor_peak(config: dict, device_type: str, strategy: str = "none", world: i
     here = unsharded(run).per_gpu(world)
     return {"ok": True, "inputs": answer["inputs"], "estimated_bytes": int(here["total"]),
             "components": {k: int(v) for k, v in here["parts"].items() if k != "framework"}}
+
+
+def chosen_scale_run(data: dict) -> dict | None:
+    """The scaling run a calculator takes from a result: the most processes, then the best efficiency."""
+    scaling = data.get("scaling")
+    if not scaling or not scaling.get("runs"):
+        return None
+    return max(scaling["runs"], key=lambda r: (r["world_size"], r["efficiency"]))
+
+
+def catalog_gpu(device_name: str) -> str | None:
+    """The catalog GPU a device name names ("NVIDIA H200" -> "h200-141gb"), by its model token."""
+    name = device_name.lower()
+    for gpu in catalog()["gpus"]:
+        token = next((part for part in gpu["id"].split("-") if any(c.isdigit() for c in part)), None)
+        if token and token in name:
+            return gpu["id"]
+    return None
+
+
+def _throughput(data: dict, run: dict | None):
+    if run is not None:
+        return round(data["scaling"]["baseline"]["tokens_per_s"], 2)
+    timing = data.get("timing")
+    return round(timing["tokens_per_s"], 2) if timing and timing["tokens_per_s"] > 0 else None
+
+
+def _efficiency(data: dict, run: dict | None):
+    return None if run is None else round(min(max(run["efficiency"], 0.01), 1.0), 4)
+
+
+def _memory_per_gpu(data: dict, run: dict | None):
+    if run is not None:
+        return round(run["peak_tensor_bytes"] / GB, 4)
+    memory = data.get("memory")
+    if not memory:
+        return None
+    # What the card must hold: the whole device's peak when known, else the allocator's.
+    peak = next(v for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"],
+                            memory["peak_tensor_bytes"]) if v is not None)
+    return round(peak / GB, 4)
+
+
+# Checkpoint write and restore times set the cost of an interruption (restore: a fresh process
+# loading the checkpoint and continuing a few steps, so an upper bound on the restore itself).
+def _checkpoint_write(data: dict, run: dict | None):
+    return round(data["checkpoint"]["write_s"], 3) if data.get("checkpoint") else None
+
+
+def _restore(data: dict, run: dict | None):
+    restore = data.get("restore")
+    return round(restore["duration_s"], 3) if restore and restore["performed"] else None
+
+
+def _gpu(data: dict, run: dict | None):
+    env = data["environment"]
+    return catalog_gpu(env["device_name"]) if env["device_type"] == "cuda" else None
+
+
+# Input name -> what a result measured for it (None: not measured).
+MEASURED = {
+    "throughput_per_gpu": _throughput, "scaling_efficiency": _efficiency, "memory_per_gpu_gb": _memory_per_gpu,
+    "checkpoint_write_s": _checkpoint_write, "restore_s": _restore, "gpu": _gpu,
+}
+
+
+def measured_inputs(data: dict) -> dict:
+    """Throughput per GPU, scaling efficiency, memory per GPU, checkpoint times and GPU a result measured."""
+    run = chosen_scale_run(data)
+    return {name: value for name, extract in MEASURED.items() if (value := extract(data, run)) is not None}
+
+
+def result_inputs(data: dict) -> dict:
+    """Every calculator input a valid result file implies: its configuration (on the scaling run a
+    calculator takes, if any) and its measurements."""
+    device, run = data["environment"]["device_type"], chosen_scale_run(data)
+    if run is None:
+        config = memory_inputs(data["config"], device)
+    else:
+        config = memory_inputs(data["config"], device, run["strategy"], run["world_size"], run["micro_batch"])
+    return {**config, **measured_inputs(data)}
+
+
+def _mapped() -> frozenset:
+    """Every input name ``memory_inputs`` can fill: the mapping run on a LoRA configuration (the
+    method that fills the most)."""
+    model = {"layers": 1, "hidden": 2, "heads": 1, "kv_heads": 1, "intermediate": 1, "vocab": 1, "tie_embeddings": False}
+    train = {"method": "lora", "precision": "fp32", "optimizer": "adamw", "grad_accum": 1, "seq_len": 2,
+             "micro_batch": 1, "grad_checkpointing": False, "lora_rank": 1, "lora_targets": ["q"]}
+    return frozenset(memory_inputs({"model": model, "train": train}, "cuda"))
+
+
+# Every input name ``result_inputs`` can fill (a calculator with none of them takes no result file).
+FILLED = _mapped() | frozenset(MEASURED)

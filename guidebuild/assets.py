@@ -1,4 +1,5 @@
-"""The browser runtime the site ships: Pyodide's files, copied once for all locales."""
+"""The browser runtime the site ships: Pyodide's files, copied once for all locales; the site's own wheels;
+and the name of Material's search worker, looked up in the theme's files."""
 
 from __future__ import annotations
 
@@ -10,6 +11,20 @@ from mkdocs.exceptions import PluginError
 # What a browser fetches to start Pyodide (npm `pyodide`); the rest of the npm package is typings,
 # source maps and consoles that the site does not need.
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+
+
+SEARCH_WORKERS = "assets/javascripts/workers/search.*.min.js"
+
+
+def material_search_worker(theme_dirs: list[str]) -> str:
+    """Material's search worker, relative to the site root, as the theme ships it: its file name carries
+    a content hash that changes with each Material release, so it is found, never written down."""
+    found = sorted({path.relative_to(folder).as_posix() for folder in map(Path, theme_dirs)
+                    for path in folder.glob(SEARCH_WORKERS)})
+    if len(found) != 1:
+        raise PluginError(f"Expected one {SEARCH_WORKERS} in the theme folders {theme_dirs}, found {found or 'none'}: "
+                          "is mkdocs-material installed as pyproject.toml pins it?")
+    return found[0]
 
 
 def copy_pyodide(source: Path, site_dir: Path) -> Path:
@@ -32,6 +47,10 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
     import sys
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    for project in projects:
+        # setuptools builds in the project's own build/ and never deletes from it, so a module renamed or
+        # removed since the last build would still ship in the wheel: that folder is only its scratch space.
+        shutil.rmtree(Path(project) / "build", ignore_errors=True)
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
          "--wheel-dir", str(out_dir), *map(str, projects)],

@@ -7,26 +7,14 @@ browser worker makes.
 
 from __future__ import annotations
 
-import re
-
 import calcui
 import calculators
 from calcui import results
-from calculators import N_
+from calculators.display import UNITS
 from mkdocs.exceptions import PluginError
 
-MARKER = re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->")
-
 # How an input's unit is named beside its label (msgids; "" shows nothing).
-UNIT_LABELS = {
-    "count": "", "number": "", "": "",
-    "tokens": N_("tokens"), "tokens_per_s": N_("tokens/s"), "gb": "GB", "tb": "TB", "hours": N_("hours"), "seconds": N_("seconds"),
-    "percent": N_("share, 0–1"), "usd": "US$", "usd_per_hour": "US$/h",
-}
-
-
-def names_in(html: str) -> list[str]:
-    return MARKER.findall(html)
+UNIT_LABELS = {"": "", **{code: unit.label for code, unit in UNITS.items()}}
 
 
 def _groups(inputs: list[dict]) -> list[dict]:
@@ -55,7 +43,3 @@ def render_calculator(name: str, env, pack: dict, runtime: dict) -> str:
         unit_labels=UNIT_LABELS,
         importable=results.importable(name),
     )
-
-
-def embed(html: str, env, pack: dict, runtime: dict) -> str:
-    return MARKER.sub(lambda m: render_calculator(m.group(1), env, pack, runtime), html)

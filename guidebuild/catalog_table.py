@@ -3,13 +3,10 @@ so no figure is typed twice; numbers go through the same CLDR formatter as the c
 
 from __future__ import annotations
 
-import re
-
 import calculators
 from calcui import NumberFormat
 from calculators import N_
 
-MARKER = re.compile(r"<!--\s*catalog-table\s*-->")
 TIERS = {"datacenter": N_("Data centre"), "workstation": N_("Workstation"), "consumer": N_("Consumer")}
 
 
@@ -38,10 +35,3 @@ def render_table(env, pack: dict) -> str:
         for g in gpus
     ]
     return env.get_template("partials/catalog-table.html").render(rows=rows, sources=_sources(gpus))
-
-
-def embed(html: str, env, pack: dict) -> str:
-    if not MARKER.search(html):
-        return html
-    table = render_table(env, pack)
-    return MARKER.sub(lambda _: table, html)

@@ -1,7 +1,7 @@
 """A page's skeleton, read straight from its Markdown: what must match between Spanish and a translation.
 
 Heading anchors in order, and the number of tables, fenced code blocks, links, admonitions, content tabs
-and build markers (computed figures in any order). Used by `guide-i18n status`, `guide-i18n stamp` and tests/test_docs_parity.py, so the
+and build markers (`guidebuild.markers`; computed figures in any order). Used by `guide-i18n status`, `guide-i18n stamp` and tests/test_docs_parity.py, so the
 editor's command and CI judge a translation by the same rules.
 """
 
@@ -12,6 +12,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
+from . import markers
+
 # The content rules' range for a meta description, in display columns: a search result has room for about
 # as many full-width Japanese characters as half that many Latin letters, so wide characters count twice.
 DESCRIPTION_COLUMNS = (80, 160)
@@ -21,9 +23,6 @@ HEADING = re.compile(r"^\s{0,12}(#{1,6})\s+(.*?)\s*#*\s*$")
 ANCHOR = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
 ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s+([A-Za-z][\w-]*)")
 TAB = re.compile(r'^\s*===\+?\s+"')
-MARKER = re.compile(r"^\s*<!--\s*(catalog-table|memory-accuracy|pilot-results|calculator:\s*[\w-]+)\s*-->\s*$")
-# A computed figure inside a sentence (see guidebuild/prose_figures.py); word order may move it.
-FIGURE = re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 INLINE_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
@@ -118,9 +117,9 @@ def parse(text: str) -> Skeleton:
             page.admonitions.append(admonition[1])
         if TAB.match(line):
             page.tabs += 1
-        if marker := MARKER.match(line):
-            page.markers.append(re.sub(r"\s+", " ", marker[1]))
-        page.figures = sorted(page.figures + FIGURE.findall(line))
+        if marker := markers.block_key(line):
+            page.markers.append(marker)
+        page.figures = sorted(page.figures + markers.figure_names(line))
         if definition := LINK_DEFINITION.match(line):
             page.links.append(definition[1])
         else:

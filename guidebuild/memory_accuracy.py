@@ -5,7 +5,6 @@ what was measured, with the library versions it was measured with)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from calcui import NumberFormat, Translator
@@ -13,7 +12,6 @@ from calcui.results._html import choice_label
 from calculators import N_
 from mkdocs.exceptions import PluginError
 
-MARKER = re.compile(r"<!--\s*memory-accuracy\s*-->")
 FAMILIES = {"llama": "Llama", "llama-act": "Llama", "qwen2": "Qwen2", "mistral": "Mistral"}
 
 
@@ -65,10 +63,3 @@ def render_table(env, pack: dict, data: dict) -> str:
                       "the CPU stores them; on a GPU a mask takes one byte per value, as the calculator assumes."),
                    torch=v["torch"], transformers=v["transformers"], peft=v["peft"], date=v["date"])
     return env.get_template("partials/memory-accuracy.html").render(rows=rows, caption=caption, provenance=provenance)
-
-
-def embed(html: str, env, pack: dict, path: Path) -> str:
-    if not MARKER.search(html):
-        return html
-    table = render_table(env, pack, load(path))
-    return MARKER.sub(lambda _: table, html)

@@ -23,8 +23,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, calculator_embed, catalog_table, html_rewrite, locales, memory_accuracy, offline, prose_figures,
-    results_import, search_split, sitemap, translation_status,
+    assets, html_rewrite, locales, markers, offline, results_import, search_split, sitemap, translation_status,
 )
 from .config import GuideConfig
 from .locale_pack import locale_pack
@@ -89,22 +88,28 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
 
+    def on_env(self, env, config: MkDocsConfig, files):
+        if not self.config.enabled:
+            return env
+        # overrides/main.html hands it to Material's search in place of the hashed name base.html has.
+        env.globals["guide_search_worker"] = assets.material_search_worker(config.theme.dirs)
+        return env
+
     # -- per page ------------------------------------------------------------------------------
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
         if not self.config.enabled:
             return html
-        html = catalog_table.embed(html, self.env, self.pack)
-        html = prose_figures.embed(html, self.pack, page.file.src_uri)
-        html = results_import.embed(html, self.runs, self.pack)
-        html = memory_accuracy.embed(html, self.env, self.pack, self.root / self.config.accuracy_file)
-        html = html_rewrite.focusable_code(html_rewrite.wrap_tables(html))
-        names = calculator_embed.names_in(html)
+        names = markers.arguments(html, "calculator")
         if names:
             page.meta["guide_calculators"] = names
             # The table of contents gives its column to the calculator, so the form and the answer fit side by side.
             page.meta["hide"] = [*page.meta.get("hide", []), "toc"]
-            html = calculator_embed.embed(html, self.env, self.pack, self._runtime_urls(page))
-        return html
+        context = markers.PageContext(
+            env=self.env, pack=self.pack, page=page.file.src_uri, runs=self.runs,
+            accuracy_file=self.root / self.config.accuracy_file, runtime=lambda: self._runtime_urls(page),
+        )
+        # Bare tables (Markdown's and the catalog's) scroll in focusable boxes; calcui's wrap themselves.
+        return html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))
 
     def _runtime_urls(self, page: Page) -> dict[str, str]:
         def rel(path: str) -> str:

@@ -7,25 +7,16 @@ right-to-left text. An unknown name stops the build, naming the page and the fig
 
 from __future__ import annotations
 
-import re
-from html import escape
-
 import calculators
 from calcui import NumberFormat, Translator, figure
+from calcui._figures import num
 from mkdocs.exceptions import PluginError
 
-MARKER = re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->")
 
-
-def embed(html: str, pack: dict, page: str) -> str:
-    fmt, t = NumberFormat(pack), Translator(pack)
-
-    def replace(match: re.Match) -> str:
-        found = calculators.figure(match[1])
-        if found is None:
-            raise PluginError(f"{page}: unknown figure {match[1]!r} in <!-- figure: ... -->; "
-                              f"known: {', '.join(calculators.figure_names())}")
-        text = figure(found["value"], found["unit"], fmt, t)
-        return f'<bdi class="guide-num" data-figure="{escape(match[1])}">{escape(text)}</bdi>'
-
-    return MARKER.sub(replace, html)
+def render_figure(name: str, pack: dict, page: str) -> str:
+    found = calculators.figure(name)
+    if found is None:
+        raise PluginError(f"{page}: unknown figure {name!r} in <!-- figure: ... -->; "
+                          f"known: {', '.join(calculators.figure_names())}")
+    text = figure(found["value"], found["unit"], NumberFormat(pack), Translator(pack))
+    return num(text, figure_name=name)

@@ -4,13 +4,10 @@ when a reader picks a file on a calculator page."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from calcui import Translator, results
 from mkdocs.exceptions import PluginError
-
-MARKER = re.compile(r"<!--\s*pilot-results\s*-->")
 
 
 def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
@@ -28,10 +25,3 @@ def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
     if lines:
         raise PluginError("Invalid pilot result files:\n" + "\n".join(lines))
     return runs
-
-
-def embed(html: str, runs: list[tuple[str, dict]], pack: dict) -> str:
-    if not MARKER.search(html):
-        return html
-    page = results.results_page(runs, pack)
-    return MARKER.sub(lambda _: page, html)

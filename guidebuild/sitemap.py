@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 
 def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]]) -> None:
@@ -24,7 +24,7 @@ def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]]) -
             if own is None:
                 continue  # a fallback page: its own locale's copy is listed under that locale
             lines.append("  <url>")
-            lines.append(f"    <loc>{_text(own)}</loc>")
+            lines.append(f"    <loc>{escape(own)}</loc>")
             for alt_locale, href in alternates.items():
                 lines.append(f'    <xhtml:link rel="alternate" hreflang="{alt_locale}" href={quoteattr(href)}/>')
             lines.append("  </url>")
@@ -32,7 +32,3 @@ def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]]) -
     xml = "\n".join(lines) + "\n"
     (site_dir / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode("utf-8"), mtime=0))
     (site_dir / "sitemap.xml").write_text(xml, encoding="utf-8")
-
-
-def _text(value: str) -> str:
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -202,10 +202,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
                 result = run(cfg, args.workdir, show_progress=not args.quiet, keep_workdir=args.keep_workdir)
             else:
-                from .scale import run_scale
+                from .scale import ScaleConfig, run_scale
 
-                strategies = [s for s in args.strategies.split(",") if s]
-                result = run_scale(cfg, strategies, args.nproc_per_node, args, show_progress=not args.quiet)
+                result = run_scale(cfg, ScaleConfig.from_args(args), show_progress=not args.quiet)
         except PartialRun as partial:
             _save(partial.result, output, args.overwrite, partial=True)
             raise

@@ -278,6 +278,16 @@ def device_for(cfg: PilotConfig) -> torch.device:
         raise DeviceUnavailable(str(exc)) from exc
 
 
+def new_result(kind: str, cfg: PilotConfig, device: torch.device, tokens: torch.Tensor) -> PilotResult:
+    """The result envelope every scenario fills in: what ran, when, where, on which model and data."""
+    return PilotResult(
+        kind=kind, label=cfg.label, note=cfg.note,
+        created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        environment=environment.collect(device), config=cfg.to_dict(),
+        model=ModelInfo(cfg.model.config_file or cfg.model.source, 0, 0, cfg.model_hash(), tokens_hash(tokens)),
+        outcome=Outcome("completed"))
+
+
 def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = True, keep_workdir: bool = False) -> PilotResult:
     """The pilot; a failure once measuring has begun raises PartialRun carrying what was measured."""
     cfg = resolved(cfg)
@@ -286,12 +296,7 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
         torch.set_num_threads(cfg.threads)
     tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
     done = _Progress()
-    result = PilotResult(
-        kind="run", label=cfg.label, note=cfg.note,
-        created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        environment=environment.collect(device), config=cfg.to_dict(),
-        model=ModelInfo(cfg.model.config_file or cfg.model.source, 0, 0, cfg.model_hash(), tokens_hash(tokens)),
-        outcome=Outcome("completed"))
+    result = new_result("run", cfg, device, tokens)
     with workdir_for(workdir, keep_workdir) as workdir:
         _cap_device(cfg, device)
         try:

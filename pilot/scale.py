@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as dt
 import json
 import os
 import sys
@@ -18,16 +17,15 @@ from pathlib import Path
 
 import torch
 
-from . import environment
 from .checks import check_model
 from .config import PilotConfig
-from .data import load_tokens, tokens_hash
+from .data import load_tokens
 from .errors import Interrupted, PartialRun, TorchrunFailed, describe
 from .memory import LiveTensorTracker
 from .model import parameter_count
 from .processes import run_child
 from .progress import Progress
-from .report import ModelInfo, Outcome, Partial, PilotResult, Scaling, ScaleRun, Stats
+from .report import Outcome, Partial, PilotResult, Scaling, ScaleRun, Stats
 from .trainer import Trainer, resolve_device, resolved
 
 STRATEGIES = ("ddp", "fsdp")
@@ -105,12 +103,13 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
     return 0
 
 
-def _torchrun(cfg_file: Path, strategy: str, out: Path, nproc: int, opts) -> dict:
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", f"--nnodes={opts.nnodes}"]
-    if opts.rdzv_endpoint:
+def _torchrun(cfg_file: Path, strategy: str, out: Path, scale: ScaleConfig) -> dict:
+    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={scale.nproc_per_node}",
+           f"--nnodes={scale.nnodes}"]
+    if scale.rdzv_endpoint:
         # One rendezvous id per strategy: the second launch never meets state left by the first.
-        cmd += [f"--rdzv-backend={opts.rdzv_backend}", f"--rdzv-endpoint={opts.rdzv_endpoint}",
-                f"--rdzv-id={opts.rdzv_id}-{strategy}"]
+        cmd += [f"--rdzv-backend={scale.rdzv_backend}", f"--rdzv-endpoint={scale.rdzv_endpoint}",
+                f"--rdzv-id={scale.rdzv_id}-{strategy}"]
     else:
         cmd += ["--standalone"]
     cmd += ["-m", "pilot", "_scale_worker", str(cfg_file), strategy, str(out)]
@@ -131,51 +130,69 @@ def _worker_error(out: Path, log: Path) -> str:
     return (named or [ln.strip() for ln in lines if ln.strip()] or ["no output"])[-1][:1000]
 
 
-def parse_options(strategies: list[str], nproc: int, opts) -> int:
-    """Every scale argument checked before any work; returns the number of nodes."""
-    for s in strategies:
-        if s not in STRATEGIES:
-            raise ValueError(f"--strategies must name ddp and/or fsdp (got {s!r})")
-    if not strategies:
-        raise ValueError("--strategies must name ddp and/or fsdp (got none)")
-    if nproc < 1:
-        raise ValueError(f"--nproc-per-node must be >= 1 (got {nproc})")
-    parts = str(opts.nnodes).split(":")
-    if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
-        raise ValueError(f"--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got {opts.nnodes!r})")
-    if len(parts) == 2 and int(parts[0]) != int(parts[1]):
-        raise ValueError(f"--nnodes must be a fixed number here, since the effective batch depends on it (got {opts.nnodes!r})")
-    nnodes = int(parts[-1])
-    if opts.node_rank < 0 or opts.node_rank >= nnodes:
-        raise ValueError(f"--node-rank must be between 0 and {nnodes - 1} (got {opts.node_rank})")
-    if nnodes > 1:
-        host, _, port = str(opts.rdzv_endpoint).rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ValueError(f"--rdzv-endpoint must be host:port with --nnodes {nnodes} (got {opts.rdzv_endpoint!r})")
-    return nnodes
+@dataclasses.dataclass(frozen=True)
+class ScaleConfig:
+    """What `gpu-pilot scale` adds to the pilot's configuration (its command-line options), checked on
+    creation, before any work; errors name the option as the command line spells it."""
+
+    strategies: tuple[str, ...] = STRATEGIES
+    nproc_per_node: int = 2
+    nnodes: str = "1"  # as torchrun takes it: a number of nodes, or a fixed range such as 2:2
+    node_rank: int = 0
+    rdzv_endpoint: str = ""  # host:port of the rendezvous (multi-node)
+    rdzv_backend: str = "c10d"
+    rdzv_id: str = "gpu-pilot"
+
+    def __post_init__(self):
+        for s in self.strategies:
+            if s not in STRATEGIES:
+                raise ValueError(f"--strategies must name ddp and/or fsdp (got {s!r})")
+        if not self.strategies:
+            raise ValueError("--strategies must name ddp and/or fsdp (got none)")
+        if self.nproc_per_node < 1:
+            raise ValueError(f"--nproc-per-node must be >= 1 (got {self.nproc_per_node})")
+        parts = str(self.nnodes).split(":")
+        if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+            raise ValueError(f"--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got {self.nnodes!r})")
+        if len(parts) == 2 and int(parts[0]) != int(parts[1]):
+            raise ValueError(f"--nnodes must be a fixed number here, since the effective batch depends on it "
+                             f"(got {self.nnodes!r})")
+        if self.node_rank < 0 or self.node_rank >= self.nodes:
+            raise ValueError(f"--node-rank must be between 0 and {self.nodes - 1} (got {self.node_rank})")
+        if self.nodes > 1:
+            host, _, port = str(self.rdzv_endpoint).rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"--rdzv-endpoint must be host:port with --nnodes {self.nodes} (got {self.rdzv_endpoint!r})")
+
+    @classmethod
+    def from_args(cls, args) -> "ScaleConfig":
+        return cls(tuple(s for s in args.strategies.split(",") if s), args.nproc_per_node, args.nnodes,
+                   args.node_rank, args.rdzv_endpoint, args.rdzv_backend, args.rdzv_id)
+
+    @property
+    def nodes(self) -> int:
+        return int(str(self.nnodes).split(":")[-1])
+
+    @property
+    def world(self) -> int:
+        return self.nproc_per_node * self.nodes
 
 
-def run_scale(cfg: PilotConfig, strategies: list[str], nproc: int, opts, show_progress: bool = True) -> PilotResult | None:
+def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True) -> PilotResult | None:
     """The baseline, then each strategy. Returns None on a node other than --node-rank 0, which takes
     part but leaves the result to node 0; a failure raises PartialRun keeping what finished."""
-    from .runner import device_for
+    from .runner import device_for, new_result
 
-    nnodes = parse_options(strategies, nproc, opts)
     cfg = resolved(cfg)
-    world = nproc * nnodes
+    nnodes, nproc, world = scale.nodes, scale.nproc_per_node, scale.world
     micro, accum = split_batch(cfg, world)
     device = device_for(cfg)
     tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
     trainer = Trainer(cfg, device, tokens=tokens)
     check_model(cfg, trainer.module)
-    params, trainable = parameter_count(trainer.module)
     backend = "gloo" if device.type == "cpu" else ("rccl" if torch.version.hip else "nccl")
-    result = PilotResult(
-        kind="scale", label=cfg.label, note=cfg.note,
-        created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        environment=environment.collect(device), config=cfg.to_dict(),
-        model=ModelInfo(cfg.model.config_file or cfg.model.source, params, trainable, cfg.model_hash(), tokens_hash(tokens)),
-        outcome=Outcome("completed"))
+    result = new_result("scale", cfg, device, tokens)
+    result.model.parameters, result.model.trainable_parameters = parameter_count(trainer.module)
     stage, steps = "training", 0
     try:
         times, peak = measure(trainer, cfg, show_progress)
@@ -190,10 +207,10 @@ def run_scale(cfg: PilotConfig, strategies: list[str], nproc: int, opts, show_pr
         with tempfile.TemporaryDirectory(prefix="gpu-pilot-scale-") as tmp:
             cfg_file = Path(tmp) / "config.json"
             cfg_file.write_text(json.dumps(shard_cfg.to_dict()), encoding="utf-8")
-            for strategy in strategies:
+            for strategy in scale.strategies:
                 if show_progress:
                     print(f"torchrun: {strategy} on {world} processes ...", file=sys.stderr)
-                got = _torchrun(cfg_file, strategy, Path(tmp) / f"{strategy}.json", nproc, opts)
+                got = _torchrun(cfg_file, strategy, Path(tmp) / f"{strategy}.json", scale)
                 stats = Stats.from_values(got["times"])
                 tps = per_step / stats.mean
                 result.scaling.runs.append(ScaleRun(strategy, got["world"], micro, accum, stats, tps,
@@ -202,8 +219,8 @@ def run_scale(cfg: PilotConfig, strategies: list[str], nproc: int, opts, show_pr
         reason = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
         result.outcome = Outcome("partial", describe(exc)[0][:2000], Partial(reason, stage, steps))
         raise PartialRun(result, exc) from exc
-    if opts.node_rank != 0:
-        print(f"gpu-pilot: node {opts.node_rank} of {nnodes} finished {', '.join(strategies)}; "
+    if scale.node_rank != 0:
+        print(f"gpu-pilot: node {scale.node_rank} of {nnodes} finished {', '.join(scale.strategies)}; "
               "the node started with --node-rank 0 writes the result", file=sys.stderr)
         return None
     return result

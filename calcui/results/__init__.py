@@ -5,7 +5,7 @@ and the browser worker runs the very same code when a reader picks a file.
 """
 
 from ._compare import import_result
-from ._inputs import importable, to_inputs
+from ._pilot_inputs import importable, to_inputs
 from ._messages import problem_message
 from ._page import results_page
 from ._parse import MAX_BYTES, parse, supported_versions, validate

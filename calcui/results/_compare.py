@@ -10,15 +10,16 @@ from html import escape
 
 import calculators
 from calculators import N_
+from calculators.pilot_inputs import chosen_scale_run, result_inputs
 
 from .. import model_config
-from .._figures import figure
+from .._figures import figure, num
 from .._numbers import NumberFormat
 from .._text import Translator
 from . import _charts
 from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
-from ._inputs import candidates, chosen_scale_run, declared, to_inputs
+from ._pilot_inputs import declared, to_inputs
 from ._messages import problem_message
 from ._parse import parse
 
@@ -31,7 +32,8 @@ def _failed(errors: list[str], t: Translator, problems: list[dict]) -> dict:
             "summary": heading + " " + (errors[0] if errors else "")}
 
 
-def _memory_panel(data: dict, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+def _estimate_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+    """The memory model's estimate for the recorded run against the measured peak."""
     rows = comparisons(data)
     if not rows:
         text = t(N_("This run did not record memory."))
@@ -48,7 +50,7 @@ def _memory_panel(data: dict, fmt: NumberFormat, t: Translator) -> tuple[str, st
     return html, summary
 
 
-def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
     """The measured figures the calculator took (throughput, scaling efficiency, memory per GPU)."""
     units = {i["name"]: (i["label"], i["unit"]) for i in calculators.describe(name)["inputs"]}
     shown = [k for k in ("throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "checkpoint_write_s",
@@ -57,7 +59,7 @@ def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> t
     for key in shown:
         label, unit = units[key]
         value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
-        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd><bdi class=\"guide-num\">{escape(value)}</bdi></dd></div>")
+        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd>{num(value)}</dd></div>")
     if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
         kept = t(N_("not measured in this file: your value is kept"))
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(units['scaling_efficiency'][0]))}</dt>"
@@ -70,6 +72,10 @@ def _taken_panel(inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> t
     return f'<dl class="guide-metrics">{"".join(items)}</dl>', summary
 
 
+# One renderer per `calculators.IMPORT_PANELS` entry; a calculator names its own.
+PANELS = {"measured_inputs": _taken_panel, "estimate_vs_measured": _estimate_panel}
+
+
 def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     inputs = to_inputs(data, name)
     title = t(N_("Pilot result: {label}"), label=data["label"])
@@ -77,11 +83,9 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     if is_cpu(data):
         head += cpu_badge(t)
     head += partial_badge(data, fmt, t)
-    if name == "memory":
-        body, summary = _memory_panel(data, fmt, t)
-    else:
-        body, summary = _taken_panel(inputs, name, fmt, t)
-    missing = sorted(k for k in declared(name) & set(candidates(data)) if k not in inputs)
+    panel = PANELS[calculators.describe(name)["import_panel"]]
+    body, summary = panel(data, inputs, name, fmt, t)
+    missing = sorted(k for k in declared(name) & set(result_inputs(data)) if k not in inputs)
     if missing:
         kept = t(N_("Kept your values for inputs outside the calculator range: {names}"), names=", ".join(missing))
         body += f'<p class="guide-import__note">{escape(kept)}</p>'

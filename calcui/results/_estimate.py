@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators import N_
+from calculators.memory import COMPONENT_LABELS
 from calculators.pilot_inputs import tensor_peak
 
-# The memory calculator's own component msgids, so they arrive translated.
-COMPONENTS = {
-    "weights": N_("Weights"), "gradients": N_("Gradients"), "optimizer": N_("Optimizer state and master copy"),
-    "activations": N_("Activations"), "logits": N_("Logits and loss"), "temporary": N_("Temporary buffers"),
-}
+# The memory calculator's own component labels (msgids).
+COMPONENTS = COMPONENT_LABELS
 STRATEGIES = {"none": N_("One process"), "ddp": "DDP", "fsdp": "FSDP"}
 
 

@@ -7,7 +7,7 @@ from html import escape
 import calculators
 from calculators import N_
 
-from .._figures import figure
+from .._figures import figure, num
 from .._numbers import NumberFormat
 from .._scroll import scroll_region
 from .._text import Translator
@@ -15,11 +15,6 @@ from ._estimate import STRATEGIES, Comparison
 from ._messages import safe_number
 
 DASH = "—"
-
-
-def num(text: str) -> str:
-    # <bdi>: a figure keeps its own direction inside right-to-left text.
-    return f'<bdi class="guide-num">{escape(text)}</bdi>'
 
 
 def seconds(value, fmt: NumberFormat, t: Translator) -> str:

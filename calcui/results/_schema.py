@@ -15,9 +15,7 @@ from __future__ import annotations
 import calendar
 import json
 import re
-from importlib import resources
 
-SCHEMA_FILE = ("schema", "result-v1.schema.json")
 IMPLEMENTED = {
     "$ref", "type", "const", "enum", "minimum", "maximum", "maxLength", "pattern", "format",
     "items", "minItems", "maxItems", "uniqueItems", "required", "properties",
@@ -246,19 +244,14 @@ class Validator:
         return [(ptr, "type", {"types": ",".join(dict.fromkeys(names)), "found": json_type(value)})]
 
 
-def load_schema() -> dict:
-    """The pilot's result schema, read from the `pilot` package (present in the site's wheel)."""
-    node = resources.files("pilot")
-    for part in SCHEMA_FILE:
-        node = node / part
-    return json.loads(node.read_text(encoding="utf-8"))
-
-
 _VALIDATOR: Validator | None = None
 
 
 def validator() -> Validator:
     global _VALIDATOR
     if _VALIDATOR is None:
+        # The one schema loader is the pilot's (its package is in the site's wheel too).
+        from pilot import load_schema
+
         _VALIDATOR = Validator(load_schema())
     return _VALIDATOR

@@ -2,8 +2,7 @@
 
 import math
 
-UNITS = {"bytes", "gb", "percent", "usd", "usd_per_hour", "hours", "days", "count", "number", "tokens",
-         "tokens_per_s", "tflops", "gb_per_s", "text", "raw", "bool", "tb", "plan"}
+from calculators.display import UNITS
 
 
 def walk_numbers(obj, path="result"):

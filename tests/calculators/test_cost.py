@@ -1,6 +1,11 @@
 """The cost model against hand-worked cases, and the catalog it reads."""
 
+import json
 import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from calc_checks import ok_result
@@ -8,12 +13,29 @@ from calc_checks import ok_result
 from calculators import _cost_model as model
 from calculators import _prices, catalog, compute, cost
 
-# H100 prices per card-hour by term: 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30 (catalog, illustrative).
+# The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
+# with their own: H100 per card-hour by term 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30, on demand 3.70.
+TEST_PRICES = {"usd_per_card_hour": {"h100-sxm-80gb": {"1d": 3.2, "1w": 2.9, "1m": 2.6, "3m": 2.3}},
+               "on_demand_usd_per_card_hour": {"h100-sxm-80gb": 3.7}}
+TEST_OPTION_PRICES = {"checkpoint_storage": 0.8, "extra_scratch": 0.4, "egress": 50.0,
+                      "support": {"1d": 50, "1w": 150, "1m": 400, "3m": 900}}
 H100_TERM = {"1d": 76.8, "1w": 487.2, "1m": 1872.0, "3m": 4968.0}  # one card, one term
 # Measured throughput on the chosen card and no hours besides training: hours = tokens / rate.
 EXACT = {"gpu": "h100-sxm-80gb", "cards": 1, "options": [], "workload": "tokens", "epochs": 1, "runs": 1,
          "throughput_per_gpu": 1000, "load_hours": 0, "validation_hours": 0, "checkpoint_hours": 0,
          "export_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0, "memory_per_gpu_gb": 40}
+
+
+@pytest.fixture(autouse=True)
+def test_prices(monkeypatch):
+    """The tests' own prices in place of the catalog's, for the duration of each test."""
+    pricing = catalog()["pricing"]
+    for table, rows in TEST_PRICES.items():
+        for gpu, rates in rows.items():
+            monkeypatch.setitem(pricing[table], gpu, rates)
+    for option in pricing["options"]:
+        if option["id"] in TEST_OPTION_PRICES:
+            monkeypatch.setitem(option, "usd", TEST_OPTION_PRICES[option["id"]])
 
 
 def result(**inputs):
@@ -244,14 +266,28 @@ def test_catalog_prices_are_illustrative_and_longer_terms_cheaper_per_hour():
         assert rates == sorted(rates, reverse=True) and len(set(rates)) == len(rates)
         assert pricing["on_demand_usd_per_card_hour"][gpu["id"]] > rates[0]
     assert all(isinstance(t["hours"], int) and t["hours"] > 0 for t in TERMS)  # the planner counts whole hours
-    quantity_inputs = {i.name for i in cost.INPUTS if i.unit == "tb"}
+    assert cost.catalog_problems(pricing["options"]) == []
     for option in pricing["options"]:
-        assert option["per"] in {"term", "tb_day", "tb"}
         if option["per"] == "term":
             prices = [option["usd"][t["id"]] for t in TERMS]
             assert prices == sorted(prices)
-        else:
-            assert option["quantity"] in quantity_inputs
+
+
+def test_an_option_with_a_new_quantity_stops_the_import_with_the_fix(tmp_path):
+    """Before, compute raised KeyError('backup_tb') and every calculator in the browser failed to start."""
+    package = tmp_path / "calculators"
+    shutil.copytree(Path(cost.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    data = json.loads((package / "data" / "catalog.json").read_text(encoding="utf-8"))
+    data["pricing"]["options"].append({"id": "backup", "label": "Backup", "per": "tb_day", "quantity": "backup_tb",
+                                       "usd": 0.1})
+    (package / "data" / "catalog.json").write_text(json.dumps(data), encoding="utf-8")
+    script = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+              "try:\n    import calculators\nexcept Exception as exc:\n    print(type(exc).__name__, exc)\n"
+              "else:\n    print(calculators.compute('cost', {'options': ['backup']})['ok'])")
+    # -S: no site packages, so the copy is the calculators package imported.
+    run = subprocess.run([sys.executable, "-S", "-c", script, str(tmp_path)], capture_output=True, text=True)
+    assert run.stdout.startswith("CatalogError calculators/data/catalog.json: option 'backup': 'quantity' must be one "
+                                 "of storage_tb, scratch_tb, egress_tb (got 'backup_tb')"), run.stdout + run.stderr
 
 
 def test_totals_are_exactly_rounded_in_every_python():

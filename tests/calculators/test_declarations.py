@@ -21,3 +21,26 @@ def test_preset_dimensions_are_only_for_custom_models():
     inputs = {i["name"]: i for i in calculators.describe("memory")["inputs"]}
     assert inputs["layers"]["only_when"] == {"field": "model", "values": ["custom"]}
     assert "custom" in {c["value"] for c in inputs["model"]["choices"]}
+
+
+def test_register_refuses_a_unit_outside_the_display_contract():
+    import types
+
+    from calculators import Input, register
+    from calculators.display import UNITS
+
+    bad = types.SimpleNamespace(NAME="furlongs", TITLE="Furlongs", run=lambda values: {},
+                                INPUTS=(Input("distance", "float", 1.0, "Distance", unit="furlong", min=0, max=9),))
+    with pytest.raises(ValueError, match=r"furlongs: unknown unit on distance \('furlong'\)"):
+        register(bad)
+    assert "furlongs" not in calculators.names() and "furlong" not in UNITS
+
+
+def test_every_unit_has_one_localized_form_and_one_input_label():
+    """The page's formatter, the form's unit labels and the command line all follow calculators.display."""
+    from calcui._figures import FORMATS
+    from calculators.display import UNITS
+    from guidebuild.calculator_embed import UNIT_LABELS
+
+    assert list(FORMATS) == list(UNITS)
+    assert set(UNIT_LABELS) == set(UNITS) | {""}

@@ -12,7 +12,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 import calculators
-from guidebuild import prose_figures
+from guidebuild import markers
 from guidebuild.i18n_structure import differences, parse
 from guidebuild.locale_pack import locale_pack
 from tests.conftest import ROOT
@@ -23,26 +23,31 @@ def packs():
     return {loc: locale_pack(loc, ROOT / "locales") for loc in ("es", "ja", "ar")}
 
 
+def embed(html: str, pack: dict, page: str) -> str:
+    """What the plugin does to a page that carries only figures."""
+    return markers.embed(html, markers.PageContext(env=None, pack=pack, page=page, runs=[], accuracy_file=ROOT, runtime=dict))
+
+
 def test_figure_is_written_in_the_sentence_localized(packs):
     html = "<p>Unos <!-- figure: memory.llama8b_full --> en total.</p>"
-    es = prose_figures.embed(html, packs["es"], "memory.md")
+    es = embed(html, packs["es"], "memory.md")
     assert es == '<p>Unos <bdi class="guide-num" data-figure="memory.llama8b_full">178\u00a0GB</bdi> en total.</p>' \
         or re.search(r'data-figure="memory.llama8b_full">178\sGB</bdi>', es)
-    ar = prose_figures.embed(html, packs["ar"], "memory.md")
+    ar = embed(html, packs["ar"], "memory.md")
     assert "<!--" not in ar and 'class="guide-num"' in ar
 
 
 def test_figure_follows_the_model(packs, monkeypatch):
     """The sentence takes whatever the calculator computes: change the model, the prose changes."""
     monkeypatch.setitem(calculators._registry._FIGURES, "test.answer", (lambda: 0.25, "percent"))
-    assert "25" in prose_figures.embed("<!-- figure: test.answer -->", packs["es"], "x.md")
+    assert "25" in embed("<!-- figure: test.answer -->", packs["es"], "x.md")
     monkeypatch.setitem(calculators._registry._FIGURES, "test.answer", (lambda: 0.5, "percent"))
-    assert "50" in prose_figures.embed("<!-- figure: test.answer -->", packs["es"], "x.md")
+    assert "50" in embed("<!-- figure: test.answer -->", packs["es"], "x.md")
 
 
 def test_unknown_figure_names_the_page_and_the_figure(packs):
     with pytest.raises(PluginError, match=r"cost\.md: unknown figure 'cost\.nothing'"):
-        prose_figures.embed("<p><!-- figure: cost.nothing --></p>", packs["es"], "cost.md")
+        embed("<p><!-- figure: cost.nothing --></p>", packs["es"], "cost.md")
 
 
 def test_every_figure_computes():

@@ -1,12 +1,11 @@
-"""Shared fixtures: tiny configurations and a schema validator for every produced result."""
+"""Shared fixtures: tiny configurations and the site's validator (`calcui.results`) for every produced result."""
 from __future__ import annotations
 
 import json
 
-import jsonschema
 import pytest
 
-import pilot
+from calcui import results
 from pilot.config import ModelConfig, PilotConfig, TrainConfig
 
 TINY_MODEL = {"layers": 2, "hidden": 32, "heads": 4, "kv_heads": 2, "intermediate": 64, "vocab": 300}
@@ -24,14 +23,11 @@ def tiny(**run) -> PilotConfig:
 
 @pytest.fixture(scope="session")
 def validate():
-    validator = jsonschema.Draft202012Validator(pilot.load_schema(), format_checker=jsonschema.FormatChecker())
-
     def check(data):
-        if not isinstance(data, dict):
-            data = json.loads(data.to_json())
-        errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(data)]
-        assert not errors, errors
-        return data
+        text = json.dumps(data) if isinstance(data, dict) else data.to_json()
+        parsed, problems = results.parse(text)
+        assert not problems, problems
+        return parsed
 
     return check
 

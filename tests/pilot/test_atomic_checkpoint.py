@@ -6,6 +6,7 @@ import sys
 import textwrap
 import time
 
+import pytest
 import torch
 
 from pilot.checkpoint import atomic_save
@@ -23,6 +24,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # a child process killed mid-write, many times
 def test_sigkill_during_writes_keeps_a_loadable_checkpoint(tmp_path):
     path = tmp_path / "checkpoint.pt"
     atomic_save({"version": 0, "payload": torch.zeros(4_000_000)}, path)

@@ -269,3 +269,17 @@ def test_keep_workdir_keeps_the_temporary_folder(tmp_path, monkeypatch, capsys):
     assert f"workdir kept at {kept[0]}" in capsys.readouterr().err
     runner.run(tiny(restore_check=False), show_progress=False)
     assert list(tmp_path.glob("gpu-pilot-*")) == kept, "without the flag the folder is removed"
+
+
+def test_validate_judges_every_committed_file_as_the_build_does(capsys):
+    """`gpu-pilot validate` on the rented machine and the site build run one validator: the same verdict
+    on every hostile file (a bad date-time included) and every good one."""
+    from calcui import results
+
+    root = Path(__file__).resolve().parents[2]
+    files = sorted((root / "tests" / "results" / "bad").glob("*.json")) + sorted((root / "results").rglob("*.json"))
+    assert any(path.name == "bad-date.json" for path in files)
+    for path in files:
+        build_rejects = bool(results.parse(path.read_bytes())[1])
+        assert cli.main(["validate", str(path)]) == int(build_rejects), path.name
+        assert ("INVALID" in capsys.readouterr().out) == build_rejects, path.name

@@ -7,6 +7,9 @@ pytest.importorskip("peft")
 
 from benchmarks.memory_accuracy import GOAL, QUICK, measure  # noqa: E402
 
+# Child processes and real training: the full suite's (`make test`), not the fast tier's.
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("case", QUICK, ids=lambda c: c.name)
 def test_estimate_within_goal_of_the_measured_peak(case, tmp_path):

@@ -6,6 +6,9 @@ from pilot import restore
 
 from .conftest import checkpointed_reference, tiny
 
+# Child processes and real training: the full suite's (`make test`), not the fast tier's.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):

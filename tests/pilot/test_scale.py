@@ -3,6 +3,7 @@ on one node and on two "nodes" of one host (c10d rendezvous on 127.0.0.1)."""
 import argparse
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -11,14 +12,34 @@ import pytest
 
 from pilot import scale
 from pilot.errors import PartialRun, TorchrunFailed
-from pilot.scale import run_scale, split_batch
+from pilot.scale import ScaleConfig, run_scale, split_batch
 
 from .conftest import TINY_MODEL, tiny
 
 
-def _opts(**kw):
-    return argparse.Namespace(**{"nnodes": "1", "node_rank": 0, "rdzv_endpoint": "", "rdzv_backend": "c10d",
-                                 "rdzv_id": "t", **kw})
+def _scale(*strategies: str) -> ScaleConfig:
+    return ScaleConfig(strategies=strategies, nproc_per_node=2, rdzv_id="t")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"strategies": ("ddp", "zero")}, "--strategies must name ddp and/or fsdp (got 'zero')"),
+    ({"strategies": ()}, "--strategies must name ddp and/or fsdp (got none)"),
+    ({"nproc_per_node": 0}, "--nproc-per-node must be >= 1 (got 0)"),
+    ({"nnodes": "two"}, "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
+    ({"nnodes": "1:4"}, "--nnodes must be a fixed number here"),
+    ({"nnodes": "2", "rdzv_endpoint": "127.0.0.1:29400", "node_rank": 2}, "--node-rank must be between 0 and 1 (got 2)"),
+    ({"nnodes": "2", "rdzv_endpoint": "127.0.0.1"}, "--rdzv-endpoint must be host:port with --nnodes 2"),
+])
+def test_scale_config_checks_itself_naming_the_option(options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ScaleConfig(**options)
+
+
+def test_scale_config_from_the_command_line():
+    args = argparse.Namespace(strategies="fsdp,", nproc_per_node=4, nnodes="2:2", node_rank=1,
+                              rdzv_endpoint="h:29400", rdzv_backend="c10d", rdzv_id="x")
+    scale_config = ScaleConfig.from_args(args)
+    assert scale_config.strategies == ("fsdp",) and (scale_config.nodes, scale_config.world) == (2, 8)
 
 
 @pytest.mark.parametrize(("train", "expected"), [({"grad_accum": 4}, (2, 2)), ({"micro_batch": 4}, (2, 1))])
@@ -43,7 +64,7 @@ def _check_scaling(data, strategies, nnodes=1):
 @pytest.mark.slow
 def test_fsdp_on_two_processes_of_one_node(validate):
     # DDP and FSDP across two nodes are below; benchmarks/pilot_scale_loop.py repeats both here 50 times.
-    result = run_scale(tiny(train={"grad_accum": 2}), ["fsdp"], 2, _opts(), show_progress=False)
+    result = run_scale(tiny(train={"grad_accum": 2}), _scale("fsdp"), show_progress=False)
     _check_scaling(validate(result), ["fsdp"])
 
 
@@ -78,14 +99,14 @@ def test_two_nodes_on_one_host(tmp_path, validate):
 
 
 def test_a_failed_strategy_keeps_the_finished_ones(monkeypatch, validate):
-    def torchrun(cfg_file, strategy, out, nproc, opts):
+    def torchrun(cfg_file, strategy, out, scale_config):
         if strategy == "fsdp":
             raise TorchrunFailed("torchrun with fsdp failed (exit 1): rank 1: RuntimeError: planted")
         return {"times": [0.01, 0.012], "peak": 1000, "world": 2}
 
     monkeypatch.setattr(scale, "_torchrun", torchrun)
     with pytest.raises(PartialRun) as caught:
-        run_scale(tiny(train={"grad_accum": 2}), ["ddp", "fsdp"], 2, _opts(), show_progress=False)
+        run_scale(tiny(train={"grad_accum": 2}), _scale("ddp", "fsdp"), show_progress=False)
     data = validate(caught.value.result)
     assert [r["strategy"] for r in data["scaling"]["runs"]] == ["ddp"]
     assert data["outcome"]["partial"] == {"reason": "failed", "stage": "scaling", "steps_done": 6}

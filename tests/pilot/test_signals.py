@@ -16,6 +16,9 @@ import pytest
 
 from .conftest import TINY_MODEL
 
+# Child processes and real training: the full suite's (`make test`), not the fast tier's.
+pytestmark = pytest.mark.slow
+
 FLAGS = [f"--{k.replace('_', '-')}={v}" for k, v in TINY_MODEL.items()] + ["--seq-len=16", "--threads=1"]
 WAIT_S = 120
 

@@ -14,6 +14,9 @@ from pilot.config import PilotConfig  # noqa: E402
 from pilot.hf_model import PilotSetupError, resolve  # noqa: E402
 from pilot.trainer import resolved  # noqa: E402
 
+# Child processes and real training: the full suite's (`make test`), not the fast tier's.
+pytestmark = pytest.mark.slow
+
 CONFIGS = Path(__file__).parents[1] / "fixtures" / "hf-configs"
 
 

@@ -10,10 +10,10 @@ import pytest
 
 import calcui.results as results
 import calculators
+from calculators import pilot_inputs
 from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
 from calcui import NumberFormat, Translator
 from calcui._figures import figure
-from calcui.results import _inputs
 from guidebuild.locale_pack import locale_pack
 
 from .corpus import GOOD, corpus, load_good
@@ -49,7 +49,7 @@ def test_page_of_no_runs_says_so():
 def test_memory_estimate_is_the_calculator_on_the_recorded_configuration():
     # The tensor-only peak the pilot compares with (calculators.pilot_inputs), for the recorded run.
     answer = tensor_peak(SAMPLE["config"], SAMPLE["environment"]["device_type"])
-    assert answer["inputs"] == calculators.compute("memory", {**_inputs.memory_inputs(SAMPLE), **TENSORS_ONLY})["inputs"]
+    assert answer["inputs"] == calculators.compute("memory", {**pilot_inputs.memory_inputs(SAMPLE["config"], "cpu"), **TENSORS_ONLY})["inputs"]
     out = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
     shown = figure(answer["estimated_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
     assert out["ok"] and shown in out["summary"]
@@ -61,7 +61,7 @@ def test_to_inputs_gives_only_declared_inputs_the_calculator_accepts(name):
     for _, data in RUNS:
         inputs = results.to_inputs(data, name)
         assert set(inputs) <= declared and calculators.compute(name, inputs)["ok"]
-        assert set(_inputs.candidates(data)) <= _inputs.FILLED
+        assert set(pilot_inputs.result_inputs(data)) <= pilot_inputs.FILLED
 
 
 def test_memory_inputs_mirror_the_run_configuration():
@@ -112,6 +112,31 @@ def test_import_panels_per_calculator():
     unknown = results.import_result("nope", json.dumps(SAMPLE), PACKS["es"])
     assert not unknown["ok"] and unknown["errors"]
     assert results.importable("memory") and results.importable("cost") and not results.importable("nope")
+
+
+def test_each_calculator_declares_its_import_panel(monkeypatch):
+    """The panel follows the calculator's IMPORT_PANEL, not its name."""
+    import types
+
+    from calculators import _registry, memory
+
+    twin = types.SimpleNamespace(NAME="memory-twin", TITLE=memory.TITLE, INPUTS=memory.INPUTS, run=memory.run,
+                                 IMPORT_PANEL="estimate_vs_measured")
+    monkeypatch.setitem(_registry._CALCULATORS, "memory-twin", twin)
+    ours = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
+    out = results.import_result("memory-twin", json.dumps(SAMPLE), PACKS["es"])
+    assert out["ok"] and "<svg" in out["html"] and out["summary"] == ours["summary"]
+    twin.IMPORT_PANEL = "measured_inputs"
+    assert "guide-metrics" in results.import_result("memory-twin", json.dumps(SAMPLE), PACKS["es"])["html"]
+    twin.IMPORT_PANEL = "chart"
+    with pytest.raises(ValueError, match="IMPORT_PANEL must be one of measured_inputs, estimate_vs_measured"):
+        calculators.register(twin)
+
+
+def test_filled_inputs_are_exactly_what_the_committed_results_fill():
+    """FILLED is derived from the mapping and the measured-input table: no more, no less than real files give."""
+    filled = set().union(*(pilot_inputs.result_inputs(data) for _, data in RUNS))
+    assert filled == pilot_inputs.FILLED
 
 
 def test_import_never_raises_and_always_crosses_the_worker_boundary():

@@ -24,27 +24,11 @@ async function start({ pyodide: base, wheels, modules, pack }) {
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
   await py.loadPackage(wheels);
   const packText = await (await fetch(pack)).text();
-  py.globals.set("GUIDE_PACK_JSON", packText);
-  py.globals.set("GUIDE_MODULES", modules.join(" "));
-  py.runPython(`
-import importlib
-import json
-import calcui
-
-for module in GUIDE_MODULES.split():
-    importlib.import_module(module)  # each registers its calculators on import
-
-GUIDE_PACK = json.loads(GUIDE_PACK_JSON)
-
-def guide_render(name, inputs_json):
-    return json.dumps(calcui.render(name, json.loads(inputs_json), GUIDE_PACK))
-
-def guide_import(name, data):
-    from calcui import results
-    return json.dumps(results.import_result(name, data.to_py(), GUIDE_PACK))
-`);
-  importer = py.globals.get("guide_import");
-  return py.globals.get("guide_render");
+  // The Python side is calcui/worker.py, tested in CPython.
+  const worker = py.pyimport("calcui.worker");
+  worker.start(modules.join(" "), packText);
+  importer = worker.import_result;
+  return worker.render;
 }
 
 self.onmessage = async (event) => {

@@ -1,0 +1,43 @@
+"""The browser worker's Python: what `calculator-worker.js` calls in Pyodide, testable in CPython.
+
+The worker loads the site's wheels, then calls `start` once with the calculator modules to import and
+the locale pack, and `render` or `import_result` for each message. Each answer crosses the boundary as
+one JSON string, so the page receives plain data and never formats a number or a message itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+from ._render import render as _render
+from .results import import_result as _import_result
+
+_PACK: dict | None = None
+
+
+def start(modules: str, pack_json: str) -> None:
+    """Import each module named (space-separated; each registers its calculators) and keep the pack."""
+    global _PACK
+    for module in modules.split():
+        importlib.import_module(module)
+    _PACK = json.loads(pack_json)
+
+
+def _pack() -> dict:
+    if _PACK is None:
+        raise RuntimeError("calcui.worker.start() must run before the first message")
+    return _PACK
+
+
+def render(name: str, inputs_json: str) -> str:
+    """A COMPUTE message: `calcui.render` of the inputs the form sent, as JSON."""
+    return json.dumps(_render(name, json.loads(inputs_json), _pack()))
+
+
+def import_result(name: str, data) -> str:
+    """An IMPORT message: the picked file's bytes (a JavaScript Uint8Array in Pyodide) checked and turned
+    into the calculator's inputs and panel, as JSON."""
+    if hasattr(data, "to_py"):  # a Pyodide proxy of the Uint8Array: a memoryview of its bytes
+        data = data.to_py()
+    return json.dumps(_import_result(name, data, _pack()))

@@ -1,0 +1,58 @@
+"""The display contract: the units a value may carry (``UNITS``) and builders for the generic result
+blocks (metrics, bars, tables, notes) the command line and the page render without knowing the calculator.
+
+Every unit a calculator uses, on an input, a display block or a prose figure, is a key of ``UNITS``;
+``register()`` refuses a calculator with any other. The localized text of each unit is
+``calcui.figure``'s, which covers exactly these keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._i18n import N_
+
+
+@dataclass(frozen=True)
+class Unit:
+    label: str = ""  # shown beside a form input in this unit (a msgid, or a symbol; "" shows nothing)
+    suffix: str = ""  # after a number in the command line's English text
+
+
+# The unit codes, in the order of the formatter's cases.
+UNITS: dict[str, Unit] = {
+    "number": Unit(), "count": Unit(), "text": Unit(), "raw": Unit(), "bool": Unit(), "plan": Unit(),
+    "bytes": Unit(suffix=" GB"),  # shown as decimal gigabytes
+    "gb": Unit("GB", " GB"), "tb": Unit("TB", " TB"), "percent": Unit(N_("share, 0–1")),
+    "usd": Unit("US$"), "usd_per_hour": Unit("US$/h"),
+    "hours": Unit(N_("hours"), " h"), "seconds": Unit(N_("seconds")), "days": Unit(suffix=" d"),
+    "tokens": Unit(N_("tokens"), " tokens"), "tokens_per_s": Unit(N_("tokens/s"), " tokens/s"),
+    "tflops": Unit(suffix=" TFLOPS"), "gb_per_s": Unit(suffix=" GB/s"),
+}
+
+
+def metric(label: str, value, unit: str, status: str | None = None) -> dict:
+    return {"label": label, "value": value, "unit": unit, "status": status}
+
+
+def metrics(title: str, items: list[dict]) -> dict:
+    return {"kind": "metrics", "title": title, "items": items}
+
+
+def bars(title: str, unit: str, items: list[tuple[str, float]]) -> dict:
+    return {"kind": "bars", "title": title, "unit": unit,
+            "items": [{"label": label, "value": value} for label, value in items]}
+
+
+def table(title: str, columns: list[tuple[str, str]], rows: list[list]) -> dict:
+    return {"kind": "table", "title": title,
+            "columns": [{"label": label, "unit": unit} for label, unit in columns], "rows": rows}
+
+
+def notes(items: list[tuple[str, dict]]) -> dict:
+    return {"kind": "notes", "items": [{"msg": msg, "params": params} for msg, params in items]}
+
+
+def value(number, unit: str) -> dict:
+    """A typed note parameter."""
+    return {"value": number, "unit": unit}

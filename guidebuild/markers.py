@@ -1,0 +1,103 @@
+"""The build markers: the one table of the HTML comments a page may carry for the build to replace.
+
+Each marker has a name, one pattern (the same in the Markdown and in the rendered HTML) and a renderer.
+The plugin replaces markers through `embed`; the page-skeleton check (`i18n_structure`) counts them
+through `block_keys` and `figure_names`. A marker added here is therefore both rendered and checked:
+a translation that loses it fails `guide-i18n status --strict` and the build.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+
+@dataclass
+class PageContext:
+    """What a renderer may need about the page being built."""
+
+    env: object  # the partials' Jinja environment for this locale
+    pack: dict  # the locale pack
+    page: str  # the page's source path, for error messages
+    runs: list[tuple[str, dict]]  # validated pilot results
+    accuracy_file: Path
+    runtime: Callable[[], dict[str, str]]  # the calculator runtime's URLs, relative to this page
+
+
+@dataclass(frozen=True)
+class Marker:
+    name: str
+    pattern: re.Pattern  # group 1, when present, is the marker's argument
+    render: Callable[[re.Match, PageContext], str]
+    inline: bool = False  # inside a sentence (word order may move it); otherwise on a line of its own
+
+    def key(self, match: re.Match) -> str:
+        """How the skeleton check names one occurrence, e.g. `calculator: memory`."""
+        return f"{self.name}: {match[1]}" if self.pattern.groups else self.name
+
+
+def _catalog_table(match: re.Match, ctx: PageContext) -> str:
+    from . import catalog_table
+
+    return catalog_table.render_table(ctx.env, ctx.pack)
+
+
+def _pilot_results(match: re.Match, ctx: PageContext) -> str:
+    from calcui import results
+
+    return results.results_page(ctx.runs, ctx.pack)
+
+
+def _memory_accuracy(match: re.Match, ctx: PageContext) -> str:
+    from . import memory_accuracy
+
+    return memory_accuracy.render_table(ctx.env, ctx.pack, memory_accuracy.load(ctx.accuracy_file))
+
+
+def _calculator(match: re.Match, ctx: PageContext) -> str:
+    from . import calculator_embed
+
+    return calculator_embed.render_calculator(match[1], ctx.env, ctx.pack, ctx.runtime())
+
+
+def _figure(match: re.Match, ctx: PageContext) -> str:
+    from . import prose_figures
+
+    return prose_figures.render_figure(match[1], ctx.pack, ctx.page)
+
+
+MARKERS: tuple[Marker, ...] = (
+    Marker("catalog-table", re.compile(r"<!--\s*catalog-table\s*-->"), _catalog_table),
+    Marker("figure", re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->"), _figure, inline=True),
+    Marker("pilot-results", re.compile(r"<!--\s*pilot-results\s*-->"), _pilot_results),
+    Marker("memory-accuracy", re.compile(r"<!--\s*memory-accuracy\s*-->"), _memory_accuracy),
+    Marker("calculator", re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->"), _calculator),
+)
+BY_NAME = {marker.name: marker for marker in MARKERS}
+
+
+def arguments(html: str, name: str) -> list[str]:
+    """The arguments of every occurrence of one marker, e.g. the calculators a page places."""
+    return BY_NAME[name].pattern.findall(html)
+
+
+def block_key(line: str) -> str | None:
+    """The key of the block marker that makes up `line` by itself, if any."""
+    for marker in MARKERS:
+        if not marker.inline and (match := marker.pattern.fullmatch(line.strip())):
+            return marker.key(match)
+    return None
+
+
+def figure_names(line: str) -> list[str]:
+    """The arguments of the inline markers in `line`."""
+    return [match[1] for marker in MARKERS if marker.inline for match in marker.pattern.finditer(line)]
+
+
+def embed(html: str, ctx: PageContext) -> str:
+    """Every marker in a page's HTML replaced by what its renderer makes."""
+    for marker in MARKERS:
+        html = marker.pattern.sub(lambda match, marker=marker: marker.render(match, ctx), html)
+    return html

@@ -1,0 +1,82 @@
+"""calcui.worker, the Python the browser worker calls, in CPython and (slow tier) in Pyodide under Node."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+import calcui
+from calcui import results, worker
+from guidebuild.assets import build_wheels
+from guidebuild.locale_pack import locale_pack
+from tests.conftest import ROOT
+
+PACK = locale_pack("ar", ROOT / "locales")
+SAMPLE = (ROOT / "results" / "sample-cpu.json").read_bytes()
+
+
+@pytest.fixture
+def started(monkeypatch):
+    monkeypatch.setattr(worker, "_PACK", None)
+    worker.start("calculators calcui", json.dumps(PACK))
+    return worker
+
+
+def test_a_message_before_start_is_refused(monkeypatch):
+    monkeypatch.setattr(worker, "_PACK", None)
+    with pytest.raises(RuntimeError, match=r"start\(\) must run before the first message"):
+        worker.render("memory", "{}")
+
+
+def test_start_imports_each_module_named(monkeypatch):
+    monkeypatch.setattr(worker, "_PACK", None)
+    with pytest.raises(ModuleNotFoundError, match="no_such_calculators"):
+        worker.start("calculators no_such_calculators", json.dumps(PACK))
+
+
+def test_render_answers_as_the_build_does(started):
+    inputs = {"micro_batch": "8", "method": "full"}
+    assert json.loads(started.render("memory", json.dumps(inputs))) == json.loads(json.dumps(calcui.render("memory", inputs, PACK)))
+    bad = json.loads(started.render("memory", json.dumps({"micro_batch": "-3"})))
+    assert not bad["ok"] and bad["errors"][0]["field"] == "micro_batch"
+
+
+def test_import_takes_the_files_bytes(started):
+    out = json.loads(started.import_result("cost", memoryview(SAMPLE)))
+    assert out == json.loads(json.dumps(results.import_result("cost", SAMPLE, PACK)))
+    assert out["ok"] and out["inputs"]["throughput_per_gpu"] > 0
+
+
+NODE = """
+import { readFileSync } from "node:fs";
+import { loadPyodide } from "pyodide";
+const [wheel, pack, sample] = process.argv.slice(2);
+const py = await loadPyodide();
+py.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: py.runPython("import site; site.getsitepackages()[0]") });
+const worker = py.pyimport("calcui.worker");
+worker.start("calculators calcui", readFileSync(pack, "utf8"));
+console.log(worker.render("memory", JSON.stringify({ micro_batch: "8", method: "full" })));
+console.log(worker.import_result("cost", new Uint8Array(readFileSync(sample))));
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
+                    reason="needs Node and node_modules/pyodide (make setup)")
+def test_pyodide_calls_it_as_the_worker_script_does(tmp_path):
+    wheel = build_wheels([ROOT], tmp_path / "wheel")[0]
+    (tmp_path / "pack.json").write_text(json.dumps(PACK), encoding="utf-8")
+    script = ROOT / "tests" / "calcui" / f".worker-{tmp_path.name}.mjs"  # beside node_modules, so `pyodide` resolves
+    script.write_text(NODE, encoding="utf-8")
+    try:
+        run = subprocess.run(["node", str(script), str(wheel), str(tmp_path / "pack.json"), str(ROOT / "results" / "sample-cpu.json")],
+                             cwd=ROOT, capture_output=True, text=True, timeout=600)
+    finally:
+        script.unlink()
+    assert run.returncode == 0, run.stderr[-2000:]
+    rendered, imported = run.stdout.splitlines()
+    assert rendered == json.dumps(calcui.render("memory", {"micro_batch": "8", "method": "full"}, PACK))
+    assert imported == json.dumps(results.import_result("cost", SAMPLE, PACK))

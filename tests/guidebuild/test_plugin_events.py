@@ -1,0 +1,63 @@
+"""Plugin events, called directly: no build."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import pytest
+from mkdocs.exceptions import PluginError
+
+from guidebuild import assets
+from guidebuild.plugin import GuidePlugin
+from tests.conftest import ROOT
+
+
+def plugin(**options) -> GuidePlugin:
+    guide = GuidePlugin()
+    errors, warnings = guide.load_config(options)
+    assert not errors and not warnings
+    return guide
+
+
+def theme(*dirs) -> SimpleNamespace:
+    return SimpleNamespace(theme=SimpleNamespace(dirs=[str(d) for d in dirs]))
+
+
+def test_on_env_gives_the_templates_materials_own_search_worker():
+    import material
+
+    templates = Path(material.__file__).parent / "templates"
+    env = plugin().on_env(jinja2.Environment(), config=theme(ROOT / "overrides", templates), files=None)
+    worker = env.globals["guide_search_worker"]
+    assert re.fullmatch(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js", worker)
+    assert (templates / worker).is_file()
+
+
+def test_the_override_names_no_hashed_worker():
+    assert not re.search(r"workers/search\.[0-9a-f]+", (ROOT / "overrides" / "main.html").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("names", [[], ["search.1111.min.js", "search.2222.min.js"]])
+def test_no_worker_or_two_stop_the_build(tmp_path, names):
+    workers = tmp_path / "assets" / "javascripts" / "workers"
+    workers.mkdir(parents=True)
+    for name in names:
+        (workers / name).write_text("", encoding="utf-8")
+    with pytest.raises(PluginError, match=r"Expected one assets/javascripts/workers/search\.\*\.min\.js"):
+        assets.material_search_worker([str(tmp_path)])
+
+
+def test_a_worker_renamed_by_a_new_material_release_is_found(tmp_path):
+    workers = tmp_path / "assets" / "javascripts" / "workers"
+    workers.mkdir(parents=True)
+    (workers / "search.0badc0de.min.js").write_text("", encoding="utf-8")
+    assert assets.material_search_worker([str(tmp_path)]) == "assets/javascripts/workers/search.0badc0de.min.js"
+
+
+def test_a_disabled_plugin_leaves_the_environment_alone():
+    env = jinja2.Environment()
+    plugin(enabled=False).on_env(env, config=theme(), files=None)
+    assert "guide_search_worker" not in env.globals
