@@ -223,3 +223,11 @@ def test_more_cards_never_cheaper_per_output_than_one_card_at_full_scaling(input
     inputs = {**inputs, "failures_per_100h": failures, "scaling_efficiency": 1.0, "internode_efficiency": 1.0}
     one = _per_output({**inputs, "cards": 1})
     assert _per_output({**inputs, "cards": cards}) >= one * (1 - 1e-9)
+
+
+def test_a_plan_covers_needs_past_float_precision():
+    """Found by Hypothesis: at 2.4e17 hours the count of the cheapest term was a float division,
+    which rounded down and booked fewer hours than needed."""
+    need = 2.4349014665455427e17
+    plan = cheapest_plan(need, [("1d", 24, 60.0), ("1w", 168, 400.0), ("1m", 720, 1500.0), ("3m", 2160, 4000.0)])
+    assert plan["hours"] >= need
