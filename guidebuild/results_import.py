@@ -4,10 +4,35 @@ when a reader picks a file on a calculator page."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from calcui import Translator, results
 from mkdocs.exceptions import PluginError
+
+
+def _read(path: Path) -> tuple[bytes | None, str | None]:
+    """The file's bytes, or why not: size and kind are checked before reading (a symlink to
+    /dev/zero or a folder named x.json must not be read), and never more than the limit is read."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "not a regular file (a folder, device or pipe): remove it or rename it"
+        if info.st_size > results.MAX_BYTES:
+            return None, f"larger than a result file can be ({info.st_size} bytes; at most {results.MAX_BYTES})"
+        with open(path, "rb") as f:
+            data = f.read(results.MAX_BYTES + 1)  # a file that grew since stat is refused by parse
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    return data, None
+
+
+def _safe(text: str) -> str:
+    """A name or message as one log line: control and bidi characters escaped, so a file name
+    cannot start a new line of its own or reverse the text around it."""
+    return "".join(ch if ch.isprintable() and not 0x202A <= ord(ch) <= 0x202E and not 0x2066 <= ord(ch) <= 0x2069
+                   else ascii(ch)[1:-1] for ch in text)
 
 
 def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
@@ -16,10 +41,14 @@ def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
     runs, lines = [], []
     english = Translator({"locale": "en", "messages": {}})
     for path in sorted(results_dir.rglob("*.json")):  # subfolders too, e.g. results/gpu/ from gpu_pilot.sh
-        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-        data, problems = results.parse(path.read_bytes())
+        name = _safe(path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path))
+        raw, why = _read(path)
+        if why:
+            lines.append(f"{name}: {why}")
+            continue
+        data, problems = results.parse(raw)
         for problem in problems:
-            lines.append(f"{name}: {results.problem_message(problem, english)}")
+            lines.append(f"{name}: {_safe(results.problem_message(problem, english))}")
         if not problems:
             runs.append((path.relative_to(results_dir).as_posix(), data))
     if lines:

@@ -42,6 +42,7 @@ EXPECTED = {
     "encoding": N_("UTF-8 text (invalid byte at offset {offset})"),
     "json_syntax": N_("valid JSON (error at line {line}, column {column})"),
     "non_finite": N_("a finite number, not {literal}"),
+    "surrogate": N_("text without a lone surrogate escape (\\ud800–\\udfff)"),
     "too_deep": N_("at most {limit} levels of nesting"),
     "schema_version": N_("schema version {supported}"),
     "too_many": N_("fewer problems ({count} more not listed)"),

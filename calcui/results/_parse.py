@@ -18,6 +18,7 @@ MAX_DEPTH = 32      # the schema nests 6 levels; deeper is junk, refused before 
 MAX_PROBLEMS = 50   # a file of 100,000 unknown keys gets 50 lines and a count
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _BRACKET = re.compile(r"[\[\]{}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate escape: valid JSON, but no UTF-8 text can hold it
 
 
 class _NonFinite:
@@ -82,18 +83,25 @@ def _parse_int(text: str):
     return int(text) if len(text.lstrip("-")) <= 308 else _NonFinite(text)
 
 
-def _non_finite(data) -> list[dict]:
-    """Where the stand-ins sit. Iterative (the browser's stack is small); pointers are built only
-    for containers and finds, since a 5 MB file can hold millions of plain numbers."""
+def _unrepresentable(data) -> list[dict]:
+    """Where the stand-ins and the lone surrogates sit (a page could not be written with them).
+    Iterative (the browser's stack is small); pointers are built only for containers and finds,
+    since a 5 MB file can hold millions of plain numbers."""
     found, stack = [], [("", data)]
     while stack:
         ptr, node = stack.pop()
         if isinstance(node, _NonFinite):
             found.append(problem(ptr, "non_finite", literal=node.literal))
             continue
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                found.append(problem(ptr, "surrogate"))
+            continue
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, value in items:
-            if isinstance(value, (dict, list, _NonFinite)):
+            if isinstance(key, str) and _SURROGATE.search(key):
+                found.append(problem(ptr, "surrogate"))
+            if isinstance(value, (dict, list, _NonFinite)) or (isinstance(value, str) and _SURROGATE.search(value)):
                 stack.append((pointer_join(ptr, key), value))
     return found
 
@@ -128,7 +136,7 @@ def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, l
         return None, [problem("", "json_syntax", line=exc.lineno, column=exc.colno)]
     except (RecursionError, ValueError):
         return None, [problem("", "too_deep", limit=MAX_DEPTH)]
-    bad = _non_finite(data)
+    bad = _unrepresentable(data)
     if bad:
         return None, _finish(bad)
     if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():

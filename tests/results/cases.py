@@ -42,6 +42,7 @@ CASES = [
     ("bad-date.json", "/created", "format"),
     ("script-in-hash.json", "/model/config_hash", "pattern"),
     ("long-label.json", "/label", "maxLength"),
+    ("lone-surrogate.json", "/label", "surrogate"),
     ("script-as-key.json", "/<script>alert(1)<~1script>", "additionalProperties"),
     ("duplicate-lora-targets.json", "/config/train/lora_targets", "uniqueItems"),
     ("many-unknown-keys.json", "/unknown_0000", "additionalProperties"),

@@ -93,6 +93,7 @@ def files() -> dict[str, bytes]:
         "bad-date.json": _set("created", "javascript:alert(1)"),
         "script-in-hash.json": _set("model/config_hash", "<script>alert(1)</script>"),
         "long-label.json": _set("label", "<script>alert(1)</script>" * 9),
+        "lone-surrogate.json": _literal("label", '"run \\ud800"'),  # valid JSON; no UTF-8 page can hold it
         "script-as-key.json": _edit(lambda d: d.update({"<script>alert(1)</script>": "javascript:alert(1)"})),
         "duplicate-lora-targets.json": _set("config/train/lora_targets", ["q", "q"]),
         "many-unknown-keys.json": _edit(lambda d: d.update({f"unknown_{i:04d}": "<b>x</b>" for i in range(5000)})),
