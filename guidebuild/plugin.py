@@ -23,8 +23,9 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, html_rewrite, locales, markers, offline, results_import, search_split, sitemap, translation_status,
+    assets, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
 )
+from .i18n import status as translation_status
 from .config import GuideConfig
 from .locale_pack import locale_pack
 from .partials_env import partials_env
