@@ -63,7 +63,7 @@ benchmarks/lighthouse/node_modules/.installed: benchmarks/lighthouse/package.jso
 	touch $@
 
 i18n: setup-site
-	$(PY) -m guidebuild.i18n_cli update
+	$(PY) -m guidebuild.i18n update
 
 clean:
 	rm -rf site .tmp test-artifacts

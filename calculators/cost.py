@@ -23,7 +23,7 @@ from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
-from ._memory_model import unsharded
+from ._memory_formulas import unsharded
 
 NAME = "cost"
 TITLE = N_("Fixed-term rental cost")

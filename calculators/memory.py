@@ -1,6 +1,6 @@
 """The memory calculator: training memory per GPU by component, and which GPUs fit.
 
-Formulas and their sources are documented in ``_memory_model`` (ZeRO for model
+Formulas and their sources are documented in ``_memory_formulas`` (ZeRO for model
 states, Korthikanti et al. 2022 adapted for activations, QLoRA for NF4) and
 ``_architecture`` (parameter and LoRA counts).
 """
@@ -15,7 +15,7 @@ from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
 from ._inputs import Choice, Input
-from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsharded
+from ._memory_formulas import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsharded
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")

@@ -70,7 +70,7 @@ def tensor_peak(config: dict, device_type: str, strategy: str = "none", world: i
     import dataclasses
 
     from . import memory
-    from ._memory_model import unsharded
+    from ._memory_formulas import unsharded
     from ._registry import compute
 
     inputs = {**memory_inputs(config, device_type, strategy, world, micro_batch), **TENSORS_ONLY}

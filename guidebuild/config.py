@@ -1,21 +1,63 @@
-"""Options of the `guide` MkDocs plugin (mkdocs.yml → plugins → guide)."""
+"""Options of the `guide` MkDocs plugin (mkdocs.yml → plugins → guide).
+
+Each option is checked when MkDocs loads the configuration, before anything is built, so a wrong folder
+or module stops the build at once with MkDocs' "Plugin 'guide' option '<name>': ..." line.
+"""
+
+import importlib.util
+import os
 
 from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
+from mkdocs.config.base import Config, ValidationError
+
+
+class _Folder(c.Dir):
+    """An existing folder, relative to mkdocs.yml; `hint` says how to get one when it is missing."""
+
+    def __init__(self, hint: str = "", needs: str = "", **kwargs):
+        super().__init__(exists=True, **kwargs)
+        self.hint, self.needs = hint, needs
+
+    def run_validation(self, value: object) -> str:
+        try:
+            path = super().run_validation(value)
+        except ValidationError as error:
+            raise ValidationError(f"{error}{self.hint}") from None
+        if self.needs and not os.path.isfile(os.path.join(path, self.needs)):
+            raise ValidationError(f"The folder '{path}' has no {self.needs}; expected a Python project folder such as '.'")
+        return path
+
+
+class _Module(c.Type):
+    """The name of a module the build's Python can import."""
+
+    def __init__(self, **kwargs):
+        super().__init__(str, **kwargs)
+
+    def run_validation(self, value: object) -> str:
+        value = super().run_validation(value)
+        try:
+            found = importlib.util.find_spec(value) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise ValidationError(f"No module named '{value}' on the build's Python path; expected an importable "
+                                  "module such as 'toycalc' (add its folder to PYTHONPATH or install it)")
+        return value
 
 
 class GuideConfig(Config):
     enabled = c.Type(bool, default=True)
     # Folder of the gettext catalogs (messages.pot, <lang>/LC_MESSAGES/messages.po), relative to mkdocs.yml.
-    locales_dir = c.Type(str, default="locales")
+    locales_dir = _Folder(default="locales")
     # npm's copy of Pyodide, relative to mkdocs.yml; the build copies the runtime files out of it once.
-    pyodide_dir = c.Type(str, default="node_modules/pyodide")
+    pyodide_dir = _Folder(default="node_modules/pyodide", hint=" Run `npm ci` (or `make setup`) to install Pyodide.")
     # Project folders packed as pure-Python wheels for the browser; "." is this project
     # (calculators + calcui). Another folder adds a package that brings its own calculators.
-    packages = c.ListOfItems(c.Type(str), default=["."])
+    packages = c.ListOfItems(_Folder(needs="pyproject.toml"), default=["."])
     # Modules imported (in the build and in the browser) that register extra calculators.
-    calculator_modules = c.ListOfItems(c.Type(str), default=[])
-    # Folder of pilot result files that the results page imports, relative to mkdocs.yml.
+    calculator_modules = c.ListOfItems(_Module(), default=[])
+    # Folder of pilot result files that the results page imports, relative to mkdocs.yml (none there: no runs).
     results_dir = c.Type(str, default="results")
     # The memory accuracy matrix that `python -m benchmarks.memory_accuracy` writes, relative to mkdocs.yml.
     accuracy_file = c.Type(str, default="benchmarks/results/memory_accuracy.json")

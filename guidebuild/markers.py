@@ -1,7 +1,7 @@
 """The build markers: the one table of the HTML comments a page may carry for the build to replace.
 
 Each marker has a name, one pattern (the same in the Markdown and in the rendered HTML) and a renderer.
-The plugin replaces markers through `embed`; the page-skeleton check (`i18n_structure`) counts them
+The plugin replaces markers through `embed`; the page-skeleton check (`i18n.structure`) counts them
 through `block_keys` and `figure_names`. A marker added here is therefore both rendered and checked:
 a translation that loses it fails `guide-i18n status --strict` and the build.
 """

@@ -23,8 +23,9 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, html_rewrite, locales, markers, offline, results_import, search_split, sitemap, translation_status,
+    assets, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
 )
+from .i18n import status as translation_status
 from .config import GuideConfig
 from .locale_pack import locale_pack
 from .partials_env import partials_env
@@ -42,15 +43,20 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             raise PluginError("The 'guide' plugin needs mkdocs-static-i18n: add 'i18n' before 'guide' in plugins.")
         self._i18n = i18n
         self.root = Path(config.config_file_path).parent
-        if not hasattr(self, "pages"):
-            # Kept across the nested builds: locale -> {page url: {locale: absolute url}}.
-            self.pages: dict[str, dict[str, dict[str, str]]] = {}
-            self.default_404: str | None = None
-            self.wheels: list[Path] | None = None
-            for module in self.config.calculator_modules:
-                importlib.import_module(module)  # registers its calculators
-            self.packs: dict[str, dict] = {}
+        if not i18n.building:
+            # The outer build (`mkdocs build`, or each rebuild of `mkdocs serve`) starts afresh; the nested
+            # builds of the other locales that static-i18n runs from it add to what it starts.
+            self._start_build()
         self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir)
+
+    def _start_build(self) -> None:
+        # Kept across the nested builds: locale -> {page url: {locale: absolute url}}.
+        self.pages: dict[str, dict[str, dict[str, str]]] = {}
+        self.default_404: str | None = None
+        self.wheels: list[Path] | None = None
+        self.packs: dict[str, dict] = {}
+        for module in self.config.calculator_modules:
+            importlib.import_module(module)  # registers its calculators
 
     # -- helpers -------------------------------------------------------------------------------
     @property

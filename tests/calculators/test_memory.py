@@ -5,7 +5,7 @@ from calc_checks import ok_result
 
 from calculators import compute
 from calculators._architecture import Architecture
-from calculators._memory_model import quantized_bytes
+from calculators._memory_formulas import quantized_bytes
 
 LLAMA8B = 8030261248
 NO_OVERHEAD = {"framework_gb": 0, "fragmentation": 0}

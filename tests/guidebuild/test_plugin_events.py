@@ -61,3 +61,32 @@ def test_a_disabled_plugin_leaves_the_environment_alone():
     env = jinja2.Environment()
     plugin(enabled=False).on_env(env, config=theme(), files=None)
     assert "guide_search_worker" not in env.globals
+
+
+@pytest.mark.parametrize(("options", "option", "message"), [
+    ({"locales_dir": "no-such-folder"}, "locales_dir", r"no-such-folder' isn't an existing directory"),
+    ({"pyodide_dir": "no-such-folder"}, "pyodide_dir", r"isn't an existing directory\. Run `npm ci`"),
+    ({"packages": [".", "docs"]}, "packages", r"docs' has no pyproject\.toml"),
+    ({"calculator_modules": ["no_such_module"]}, "calculator_modules", r"No module named 'no_such_module'"),
+])
+def test_a_bad_option_is_refused_by_name_before_the_build(options, option, message):
+    """Folders must exist (a package folder holds a pyproject.toml); calculator modules must import."""
+    errors, _ = GuidePlugin().load_config(options, str(ROOT / "mkdocs.yml"))
+    assert [name for name, _ in errors] == [option]
+    assert re.search(message, str(errors[0][1]))
+
+
+def test_each_outer_build_starts_afresh_and_the_nested_builds_add_to_it():
+    """`mkdocs serve` may rebuild with the same plugin: a page removed since must leave the sitemap."""
+    guide = plugin()
+    i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
+    config = SimpleNamespace(plugins={"i18n": i18n}, config_file_path=str(ROOT / "mkdocs.yml"))
+    guide.on_config(config)
+    guide.pages["es"] = {"removed/": {"es": "http://x/removed/"}}
+    guide.default_404 = "<html>old</html>"
+    i18n.building, i18n.current_language = True, "ja"  # static-i18n's nested build of another locale
+    guide.on_config(config)
+    assert guide.pages == {"es": {"removed/": {"es": "http://x/removed/"}}} and set(guide.packs) == {"es", "ja"}
+    i18n.building, i18n.current_language = False, "es"  # the next build
+    guide.on_config(config)
+    assert guide.pages == {} and guide.default_404 is None and set(guide.packs) == {"es"}

@@ -13,7 +13,7 @@ from mkdocs.exceptions import PluginError
 
 import calculators
 from guidebuild import markers
-from guidebuild.i18n_structure import differences, parse
+from guidebuild.i18n.structure import differences, parse
 from guidebuild.locale_pack import locale_pack
 from tests.conftest import ROOT
 

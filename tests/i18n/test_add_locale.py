@@ -12,7 +12,7 @@ import yaml
 from babel.messages.pofile import read_po
 from mkdocs.utils.yaml import yaml_load  # mkdocs.yml uses !ENV
 
-from guidebuild.i18n_locale import insert_language, language_block
+from guidebuild.i18n.locale import insert_language, language_block
 
 from .conftest import guide_i18n
 

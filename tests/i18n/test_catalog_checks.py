@@ -7,8 +7,8 @@ import itertools
 import pytest
 from babel.messages.pofile import read_po, write_po
 
-from guidebuild.i18n_catalog import injected_tags, placeholder_problem
-from guidebuild.translation_status import broken
+from guidebuild.i18n.catalog import injected_tags, placeholder_problem
+from guidebuild.i18n.status import broken
 
 from .conftest import guide_i18n
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from guidebuild import markers
-from guidebuild.i18n_structure import parse
+from guidebuild.i18n.structure import parse
 
 from .conftest import ROOT, guide_i18n
 

@@ -7,7 +7,7 @@ import pytest
 
 from calcui import Translator
 from guidebuild.locale_pack import locale_pack
-from guidebuild.translation_status import page_state, source_url
+from guidebuild.i18n.status import page_state, source_url
 
 from .conftest import ROOT
 

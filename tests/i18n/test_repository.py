@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from guidebuild import i18n_cli
-from guidebuild.translation_status import broken
+from guidebuild.i18n import cli as i18n_cli
+from guidebuild.i18n.status import broken
 
 from .conftest import ROOT
 

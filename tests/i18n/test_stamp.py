@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from guidebuild import i18n_sources
+from guidebuild.i18n import sources as i18n_sources
 
 from .conftest import PAGE_ES, guide_i18n
 

@@ -181,6 +181,10 @@ def test_service_worker_lists_every_page_and_the_runtime(built_site):
     assert any(p.endswith(".whl") for p in runtime)
     assert not any("pyodide" in p or p.endswith(".whl") for p in shell), "guide pages would download the runtime"
     assert re.search(r'const VERSION = "[0-9a-f]{16}";', script)
+    # A module a cached script imports (the calculators' shared message types) is cached with it.
+    imports = [(path, f"assets/javascripts/{module}") for path in shell if path.startswith("assets/javascripts/calculator")
+               for module in re.findall(r'^import .* from "\./([\w.-]+)";', (site / path).read_text(encoding="utf-8"), re.M)]
+    assert imports and all(module in shell for _, module in imports), imports
 
 
 @pytest.mark.parametrize("locale", LOCALES)

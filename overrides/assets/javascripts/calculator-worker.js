@@ -2,16 +2,7 @@
 // calculator. Every answer is produced by `calcui.render`, the same Python the build used for the
 // pre-rendered answer, so the page never formats a number or a message itself.
 
-const MessageType = Object.freeze({
-  INIT: "init",         // page -> worker: {pyodide, wheels, pack} absolute URLs; {modules} to import
-  COMPUTE: "compute",   // page -> worker: {id, name, inputs}
-  IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array)
-  IMPORTED: "imported", // worker -> page: {id, name, ok, errors, inputs, html, summary}
-  PROGRESS: "progress", // worker -> page: {stage}
-  READY: "ready",       // worker -> page
-  RESULT: "result",     // worker -> page: {id, name, computeMs, ok, html, summary, errors, response}
-  FAILED: "failed",     // worker -> page: {id?, message}
-});
+import { MessageType } from "./calculator-messages.js";
 
 let ready = null;   // resolves to the Python render function once Pyodide is up
 let render = null;

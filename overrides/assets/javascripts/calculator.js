@@ -2,10 +2,8 @@
 // answer, shows it, keeps the inputs in the URL and in the language switcher's links.
 // The form and every message come from the Python declarations; nothing here knows a field.
 
-const MessageType = Object.freeze({
-  INIT: "init", COMPUTE: "compute", IMPORT: "import",
-  PROGRESS: "progress", READY: "ready", RESULT: "result", IMPORTED: "imported", FAILED: "failed",
-});
+import { MessageType } from "./calculator-messages.js";
+
 const DEBOUNCE_MS = 120;
 
 /** The inputs of a form as the calculators' boundary takes them (strings, lists, "true"/"false"). */

@@ -18,12 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import i18n_catalog, i18n_sources, translation_status
-from .i18n_locale import add_locale
-from .i18n_project import Project
-from .i18n_structure import differences, parse
+from . import catalog as i18n_catalog, sources as i18n_sources, status as translation_status
+from .locale import add_locale
+from .project import Project
+from .structure import differences, parse
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def update(root: Path = ROOT) -> None:

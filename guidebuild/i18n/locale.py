@@ -17,8 +17,8 @@ import yaml
 from mkdocs.utils.yaml import yaml_load
 from babel import Locale, UnknownLocaleError
 
-from .i18n_catalog import pybabel
-from .i18n_project import Project
+from .catalog import pybabel
+from .project import Project
 
 LIST_ITEM = re.compile(r"^(\s*)-\s+locale:\s*")
 

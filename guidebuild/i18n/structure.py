@@ -3,6 +3,7 @@
 Heading anchors in order, and the number of tables, fenced code blocks, links, admonitions, content tabs
 and build markers (`guidebuild.markers`; computed figures in any order). Used by `guide-i18n status`, `guide-i18n stamp` and tests/test_docs_parity.py, so the
 editor's command and CI judge a translation by the same rules.
+Front matter and fenced blocks are read by `markdown`, the one scanner the i18n tools share.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from . import markers
+from .. import markers
+from .markdown import scan, split_front_matter
 
 # The content rules' range for a meta description, in display columns: a search result has room for about
 # as many full-width Japanese characters as half that many Latin letters, so wide characters count twice.
 DESCRIPTION_COLUMNS = (80, 160)
 
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 HEADING = re.compile(r"^\s{0,12}(#{1,6})\s+(.*?)\s*#*\s*$")
 ANCHOR = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
 ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s+([A-Za-z][\w-]*)")
@@ -27,7 +28,6 @@ CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 INLINE_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 LINK_DEFINITION = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
-FRONT_MATTER_FIELD = re.compile(r"^([A-Za-z_][\w-]*):\s*(.*?)\s*$")
 
 
 @dataclass
@@ -58,31 +58,10 @@ def display_columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
-def split_front_matter(text: str) -> tuple[dict[str, str], list[str]]:
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, lines
-    for end in range(1, len(lines)):
-        if lines[end].strip() == "---":
-            fields = {}
-            for line in lines[1:end]:
-                match = FRONT_MATTER_FIELD.match(line)
-                if match:
-                    fields[match[1]] = match[2].strip().strip("\"'")
-            return fields, lines[end + 1 :]
-    return {}, lines
-
-
 def is_table_rule(line: str) -> bool:
     """The delimiter row under a table header, e.g. `| --- | :---: |`."""
     stripped = line.strip()
     return "|" in stripped and "-" in stripped and set(stripped) <= set("|-: ")
-
-
-def closes_fence(line: str, fence: str) -> bool:
-    """A fence of the same kind, at least as long, with nothing after it, closes an open block."""
-    match = FENCE.match(line)
-    return bool(match and match[1][0] == fence[0] and len(match[1]) >= len(fence) and not line.strip()[len(match[1]) :].strip())
 
 
 def heading_of(line: str) -> tuple[int, str | None, str] | None:
@@ -97,17 +76,11 @@ def heading_of(line: str) -> tuple[int, str | None, str] | None:
 def parse(text: str) -> Skeleton:
     front_matter, lines = split_front_matter(text)
     page = Skeleton(front_matter=front_matter)
-    fence: str | None = None
     previous = ""
-    for line in lines:
-        if fence is not None:
-            # Inside a fenced block nothing counts, until a fence of the same kind at least as long closes it.
-            if closes_fence(line, fence):
-                fence = None
-            continue
-        if opening := FENCE.match(line):
-            fence = opening[1]
-            page.code_blocks += 1
+    for kind, line in scan(lines):
+        # Inside a fenced block nothing counts but the block itself.
+        page.code_blocks += kind == "open"
+        if kind != "text":
             continue
         if heading := heading_of(line):
             page.headings.append(heading)

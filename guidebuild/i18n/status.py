@@ -12,9 +12,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import i18n_catalog, i18n_sources
-from .i18n_project import Project
-from .i18n_structure import differences, parse
+from . import catalog as i18n_catalog, sources as i18n_sources
+from .project import Project
+from .structure import differences, parse
 
 # Problems that make a translation wrong (the build and `status` fail on them); the others say that a
 # translation is behind (`status --strict`, which CI runs, fails on them too).

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .i18n_structure import FENCE, closes_fence, heading_of, split_front_matter
+from .markdown import front_matter_end, scan, split_front_matter
+from .structure import heading_of
 
 HASH_KEY = "source_hash"
 HASH_LINE = re.compile(rf"^{HASH_KEY}:\s*['\"]?([0-9a-f]*)['\"]?\s*$")
@@ -38,17 +39,10 @@ def file_hash(path: Path) -> str:
     return content_hash(path.read_text(encoding="utf-8"))
 
 
-def _front_matter_end(lines: list[str]) -> int | None:
-    """Index of the line closing the front matter, or None when the page has none."""
-    if not lines or lines[0].strip() != "---":
-        return None
-    return next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-
-
 def recorded_hash(text: str) -> str | None:
     """The `source_hash` a translated page records, or None when it was never stamped."""
     lines = text.splitlines()
-    end = _front_matter_end(lines)
+    end = front_matter_end(lines)
     for line in lines[1:end] if end else ():
         if match := HASH_LINE.match(line.strip()):
             return match[1] or None
@@ -60,7 +54,7 @@ def with_hash(text: str, digest: str) -> str:
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines(keepends=True)
     stamp = f"{HASH_KEY}: {digest}{newline}"
-    end = _front_matter_end([line.rstrip("\r\n") for line in lines])
+    end = front_matter_end([line.rstrip("\r\n") for line in lines])
     if end is None:
         return f"---{newline}{stamp}---{newline}{newline}" + text
     for i in range(1, end):
@@ -118,25 +112,17 @@ def blocks(body: list[str]) -> list[Block]:
     pieces: list[Block] = []
     current: list[str] = []
     section = ""
-    fence: str | None = None
 
     def flush():
         if current:
             pieces.append(Block("\n".join(current), section))
             current.clear()
 
-    for line in body:
-        if fence is not None:
-            current.append(line)
-            if closes_fence(line, fence):
-                fence = None
-            continue
-        if opening := FENCE.match(line):
-            fence = opening[1]
-        elif not line.strip():
+    for kind, line in scan(body):
+        if kind == "text" and not line.strip():
             flush()
             continue
-        elif heading := heading_of(line):
+        if kind == "text" and (heading := heading_of(line)):
             flush()
             level, anchor, title = heading
             section = f"#{anchor}" if anchor else title
@@ -175,13 +161,9 @@ class SourceChange:
 
 
 def _heading_labels(body: list[str]) -> list[str]:
-    labels, fence = [], None
-    for line in body:
-        if fence is not None:
-            fence = None if closes_fence(line, fence) else fence
-        elif opening := FENCE.match(line):
-            fence = opening[1]
-        elif heading := heading_of(line):
+    labels = []
+    for kind, line in scan(body):
+        if kind == "text" and (heading := heading_of(line)):
             level, anchor, title = heading
             labels.append(f"{'#' * level} {title}" + (f" {{#{anchor}}}" if anchor else ""))
     return labels

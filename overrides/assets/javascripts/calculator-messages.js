@@ -1,0 +1,14 @@
+// The closed set of messages between a calculator page (calculator.js) and its worker
+// (calculator-worker.js), declared once: both import it. Each side switches on `type` and throws
+// TypeError on any other. The service worker precaches this file with the rest of assets/javascripts/.
+
+export const MessageType = Object.freeze({
+  INIT: "init",         // page -> worker: {pyodide, wheels, pack} absolute URLs; {modules} to import
+  COMPUTE: "compute",   // page -> worker: {id, name, inputs}
+  IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array)
+  IMPORTED: "imported", // worker -> page: {id, name, ok, errors, inputs, html, summary}
+  PROGRESS: "progress", // worker -> page: {stage}
+  READY: "ready",       // worker -> page
+  RESULT: "result",     // worker -> page: {id, name, computeMs, ok, html, summary, errors, response}
+  FAILED: "failed",     // worker -> page: {id?, message}
+});
