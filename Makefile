@@ -26,7 +26,7 @@ $(VENV)/.site: pyproject.toml
 
 # torch is pinned to the CPU build that lies on disk here; other versions download gigabytes.
 $(VENV)/.installed: $(VENV)/.site
-	$(PY) -m pip install --quiet torch==2.13.0 numpy
+	$(PY) -m pip install --quiet torch==2.13.0 numpy==2.4.6
 	$(PY) -m pip install --quiet -e ".[site,pilot,test]"
 	touch $@
 
