@@ -17,6 +17,13 @@ LINEARS = ("q", "k", "v", "o", "gate", "up", "down")
 FUSED = {"qkv": ("q", "k", "v"), "gate_up": ("gate", "up")}  # fused module -> the projections it holds
 
 
+def partly_targeted(targets) -> dict[str, tuple[str, ...]]:
+    """Fused module -> its projections, for each module that ``targets`` names only part of. peft adapts
+    whole modules, so the calculator and the pilot both refuse these (each in its own words)."""
+    names = set(targets)
+    return {module: parts for module, parts in FUSED.items() if 0 < len(names & set(parts)) < len(parts)}
+
+
 @dataclass(frozen=True)
 class Tensor:
     """``count`` identical tensors of shape (rows, cols); cols == 1 for vectors."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import _data
-from ._architecture import FUSED, LINEARS, Architecture
+from ._architecture import LINEARS, Architecture, partly_targeted
 from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_
@@ -161,9 +161,8 @@ def check(values: dict) -> list[dict]:
     if values["offload"] == "optimizer_params" and values["parallelism"] != "fsdp":
         errors.append(error("offload", "offload_needs_fsdp"))
     if values["method"] != "full" and values["fused_projections"]:
-        for names in FUSED.values():  # peft adapts a whole module, never part of one
-            if 0 < sum(n in values["lora_targets"] for n in names) < len(names):
-                errors.append(error("lora_targets", "fused_target_partial", modules=[n + "_proj" for n in names]))
+        for names in partly_targeted(values["lora_targets"]).values():
+            errors.append(error("lora_targets", "fused_target_partial", modules=[n + "_proj" for n in names]))
     return errors
 
 

@@ -146,17 +146,19 @@ def lora_modules(targets, fused: bool) -> list[str]:
     The supported families name their projections alike; Phi-3 fuses q, k and v into
     ``qkv_proj`` and gate and up into ``gate_up_proj``, which take an adapter only as a whole.
     """
-    from calculators._architecture import FUSED
+    from calculators._architecture import FUSED, partly_targeted
 
-    groups = FUSED if fused else {}
     names = set(targets)
-    for module, parts in groups.items():
-        chosen = names & set(parts)
-        if chosen and chosen != set(parts):
-            raise PilotSetupError(f"train.lora_targets: this model fuses {', '.join(parts)} into {module}_proj; "
-                                  f"target all of them or none (got {', '.join(sorted(chosen))})")
-        if chosen:
-            names = (names - chosen) | {module}
+    if not fused:
+        return sorted(f"{n}_proj" for n in names)
+    partial = partly_targeted(names)
+    if partial:
+        module, parts = next(iter(partial.items()))
+        raise PilotSetupError(f"train.lora_targets: this model fuses {', '.join(parts)} into {module}_proj; "
+                              f"target all of them or none (got {', '.join(sorted(names & set(parts)))})")
+    for module, parts in FUSED.items():
+        if names & set(parts):
+            names = (names - set(parts)) | {module}
     return sorted(f"{n}_proj" for n in names)
 
 

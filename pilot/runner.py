@@ -1,15 +1,13 @@
 """The pilot scenario: config in, PilotResult out.
 
-Warm-up steps are excluded from timing; on the CPU the live-tensor tracker runs over them (it
-costs time per operator), on GPUs the allocator's peak covers the whole run. Running out of
-memory ends the scenario with the status "does_not_fit" rather than a crash.
+The measured loop itself is `steps.measure`, shared with the scaling step. Running out of memory
+ends the scenario with the status "does_not_fit" rather than a crash.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import datetime as dt
-import gc
 import math
 import shutil
 import sys
@@ -25,47 +23,22 @@ from .checks import check_model
 from .config import PilotConfig
 from .data import load_tokens, tokens_hash
 from .errors import DeviceUnavailable, Diverged, Interrupted, NoSpace, PartialRun, describe, is_out_of_memory
-from .memory import DeviceSampler, LiveTensorTracker, process_rss_bytes
+from .memory import process_rss_bytes
 from .model import parameter_count
 from .progress import Progress
 from .report import (BatchSearch, BatchTrial, Checkpoint, Memory, ModelInfo, Outcome, Partial, PilotResult, Stats,
                      Timing)
+from .steps import Measured, Meters, limit_bytes, measure, peak_bytes, release, tracker_for
 from .trainer import Trainer, resolve_device, resolved
 
 STALL_FRACTION = 0.1  # a step "stalled" when it waited for data more than this share of its time
 CHECKPOINT_SPACE_MARGIN = 1.1  # torch.save's archive adds headers and alignment to the raw tensor bytes
 
 
-def _limit_bytes(cfg: PilotConfig) -> int:
-    return int(cfg.memory_limit_gb * 1e9)
-
-
-def _release(device: torch.device) -> None:
-    gc.collect()
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats(device)
-
-
 def _cap_device(cfg: PilotConfig, device: torch.device) -> None:
     if device.type == "cuda" and cfg.memory_limit_gb:
         total = torch.cuda.get_device_properties(device).total_memory
-        torch.cuda.set_per_process_memory_fraction(min(1.0, _limit_bytes(cfg) / total), device)
-
-
-def _tracker(cfg: PilotConfig, trainer: Trainer) -> LiveTensorTracker | None:
-    if trainer.device.type != "cpu":
-        return None
-    tracker = LiveTensorTracker(_limit_bytes(cfg))
-    tracker.ignore(trainer.tokens)  # the dataset is host data, not training memory
-    tracker.track(list(trainer.module.parameters()), list(trainer.module.buffers()))
-    return tracker
-
-
-def _peak(trainer: Trainer, tracker: LiveTensorTracker | None) -> int:
-    if tracker is not None:
-        return tracker.peak
-    return torch.cuda.max_memory_allocated(trainer.device)
+        torch.cuda.set_per_process_memory_fraction(min(1.0, limit_bytes(cfg) / total), device)
 
 
 def fits(cfg: PilotConfig, device: torch.device, tokens: torch.Tensor) -> tuple[bool, int | None]:
@@ -73,18 +46,18 @@ def fits(cfg: PilotConfig, device: torch.device, tokens: torch.Tensor) -> tuple[
     trainer = tracker = None
     try:
         trainer = Trainer(cfg, device, tokens=tokens)
-        tracker = _tracker(cfg, trainer)
+        tracker = tracker_for(cfg, trainer)
         with tracker or contextlib.nullcontext():
             trainer.step()
             trainer.step()
-        return True, _peak(trainer, tracker)
+        return True, peak_bytes(trainer, tracker)
     except (RuntimeError, torch.OutOfMemoryError) as exc:
         if not is_out_of_memory(exc):
             raise
         return False, None
     finally:
         del trainer, tracker
-        _release(device)
+        release(device)
 
 
 def search_micro_batch(cfg: PilotConfig, device: torch.device, tokens: torch.Tensor, show: bool = False) -> BatchSearch:
@@ -112,22 +85,10 @@ def search_micro_batch(cfg: PilotConfig, device: torch.device, tokens: torch.Ten
         else:
             hi = mid
     bar.close()
-    return BatchSearch(_limit_bytes(cfg) or None, trials, good or None)
+    return BatchSearch(limit_bytes(cfg) or None, trials, good or None)
 
 
-@dataclasses.dataclass
-class _Progress:
-    """What the run has measured so far; enough to write a partial result at any moment."""
-
-    stage: str = "setup"
-    steps_done: int = 0
-    times: list[float] = dataclasses.field(default_factory=list)
-    waits: list[float] = dataclasses.field(default_factory=list)
-    losses: list[float] = dataclasses.field(default_factory=list)
-    validation: tuple[float, float] | None = None  # (seconds, loss)
-
-
-def _timing(cfg: PilotConfig, done: _Progress) -> Timing | None:
+def _timing(cfg: PilotConfig, done: Measured) -> Timing | None:
     if not done.times:
         return None
     total_step = sum(done.times)
@@ -141,15 +102,15 @@ def _timing(cfg: PilotConfig, done: _Progress) -> Timing | None:
         validation_s=val_s, validation_loss=val_loss, warmup_steps=cfg.warmup_steps)
 
 
-def _memory(cfg: PilotConfig, trainer: Trainer, tracker, sampler: DeviceSampler) -> Memory:
+def _memory(cfg: PilotConfig, trainer: Trainer, meters: Meters) -> Memory:
     rss, rss_peak = process_rss_bytes()
-    on_gpu = trainer.device.type == "cuda"
+    on_gpu, sampler = trainer.device.type == "cuda", meters.sampler
     return Memory(
-        method="cuda_allocator" if on_gpu else "live_tensor_tracker", peak_tensor_bytes=_peak(trainer, tracker),
+        method="cuda_allocator" if on_gpu else "live_tensor_tracker", peak_tensor_bytes=peak_bytes(trainer, meters.tracker),
         reserved_bytes=torch.cuda.max_memory_reserved(trainer.device) if on_gpu else None,
         device_used_peak_bytes=sampler.peak_used if on_gpu else None,
         device_total_bytes=sampler.total if on_gpu else None,
-        rss_bytes=rss, rss_peak_bytes=rss_peak, limit_bytes=_limit_bytes(cfg) or None)
+        rss_bytes=rss, rss_peak_bytes=rss_peak, limit_bytes=limit_bytes(cfg) or None)
 
 
 def _check_checkpoint_space(cfg: PilotConfig, trainer: Trainer, workdir: Path) -> None:
@@ -176,34 +137,18 @@ def _checkpoint(trainer: Trainer, workdir: Path, result: PilotResult):
         return None
 
 
-def _measure(cfg: PilotConfig, trainer: Trainer, workdir: Path, show: bool, result: PilotResult, done: _Progress):
-    _release(trainer.device)
-    tracker = _tracker(cfg, trainer)
-    sampler = DeviceSampler(trainer.device)
-    bar = Progress(cfg.total_steps, "pilot", show)
+def _measure(cfg: PilotConfig, trainer: Trainer, workdir: Path, show: bool, result: PilotResult, done: Measured):
     reference = None
-    done.stage = "training"
-    for step in range(1, cfg.total_steps + 1):
-        in_warmup = step <= cfg.warmup_steps
-        with tracker if (tracker is not None and in_warmup) else contextlib.nullcontext():
-            loss, waited, seconds = trainer.step()
-        if not math.isfinite(loss):
-            bar.close()
-            raise Diverged(f"the loss became {loss} at step {step} (train.lr {cfg.train.lr:g}); "
-                           "lower the learning rate")
-        done.losses.append(loss)
-        done.steps_done = step
-        sampler.sample()
-        if not in_warmup:
-            done.times.append(seconds)
-            done.waits.append(waited)
+
+    def after_step(step: int, meters: Meters) -> None:
+        nonlocal reference
         if step == cfg.warmup_steps:
-            result.memory = _memory(cfg, trainer, tracker, sampler)  # the CPU peak is final after warm-up
+            result.memory = _memory(cfg, trainer, meters)  # the CPU peak is final after warm-up
         if cfg.restore_check and step == cfg.checkpoint_step:
             reference = _checkpoint(trainer, workdir, result)
-        bar.update(loss=f"{loss:.4f}", s=f"{seconds:.3f}")
-    bar.close()
-    result.memory = _memory(cfg, trainer, tracker, sampler)
+
+    meters = measure(cfg, trainer, done, show=show, after_step=after_step)
+    result.memory = _memory(cfg, trainer, meters)
     done.stage = "validation"
     with _Stopwatch() as val:
         val_loss = trainer.validate(cfg.val_batches)
@@ -249,7 +194,7 @@ def workdir_for(workdir: Path | None, keep: bool = False):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _partial(result: PilotResult, exc: BaseException, done: _Progress) -> PilotResult:
+def _partial(result: PilotResult, exc: BaseException, done: Measured) -> PilotResult:
     if isinstance(exc, Diverged):
         reason = "diverged"
     elif isinstance(exc, (Interrupted, KeyboardInterrupt)):
@@ -267,7 +212,7 @@ def _does_not_fit(result: PilotResult, exc: BaseException, device: torch.device)
         raise exc
     result.outcome = Outcome("does_not_fit", str(exc).splitlines()[0][:500])
     result.timing = result.memory = result.checkpoint = None
-    _release(device)
+    release(device)
     return result
 
 
@@ -295,7 +240,7 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
-    done = _Progress()
+    done = Measured()
     result = new_result("run", cfg, device, tokens)
     with workdir_for(workdir, keep_workdir) as workdir:
         _cap_device(cfg, device)
@@ -308,7 +253,7 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
         try:
             if cfg.find_max_batch:
                 del trainer
-                _release(device)
+                release(device)
                 done.stage = "batch_search"
                 result.batch_search = search_micro_batch(cfg, device, tokens, show_progress)
                 if result.batch_search.largest_fitting is None:
@@ -324,7 +269,7 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
                 return _does_not_fit(result, exc, device)
             finally:
                 del trainer
-                _release(device)
+                release(device)
             result.losses = done.losses
             result.timing = _timing(cfg, done)
             result.estimate = estimate.compare(cfg, result.memory.peak_tensor_bytes, device.type)

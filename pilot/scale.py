@@ -7,7 +7,6 @@ efficiency is that throughput over N times the baseline's.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -21,11 +20,10 @@ from .checks import check_model
 from .config import PilotConfig
 from .data import load_tokens
 from .errors import Interrupted, PartialRun, TorchrunFailed, describe
-from .memory import LiveTensorTracker
 from .model import parameter_count
 from .processes import run_child
-from .progress import Progress
 from .report import Outcome, Partial, PilotResult, Scaling, ScaleRun, Stats
+from .steps import Measured, measure, peak_bytes
 from .trainer import Trainer, resolve_device, resolved
 
 STRATEGIES = ("ddp", "fsdp")
@@ -43,26 +41,11 @@ def split_batch(cfg: PilotConfig, world: int) -> tuple[int, int]:
                      f"by the {world} processes to keep the effective batch size")
 
 
-def measure(trainer: Trainer, cfg: PilotConfig, show: bool = False) -> tuple[list[float], int]:
-    """Warm-up (memory tracked on the CPU), then timed steps: (step seconds, peak tensor bytes)."""
-    tracker = None
-    if trainer.device.type == "cpu":
-        tracker = LiveTensorTracker()
-        tracker.ignore(trainer.tokens)
-        tracker.track([p.to_local() if hasattr(p, "to_local") else p for p in trainer.module.parameters()])
-    else:
-        torch.cuda.reset_peak_memory_stats(trainer.device)
-    times = []
-    bar = Progress(cfg.total_steps, "baseline", show)
-    for step in range(cfg.total_steps):
-        with tracker if tracker is not None and step < cfg.warmup_steps else contextlib.nullcontext():
-            _, _, seconds = trainer.step()
-        if step >= cfg.warmup_steps:
-            times.append(seconds)
-        bar.update()
-    bar.close()
-    peak = tracker.peak if tracker is not None else torch.cuda.max_memory_allocated(trainer.device)
-    return times, peak
+def measure_times(trainer: Trainer, cfg: PilotConfig, show: bool = False) -> tuple[list[float], int]:
+    """The pilot's measured loop: (timed step seconds, peak tensor bytes)."""
+    done = Measured()
+    meters = measure(cfg, trainer, done, title="baseline", show=show)
+    return done.times, peak_bytes(trainer, meters.tracker)
 
 
 def worker_main(config_json: Path, strategy: str, out: Path) -> int:
@@ -80,7 +63,7 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
         try:
             trainer = Trainer(cfg, device, rank=rank, world=world, strategy=strategy)
-            times, peak = measure(trainer, cfg)
+            times, peak = measure_times(trainer, cfg)
             # The step ends when the slowest rank ends; memory is reported for the fullest rank.
             t = torch.tensor(times, dtype=torch.float64)
             p = torch.tensor([peak], dtype=torch.float64)
@@ -195,7 +178,7 @@ def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True) 
     result.model.parameters, result.model.trainable_parameters = parameter_count(trainer.module)
     stage, steps = "training", 0
     try:
-        times, peak = measure(trainer, cfg, show_progress)
+        times, peak = measure_times(trainer, cfg, show_progress)
         del trainer
         steps = cfg.total_steps
         per_step = cfg.train.tokens_per_step

@@ -159,3 +159,21 @@ def test_fused_projections_get_one_adapter_each_and_the_calculators_count():
     inputs = memory_inputs(cfg.to_dict(), "cpu")
     assert inputs["fused_projections"] is True
     assert trainable == calculators.compute("memory", inputs)["result"]["lora_params"]
+
+
+@pytest.mark.parametrize("targets", [["q", "v"], ["q", "k", "v"], ["gate"], ["gate", "up", "down"], ["o"],
+                                     ["q", "k", "v", "gate"]])
+def test_the_calculator_and_the_pilot_refuse_the_same_fused_targets(targets):
+    import calculators
+    from calculators import hf_config
+    from pilot.hf_model import lora_modules
+
+    inputs, _ = hf_config.inputs_from_config(json.loads((CONFIGS / "phi3-tiny.json").read_text(encoding="utf-8")))
+    answer = calculators.compute("memory", {**inputs, "method": "lora", "lora_targets": targets})
+    calculator_refuses = any(e["code"] == "fused_target_partial" for e in answer.get("errors", []))
+    try:
+        lora_modules(targets, fused=True)
+        pilot_refuses = False
+    except PilotSetupError:
+        pilot_refuses = True
+    assert calculator_refuses == pilot_refuses == (targets in (["q", "v"], ["gate"], ["q", "k", "v", "gate"]))
