@@ -127,3 +127,20 @@ def test_the_workers_own_error_is_shown(tmp_path, monkeypatch):
     log.write_text("...\n" * 40 + "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n", encoding="utf-8")
     assert scale._worker_error(out, log) == ("rank 1: ValueError: run.steps must be an integer between 2 and "
                                              "1000000 (got 1)")
+
+
+def test_the_baseline_measures_memory_as_the_pilot_run_does():
+    """One measured loop: before, the baseline left out the model's buffers (the rotary inv_freq)."""
+    from pathlib import Path
+
+    from pilot.data import load_tokens
+    from pilot.runner import run
+    from pilot.trainer import Trainer, resolve_device, resolved
+
+    config = Path(__file__).parents[1] / "fixtures" / "hf-configs" / "llama-tiny.json"
+    cfg = resolved(tiny(model={"config_file": str(config)}, restore_check=False))
+    tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
+    trainer = Trainer(cfg, resolve_device(cfg.device), tokens=tokens)
+    assert any(True for _ in trainer.module.buffers())
+    _, baseline_peak = scale.measure_times(trainer, cfg)
+    assert baseline_peak == run(cfg, show_progress=False).memory.peak_tensor_bytes
