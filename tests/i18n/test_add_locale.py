@@ -30,7 +30,8 @@ def test_add_locale_scaffolds_catalog_folder_and_config(capsys, copy_of_project)
     assert code == 0, out
     assert "wrote locales/fr/LC_MESSAGES/messages.po" in out and "wrote mkdocs.yml" in out
 
-    # mkdocs.yml: one block inserted after the last language; every other line as it was.
+    # mkdocs.yml: one block inserted after the last language, and the locale declared in progress under the
+    # guide plugin's completeness; every other line as it was.
     after = config.read_text(encoding="utf-8")
     diff = list(difflib.ndiff(before.splitlines(), after.splitlines()))
     added = [line[2:] for line in diff if line.startswith("+ ")]
@@ -41,8 +42,9 @@ def test_add_locale_scaffolds_catalog_folder_and_config(capsys, copy_of_project)
         "          build: true",
         "          site_name: Guide des GPU pour l'ajustement fin",
         '          site_description: "Choisir : A100 ou H100 ?"',
+        "        fr: in progress",
     ]
-    assert after.replace("\n".join(added) + "\n", "") == before
+    assert after.replace("\n".join(added[:-1]) + "\n", "").replace(added[-1] + "\n", "") == before
     assert languages(copy_of_project)[-1] == {"locale": "fr", "name": "Français", "build": True,
                                              "site_name": "Guide des GPU pour l'ajustement fin",
                                              "site_description": "Choisir : A100 ou H100 ?"}
@@ -64,9 +66,12 @@ def test_add_locale_scaffolds_catalog_folder_and_config(capsys, copy_of_project)
 def test_add_locale_refuses_known_or_unknown_locales(capsys, copy_of_project):
     config = copy_of_project / "mkdocs.yml"
     before = config.read_text(encoding="utf-8")
-    assert guide_i18n(capsys, copy_of_project, "add-locale", "ja", "--name", "日本語") == (1, "add-locale: ja is already in mkdocs.yml\n")
+    assert guide_i18n(capsys, copy_of_project, "add-locale", "JA", "--name", "日本語") == (2, "guide-i18n add-locale: ja is already in mkdocs.yml\n")
     code, out = guide_i18n(capsys, copy_of_project, "add-locale", "zz-nope", "--name", "Nope")
-    assert code == 1 and "'zz-nope' is not a CLDR locale" in out
+    assert code == 2 and "'zz-nope': Material has no translation of its interface" in out
+    # Material translates its interface into Portuguese and Brazilian Portuguese, not into European Portuguese.
+    code, out = guide_i18n(capsys, copy_of_project, "add-locale", "pt_PT", "--name", "Português")
+    assert code == 2 and "'pt_PT': Material has no translation of its interface for this locale; it has pt, pt-BR" in out
     assert config.read_text(encoding="utf-8") == before
     assert not (copy_of_project / "locales" / "zz-nope").exists() and not (copy_of_project / "docs" / "zz-nope").exists()
 
