@@ -201,11 +201,12 @@ def template_problems(project: Project) -> list[Problem]:
 
 def locale_report(project: Project, locale: str, template=None) -> LocaleReport:
     report = LocaleReport(locale, source=locale == project.default_locale, policy=project.policy(locale))
+    report.pages = len(project.pages(project.default_locale))
     if report.source:
         report.problems = source_problems(project)
+        report.pages_current = report.pages - len({problem.where for problem in report.problems})
     else:
         report.problems, report.pages_current = page_problems(project, locale)
-        report.pages = len(project.pages(project.default_locale))
     report.problems += project_checks.config_problems(project, locale)
     catalog, report.strings, report.strings_translated = catalog_problems(project, locale, template)
     report.problems += catalog
