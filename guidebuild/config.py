@@ -10,6 +10,8 @@ import os
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config, ValidationError
 
+from .i18n.project import check_policy
+
 
 class _Folder(c.Dir):
     """An existing folder, relative to mkdocs.yml; `hint` says how to get one when it is missing."""
@@ -46,8 +48,21 @@ class _Module(c.Type):
         return value
 
 
+class _Completeness(c.OptionallyRequired):
+    """Locale -> `complete` or `in progress`, the translation policy `guide-i18n status` applies."""
+
+    def run_validation(self, value: object) -> dict[str, str]:
+        try:
+            return check_policy(value)
+        except ValueError as error:
+            raise ValidationError(str(error)) from None
+
+
 class GuideConfig(Config):
     enabled = c.Type(bool, default=True)
+    # Per translated locale: `complete` (missing or outdated pages and strings fail `guide-i18n status
+    # --strict`) or `in progress` (reported; readers get the notice). Read by guide-i18n (i18n/project.py).
+    completeness = _Completeness(default={})
     # Folder of the gettext catalogs (messages.pot, <lang>/LC_MESSAGES/messages.po), relative to mkdocs.yml.
     locales_dir = _Folder(default="locales")
     # npm's copy of Pyodide, relative to mkdocs.yml; the build copies the runtime files out of it once.

@@ -44,6 +44,22 @@ def set_root_language(html: str, lang: str, direction: str) -> str:
     return _HTML_TAG.sub(tag, html, count=1)
 
 
+# A fallback page's content is bracketed by these while the search plugin reads it (a wrapping element would
+# make Material index the H1 as a section of its own), and wrapped in its language once the page is rendered.
+_FALLBACK_OPEN, _FALLBACK_CLOSE = "<!--guide-fallback:", "<!--/guide-fallback-->"
+_FALLBACK = re.compile(re.escape(_FALLBACK_OPEN) + r'(?P<lang>[\w-]+) (?P<dir>rtl|ltr)-->(?P<body>.*?)' + re.escape(_FALLBACK_CLOSE), re.DOTALL)
+
+
+def mark_fallback(html: str, lang: str, direction: str) -> str:
+    """Brackets a page's content written in `lang` (a fallback page inside another locale's site)."""
+    return f"{_FALLBACK_OPEN}{lang} {direction}-->{html}{_FALLBACK_CLOSE}"
+
+
+def wrap_fallback(html: str) -> str:
+    """The bracketed content in an element that says its language and direction."""
+    return _FALLBACK.sub(lambda m: f'<div lang="{m["lang"]}" dir="{m["dir"]}">{m["body"]}</div>', html)
+
+
 def _inline_script_hashes(html: str) -> list[str]:
     hashes = []
     for match in _INLINE_SCRIPT.finditer(html):

@@ -9,21 +9,22 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from babel import Locale
 from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
+
+from .locales import babel_locale
 
 CURRENCY = "USD"  # the catalog's prices are in US dollars
 UNITS = {"gb": "digital-gigabyte", "hour": "duration-hour", "day": "duration-day", "second": "duration-second"}
 
 
 def number_data(locale: str) -> dict:
-    loc = Locale.parse(locale)
+    loc = babel_locale(locale)
     symbols = loc.number_symbols[loc.default_numbering_system] if "latn" not in loc.number_symbols else loc.number_symbols["latn"]
     decimal = parse_pattern(loc.decimal_formats[None])
     percent = parse_pattern(loc.percent_formats[None])
     currency = parse_pattern(loc.currency_formats["standard"])
-    symbol = get_currency_symbol(CURRENCY, locale)
+    symbol = get_currency_symbol(CURRENCY, loc)
     return {
         "decimal": symbols["decimal"],
         "group": symbols["group"],
@@ -41,7 +42,7 @@ def number_data(locale: str) -> dict:
 
 
 def unit_patterns(locale: str) -> dict[str, str]:
-    data = Locale.parse(locale)._data["unit_patterns"]
+    data = babel_locale(locale)._data["unit_patterns"]
     return {code: data[cldr]["short"]["other"] for code, cldr in UNITS.items()}
 
 
@@ -56,10 +57,14 @@ def catalog_messages(po_file: Path) -> dict[str, str]:
 
 @lru_cache(maxsize=None)
 def _cldr(locale: str) -> tuple[dict, dict, str]:
-    return number_data(locale), unit_patterns(locale), Locale.parse(locale).text_direction
+    return number_data(locale), unit_patterns(locale), babel_locale(locale).text_direction
 
 
-def locale_pack(locale: str, locales_dir: Path) -> dict:
+def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> dict:
+    """`fallback` is the source locale: a string this locale has not translated yet shows in Spanish,
+    like the untranslated pages, rather than as its English msgid."""
     numbers, units, direction = _cldr(locale)
     messages = catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
+    if fallback and fallback != locale:
+        messages = catalog_messages(locales_dir / fallback / "LC_MESSAGES" / "messages.po") | messages
     return {"locale": locale, "dir": direction, "numbers": numbers, "units": units, "messages": messages}

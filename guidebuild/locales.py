@@ -8,9 +8,15 @@ from babel import Locale
 
 
 @lru_cache(maxsize=None)
+def babel_locale(locale: str) -> Locale:
+    """CLDR's data for a configured locale code. The site spells codes as Material names its interface
+    translations (`pt-BR`, `zh-Hant`); Babel wants `pt_BR`."""
+    return Locale.parse(locale.replace("-", "_"))
+
+
 def text_direction(locale: str) -> str:
     """'rtl' or 'ltr', from CLDR rather than a hand-kept list."""
-    return Locale.parse(locale).text_direction
+    return babel_locale(locale).text_direction
 
 
 def absolute_url(site_url: str, page_url: str) -> str:

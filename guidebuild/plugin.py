@@ -42,12 +42,16 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if i18n is None:
             raise PluginError("The 'guide' plugin needs mkdocs-static-i18n: add 'i18n' before 'guide' in plugins.")
         self._i18n = i18n
+        # static-i18n drops a locale's search entries that equal the default locale's ("duplicates"):
+        # exactly the fallback pages, which a French reader must still find. The index is split per
+        # locale afterwards (search_split), so no locale's index holds another's pages anyway.
+        i18n.reconfigure_search_duplicates = lambda entries: None
         self.root = Path(config.config_file_path).parent
         if not i18n.building:
             # The outer build (`mkdocs build`, or each rebuild of `mkdocs serve`) starts afresh; the nested
             # builds of the other locales that static-i18n runs from it add to what it starts.
             self._start_build()
-        self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir)
+        self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir, self.default_locale)
 
     def _start_build(self) -> None:
         # Kept across the nested builds: locale -> {page url: {locale: absolute url}}.
@@ -115,7 +119,12 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             accuracy_file=self.root / self.config.accuracy_file, runtime=lambda: self._runtime_urls(page),
         )
         # Bare tables (Markdown's and the catalog's) scroll in focusable boxes; calcui's wrap themselves.
-        return html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))
+        html = html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))
+        state = translation_status.page_state(Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale)
+        if state["state"] == "fallback":
+            # The Spanish text served under /fr/: screen readers, hyphenation and fonts must read it as Spanish.
+            html = html_rewrite.mark_fallback(html, self.default_locale, locales.text_direction(self.default_locale))
+        return html
 
     def _runtime_urls(self, page: Page) -> dict[str, str]:
         def rel(path: str) -> str:
@@ -147,6 +156,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         return context
 
     def _finish_html(self, output: str) -> str:
+        output = html_rewrite.wrap_fallback(output)
         output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
         return html_rewrite.add_content_security_policy(output)
 

@@ -101,7 +101,7 @@ def test_own_problems_catch_missing_title_anchor_and_short_description():
     assert "no non-empty `title`" in problems
     assert "description is 5 columns wide" in problems
     assert "without an explicit {#anchor}: ['Page']" in problems
-    assert "anchors used twice: ['part']" in problems
+    assert "anchor #part used twice" in problems
 
 
 def test_description_width_counts_wide_characters_twice():

@@ -21,7 +21,8 @@ from babel.messages.pofile import read_po
 # prose would read as one).
 NAMED_PERCENT = re.compile(r"%\(\w+\)[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
 POSITIONAL_PERCENT = re.compile(r"%[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
-TAG = re.compile(r"<\s*/?\s*[A-Za-z][^<>]*>?")
+# A tag opens with "<" and a letter (or "</"), as HTML parses it: "{min} < x < {max}" is text, not a tag.
+TAG = re.compile(r"</?[A-Za-z][^<>]*>?")
 # Keywords that mark a UI string: N_ (Python declarations), _ (templates).
 KEYWORDS = ("N_", "_")
 

@@ -11,16 +11,63 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 
+import material
 import yaml
+from babel import UnknownLocaleError
 from mkdocs.utils.yaml import yaml_load
-from babel import Locale, UnknownLocaleError
 
+from ..locales import babel_locale
 from .catalog import pybabel
-from .project import Project
+from .project import Project, same_code
 
 LIST_ITEM = re.compile(r"^(\s*)-\s+locale:\s*")
+
+
+@lru_cache(maxsize=None)
+def material_languages() -> tuple[str, ...]:
+    """The codes Material translates its own interface into (search box, buttons), as it spells them."""
+    folder = Path(material.__file__).parent / "templates" / "partials" / "languages"
+    return tuple(sorted(path.stem for path in folder.glob("*.html")))
+
+
+def canonical_code(code: str) -> str:
+    """`code` as the site spells it (Material's spelling: `pt_BR` and `pt-br` are `pt-BR`), once both
+    Material and CLDR (Babel) are known to support it; ValueError with what is available otherwise."""
+    known = material_languages()
+    found = next((name for name in known if same_code(name, code)), None)
+    if found is None:
+        language = re.split(r"[-_]", code)[0].lower()
+        near = [name for name in known if re.split(r"[-_]", name)[0].lower() == language]
+        hint = f"; it has {', '.join(near)}" if near else "; see material/templates/partials/languages/ for the list"
+        raise ValueError(f"{code!r}: Material has no translation of its interface for this locale{hint}")
+    try:
+        babel_locale(found)  # the build formats numbers and picks the text direction from CLDR
+    except (UnknownLocaleError, ValueError) as error:
+        raise ValueError(f"{code!r} is not a CLDR locale that Babel knows: {error}") from error
+    return found
+
+
+def insert_policy(text: str, locale: str, policy: str = "in progress") -> str:
+    """mkdocs.yml's text with `locale: policy` after the last entry of the guide plugin's `completeness`;
+    unchanged when there is no such mapping (the locale then counts as in progress, and status says so)."""
+    lines = text.splitlines(keepends=True)
+    header = next((i for i, line in enumerate(lines) if re.match(r"^\s*completeness:\s*(#.*)?$", line)), None)
+    if header is None:
+        return text
+    key_indent = len(lines[header]) - len(lines[header].lstrip())
+    last, entry_indent = header, " " * (key_indent + 2)
+    for i in range(header + 1, len(lines)):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        if indent <= key_indent:
+            break
+        last, entry_indent = i, lines[i][:indent]
+    return "".join(lines[: last + 1] + [f"{entry_indent}{_scalar(locale)}: {policy}\n"] + lines[last + 1 :])
 
 
 def _scalar(value: str) -> str:
@@ -67,19 +114,18 @@ def insert_language(text: str, block_for) -> str:
     return "".join(lines[: last + 1] + block_for(item_indent) + lines[last + 1 :])
 
 
-def add_locale(root: Path, locale: str, name: str, site_name: str | None = None, site_description: str | None = None) -> list[Path]:
-    """Scaffolds `locale`; returns the paths it created or changed. Raises ValueError, touching nothing,
-    when the locale is unknown to CLDR or already configured."""
+def add_locale(root: Path, code: str, name: str, site_name: str | None = None, site_description: str | None = None) -> tuple[str, list[Path]]:
+    """Scaffolds the locale `code` names, declared `in progress`; returns (its code as the site spells it,
+    the paths it created or changed). Raises ValueError, touching nothing, when Material or CLDR does
+    not know the locale or it is already configured."""
     project = Project(Path(root))
-    try:
-        Locale.parse(locale)  # the build formats numbers and picks the text direction from CLDR
-    except (UnknownLocaleError, ValueError) as error:
-        raise ValueError(f"{locale!r} is not a CLDR locale: {error}") from error
-    if locale in project.locales:
+    locale = canonical_code(code)
+    if any(same_code(locale, known) for known in project.locales):
         raise ValueError(f"{locale} is already in mkdocs.yml")
     config_path = project.root / "mkdocs.yml"
     text = config_path.read_text(encoding="utf-8")
     new_text = insert_language(text, lambda indent: language_block(indent, locale, name, site_name, site_description))
+    new_text = insert_policy(new_text, locale)
     check = yaml_load(new_text)  # MkDocs' loader, as Project.config reads it
     languages = next(p["i18n"]["languages"] for p in check["plugins"] if isinstance(p, dict) and "i18n" in p)
     if [lang["locale"] for lang in languages] != [*project.locales, locale] or languages[-1]["name"] != name:
@@ -88,12 +134,14 @@ def add_locale(root: Path, locale: str, name: str, site_name: str | None = None,
         raise ValueError(f"{project.rel(project.pot)} is missing; run `guide-i18n update` first")
 
     po = project.po(locale)
+    # Babel spells the locale pt_BR; the catalog lives under the site's spelling, locales/pt-BR/.
+    babel_code = str(babel_locale(locale))
     if po.is_file():  # a catalog started before the locale was configured: merge, never overwrite
-        pybabel("update", "-i", str(project.pot), "-d", str(project.locales_dir), "-l", locale)
+        pybabel("update", "-i", str(project.pot), "-o", str(po), "-l", babel_code)
     else:
-        pybabel("init", "-i", str(project.pot), "-d", str(project.locales_dir), "-l", locale)
+        pybabel("init", "-i", str(project.pot), "-o", str(po), "-l", babel_code)
     keep = project.docs_dir / locale / ".gitkeep"
     keep.parent.mkdir(parents=True, exist_ok=True)
     keep.touch()
     config_path.write_text(new_text, encoding="utf-8")
-    return [po, keep, config_path]
+    return locale, [po, keep, config_path]

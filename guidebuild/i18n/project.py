@@ -1,4 +1,11 @@
-"""Where a project's translatable things live, read from its mkdocs.yml: pages, catalogs, locales."""
+"""Where a project's translatable things live, read from its mkdocs.yml: pages, catalogs, locales, and
+how complete each locale promises to be.
+
+The completeness policy lives in one place, the `guide` plugin's `completeness` option in mkdocs.yml:
+`complete` (a missing or outdated page or string fails `guide-i18n status --strict`) or `in progress`
+(reported; the site ships the "not translated yet" or "outdated" notice). The plugin validates the same
+option through `check_policy` when MkDocs loads the configuration.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,34 @@ from functools import cached_property
 from pathlib import Path
 
 from mkdocs.utils.yaml import yaml_load
+
+POLICIES = ("complete", "in progress")
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder holding a mkdocs.yml, from `start` up: the project an editor is standing in."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / "mkdocs.yml").is_file():
+            return folder
+    raise SystemExit(f"no mkdocs.yml in {start} or any folder above it; run guide-i18n inside the project, or pass --root")
+
+
+def check_policy(value: object) -> dict[str, str]:
+    """`completeness` as written in mkdocs.yml, or ValueError saying what is wrong with it."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("expected a mapping of locale to `complete` or `in progress`, e.g. `ja: complete`")
+    for locale, policy in value.items():
+        if policy not in POLICIES:
+            raise ValueError(f"{locale}: {policy!r} is not a completeness policy; expected `complete` or `in progress`")
+    return {str(locale): policy for locale, policy in value.items()}
+
+
+def same_code(a: str, b: str) -> bool:
+    """`pt-BR`, `pt_BR` and `PT-br` name one locale."""
+    return a.replace("_", "-").lower() == b.replace("_", "-").lower()
 
 
 @dataclass(frozen=True)
@@ -30,6 +65,35 @@ class Project:
     @property
     def locales(self) -> list[str]:
         return [lang["locale"] for lang in self.languages]
+
+    def resolve(self, code: str) -> str:
+        """The configured locale `code` names (`JA` → `ja`, `pt_br` → `pt-BR`); ValueError when none does."""
+        found = next((locale for locale in self.locales if same_code(locale, code)), None)
+        if found is None:
+            raise ValueError(f"unknown locale {code!r}: this project has {', '.join(self.locales)} (see mkdocs.yml)")
+        return found
+
+    @cached_property
+    def guide_options(self) -> dict:
+        for plugin in self.config.get("plugins", []):
+            if isinstance(plugin, dict) and "guide" in plugin:
+                return plugin["guide"] or {}
+        return {}
+
+    @cached_property
+    def completeness(self) -> dict[str, str]:
+        """Locale -> policy as declared (undeclared locales are absent; `policy` says how they count)."""
+        try:
+            return check_policy(self.guide_options.get("completeness"))
+        except ValueError as error:
+            raise SystemExit(f"{self.root / 'mkdocs.yml'}: plugins → guide → completeness: {error}") from None
+
+    def policy(self, locale: str) -> str:
+        """The source locale is complete by definition (every string falls back to it); an undeclared
+        translation counts as in progress, and `status` reports that it is undeclared."""
+        if locale == self.default_locale:
+            return "complete"
+        return self.completeness.get(locale, "in progress")
 
     @property
     def default_locale(self) -> str:
@@ -65,6 +129,15 @@ class Project:
 
     def page(self, locale: str, page: str) -> Path:
         return self.docs_dir / locale / page
+
+    def stray_folders(self) -> list[Path]:
+        """Folders under docs/ or locales/ named like no configured locale (`sources` holds snapshots)."""
+        stray = []
+        for parent, keep in ((self.docs_dir, set()), (self.locales_dir, {self.sources_dir.name})):
+            for folder in sorted(parent.iterdir()) if parent.is_dir() else ():
+                if folder.is_dir() and folder.name not in keep and folder.name not in self.locales:
+                    stray.append(folder)
+        return stray
 
     def rel(self, path: Path) -> str:
         """`path` as an editor types it: relative to the project root."""

@@ -12,47 +12,42 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import catalog as i18n_catalog, sources as i18n_sources
+from . import catalog as i18n_catalog, project_checks, sources as i18n_sources
+from .problems import BROKEN, Problem  # noqa: F401  (re-exported: the build and the CLI import them here)
 from .project import Project
-from .structure import differences, parse
-
-# Problems that make a translation wrong (the build and `status` fail on them); the others say that a
-# translation is behind (`status --strict`, which CI runs, fails on them too).
-BROKEN = frozenset({"structure", "orphan", "placeholder", "html"})
-
-
-@dataclass(frozen=True)
-class Problem:
-    locale: str  # "" for the shared template
-    kind: str  # missing orphan outdated unstamped structure untranslated fuzzy unmerged placeholder html template
-    where: str  # a project-relative path, with ":line" for a catalog entry
-    message: str
-    detail: str = ""  # e.g. the Spanish diff behind "outdated"
-
-    @property
-    def broken(self) -> bool:
-        return self.kind in BROKEN
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.kind}: {self.message}"
-
+from .structure import difference_line, differences, own_problem_lines, parse
 
 @dataclass
 class LocaleReport:
     locale: str
-    source: bool  # the source locale: its pages are the originals, only its catalog is checked
+    source: bool  # the source locale: its pages are the originals, checked only against the page rules
+    policy: str = "complete"  # or "in progress" (mkdocs.yml, plugins → guide → completeness)
     pages: int = 0
     pages_current: int = 0
     strings: int = 0
     strings_translated: int = 0
     problems: list[Problem] = field(default_factory=list)
 
+    @property
+    def blocking(self) -> list[Problem]:
+        """What `status --strict` fails on under this locale's policy."""
+        return [problem for problem in self.problems if problem.blocks(self.policy)]
+
     def headline(self) -> str:
         pages = "pages are the source" if self.source else f"{self.pages_current} of {self.pages} pages current"
         counts = f"{pages}, {self.strings_translated} of {self.strings} UI strings translated"
+        if not self.source:
+            counts += f", {self.policy}"
         if not self.problems:
             return f"{self.locale} is up to date ({counts})"
-        return f"{self.locale}: {len(self.problems)} problem{'s' * (len(self.problems) != 1)} ({counts})"
+        tolerated = len(self.problems) - len(self.blocking)
+        note = f", {tolerated} tolerated while in progress" if tolerated else ""
+        return f"{self.locale}: {len(self.problems)} problem{'s' * (len(self.problems) != 1)}{note} ({counts})"
+
+    def as_dict(self) -> dict:
+        return {"locale": self.locale, "source": self.source, "policy": self.policy, "pages": self.pages,
+                "pages_current": self.pages_current, "strings": self.strings, "strings_translated": self.strings_translated,
+                "problems": [problem.as_dict() | {"blocking": problem.blocks(self.policy)} for problem in self.problems]}
 
 
 # -- pages ---------------------------------------------------------------------------------------------
@@ -96,17 +91,31 @@ def page_state(docs_dir: Path, locale: str, src_uri: str, default_locale: str = 
     return state | {"state": "current" if fresh else "outdated", "translated_hash": recorded}
 
 
-def _outdated(project: Project, locale: str, page: str, recorded: str, source_text: str) -> Problem:
+def _outdated(project: Project, locale: str, page: str, recorded: str, source_text: str, line: int | None) -> Problem:
     src, dst = project.page(project.default_locale, page), project.page(locale, page)
     current = i18n_sources.content_hash(source_text)
     old = i18n_sources.load_snapshot(project.sources_dir, recorded)
     head = f"translates {project.rel(src)} as of {recorded}, which is now {current}"
     if old is None:
         snapshot = project.rel(i18n_sources.snapshot_path(project.sources_dir, recorded))
-        return Problem(locale, "outdated", project.rel(dst), f"{head} (no snapshot {snapshot}; see `git log -p {project.rel(src)}`)")
+        return Problem(locale, "outdated", project.rel(dst), f"{head} (no snapshot {snapshot}; see `git log -p {project.rel(src)}`)",
+                       line=line)
     change = i18n_sources.describe_change(old, source_text)
     diff = i18n_sources.unified_diff(old, source_text, f"{project.rel(src)} @{recorded}", f"{project.rel(src)} @{current}")
-    return Problem(locale, "outdated", project.rel(dst), f"{head}: {change.summary()}", diff)
+    return Problem(locale, "outdated", project.rel(dst), f"{head}: {change.summary()}", diff, line)
+
+
+def rule_problems(project: Project, locale: str, page: str, skeleton) -> list[Problem]:
+    """The rules every page meets by itself (EDITORS.md, "Adding or changing a page"), in any locale."""
+    where = project.rel(project.page(locale, page))
+    return [Problem(locale, "rule", where, message, line=line) for line, message in own_problem_lines(skeleton)]
+
+
+def source_problems(project: Project) -> list[Problem]:
+    """The source locale's pages against the page rules."""
+    locale = project.default_locale
+    return [problem for page in project.pages(locale)
+            for problem in rule_problems(project, locale, page, parse(project.page(locale, page).read_text(encoding="utf-8")))]
 
 
 def page_problems(project: Project, locale: str) -> tuple[list[Problem], int]:
@@ -121,22 +130,32 @@ def page_problems(project: Project, locale: str) -> tuple[list[Problem], int]:
             problems.append(Problem(locale, "missing", where, f"no translation of {project.rel(src)}; readers get the Spanish page with a notice"))
             continue
         source_text, text = src.read_text(encoding="utf-8"), dst.read_text(encoding="utf-8")
+        source, translation = parse(source_text), parse(text)
         page_ok = True
-        for difference in differences(parse(source_text), parse(text), project.default_locale):
-            problems.append(Problem(locale, "structure", where, difference))
+        for difference in differences(source, translation, project.default_locale):
+            line = difference_line(source, translation) if difference.startswith("headings") else None
+            problems.append(Problem(locale, "structure", where, difference, line=line))
             page_ok = False
+        rules = rule_problems(project, locale, page, translation)
+        problems += rules
+        page_ok = page_ok and not rules
         recorded = i18n_sources.recorded_hash(text)
         if recorded is None:
-            problems.append(Problem(locale, "unstamped", where, f"no source_hash: once it matches {project.rel(src)}, run `guide-i18n stamp {where}`"))
+            problems.append(Problem(locale, "unstamped", where, f"no source_hash: once it matches {project.rel(src)}, run `guide-i18n stamp {where}`", line=1))
             page_ok = False
         elif recorded != i18n_sources.content_hash(source_text):
-            problems.append(_outdated(project, locale, page, recorded, source_text))
+            problems.append(_outdated(project, locale, page, recorded, source_text, translation.front_matter_lines.get(i18n_sources.HASH_KEY)))
             page_ok = False
         current += page_ok
-    for page in sorted(set(project.pages(locale)) - set(sources)):
+    for page in removable(project, locale):
         problems.append(Problem(locale, "orphan", project.rel(project.page(locale, page)),
                                 f"no {project.default_locale} source page {page}; translate only pages that exist in {project.default_locale}"))
     return problems, current
+
+
+def removable(project: Project, locale: str) -> list[str]:
+    """Pages translated into `locale` whose source page is gone."""
+    return sorted(set(project.pages(locale)) - set(project.pages(project.default_locale)))
 
 
 # -- UI strings ----------------------------------------------------------------------------------------
@@ -149,7 +168,7 @@ def catalog_problems(project: Project, locale: str, template=None) -> tuple[list
         return [Problem(locale, "missing", project.rel(po), "no catalog; run `make i18n` (guide-i18n update)")], 0, 0
     catalog = i18n_catalog.read_catalog(po)
     problems = [
-        Problem(locale, entry.kind, f"{project.rel(po)}:{entry.lineno}" if entry.lineno else project.rel(po), _short(entry.msgid) + (f": {entry.message}" if entry.message else ""))
+        Problem(locale, entry.kind, project.rel(po), _short(entry.msgid) + (f": {entry.message}" if entry.message else ""), line=entry.lineno or None)
         for entry in i18n_catalog.entry_problems(catalog, template)
     ]
     entries = [m for m in catalog if m.id]
@@ -181,22 +200,30 @@ def template_problems(project: Project) -> list[Problem]:
 
 
 def locale_report(project: Project, locale: str, template=None) -> LocaleReport:
-    report = LocaleReport(locale, source=locale == project.default_locale)
-    if not report.source:
+    report = LocaleReport(locale, source=locale == project.default_locale, policy=project.policy(locale))
+    report.pages = len(project.pages(project.default_locale))
+    if report.source:
+        report.problems = source_problems(project)
+        report.pages_current = report.pages - len({problem.where for problem in report.problems})
+    else:
         report.problems, report.pages_current = page_problems(project, locale)
-        report.pages = len(project.pages(project.default_locale))
+    report.problems += project_checks.config_problems(project, locale)
     catalog, report.strings, report.strings_translated = catalog_problems(project, locale, template)
     report.problems += catalog
     return report
 
 
 def status(root: Path, locales: list[str] | None = None, check_template: bool = True) -> tuple[list[Problem], list[LocaleReport]]:
-    """(template problems, one report per locale: the source locale first, then mkdocs.yml's order)."""
+    """(problems the whole project shares, one report per locale: the source locale first, then mkdocs.yml's order).
+
+    `locales` may be spelt loosely (`JA`, `pt_br`); an unknown one raises ValueError."""
     project = Project(Path(root))
     template = i18n_catalog.read_catalog(project.pot) if project.pot.is_file() else None
-    wanted = [locale for locale in project.locales if locales is None or locale in locales]
+    chosen = None if locales is None else {project.resolve(code) for code in locales}
+    wanted = [locale for locale in project.locales if chosen is None or locale in chosen]
     reports = [locale_report(project, locale, template) for locale in wanted]
-    return (template_problems(project) if check_template else []), reports
+    shared = (template_problems(project) if check_template else []) + project_checks.project_problems(project)
+    return shared, reports
 
 
 def broken(root: Path, locale: str | None = None) -> list[Problem]:

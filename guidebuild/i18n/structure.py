@@ -28,6 +28,8 @@ CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 INLINE_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 LINK_DEFINITION = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+# Any HTML comment in prose: one the build does not know (a misspelt marker) would vanish silently.
+COMMENT = re.compile(r"<!--.*?-->")
 
 
 @dataclass
@@ -43,6 +45,10 @@ class Skeleton:
     tabs: int = 0
     markers: list[str] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)  # sorted: a translation may reorder a sentence
+    # Where things are, 1-based, so a report can send the editor to the line.
+    heading_lines: list[int] = field(default_factory=list)
+    front_matter_lines: dict[str, int] = field(default_factory=dict)
+    unknown_comments: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def heading_ids(self) -> list[str]:
@@ -76,14 +82,22 @@ def heading_of(line: str) -> tuple[int, str | None, str] | None:
 def parse(text: str) -> Skeleton:
     front_matter, lines = split_front_matter(text)
     page = Skeleton(front_matter=front_matter)
+    offset = len(text.splitlines()) - len(lines)  # lines before the body: the front matter's
+    for number, raw in enumerate(text.splitlines()[1:offset], start=2):
+        key = raw.split(":", 1)[0].strip()
+        if key in front_matter and key not in page.front_matter_lines:
+            page.front_matter_lines[key] = number
     previous = ""
-    for kind, line in scan(lines):
+    for number, (kind, line) in enumerate(scan(lines), start=offset + 1):
         # Inside a fenced block nothing counts but the block itself.
         page.code_blocks += kind == "open"
         if kind != "text":
             continue
         if heading := heading_of(line):
             page.headings.append(heading)
+            page.heading_lines.append(number)
+        page.unknown_comments += [(number, comment) for comment in COMMENT.findall(line)
+                                  if not any(marker.pattern.fullmatch(comment) for marker in markers.MARKERS)]
         if is_table_rule(line) and "|" in previous:
             page.tables += 1
         if admonition := ADMONITION.match(line):
@@ -136,27 +150,46 @@ def differences(source: Skeleton, translation: Skeleton, source_locale: str = "e
     return problems
 
 
-def own_problems(page: Skeleton) -> list[str]:
-    """Rules every page must meet by itself, in any locale."""
-    problems = []
+def difference_line(source: Skeleton, translation: Skeleton) -> int | None:
+    """The translation's line of the first heading that differs from the source's, if headings differ."""
+    for index, (want, got) in enumerate(zip(source.heading_ids, translation.heading_ids)):
+        if want != got:
+            return translation.heading_lines[index]
+    extra = len(translation.heading_ids) > len(source.heading_ids)
+    return translation.heading_lines[len(source.heading_ids)] if extra else None
+
+
+def own_problem_lines(page: Skeleton) -> list[tuple[int | None, str]]:
+    """Rules every page must meet by itself, in any locale: (line or None, message)."""
+    problems: list[tuple[int | None, str]] = []
     title = page.front_matter.get("title", "")
     description = page.front_matter.get("description", "")
+    fm = page.front_matter_lines
     if not title:
-        problems.append("front matter has no non-empty `title`")
+        problems.append((fm.get("title"), "front matter has no non-empty `title`"))
     if not description:
-        problems.append("front matter has no non-empty `description`")
+        problems.append((fm.get("description"), "front matter has no non-empty `description`"))
     elif not DESCRIPTION_COLUMNS[0] <= (width := display_columns(description)) <= DESCRIPTION_COLUMNS[1]:
         low, high = DESCRIPTION_COLUMNS
-        problems.append(f"description is {width} columns wide (wide characters count 2), expected {low}-{high}")
-    h1 = [text for level, _, text in page.headings if level == 1]
+        problems.append((fm["description"], f"description is {width} columns wide (wide characters count 2), expected {low}-{high}"))
+    h1 = [(line, text) for (level, _, text), line in zip(page.headings, page.heading_lines) if level == 1]
     if len(h1) != 1:
-        problems.append(f"expected exactly one H1, found {len(h1)}")
-    elif title and h1[0] != title:
-        problems.append(f"H1 {h1[0]!r} differs from the front-matter title {title!r}")
-    unanchored = [text for _, anchor, text in page.headings if anchor is None]
+        problems.append((h1[1][0] if h1 else None, f"expected exactly one H1, found {len(h1)}"))
+    elif title and h1[0][1] != title:
+        problems.append((h1[0][0], f"H1 {h1[0][1]!r} differs from the front-matter title {title!r}"))
+    unanchored = [(line, text) for (_, anchor, text), line in zip(page.headings, page.heading_lines) if anchor is None]
     if unanchored:
-        problems.append(f"headings without an explicit {{#anchor}}: {unanchored}")
-    duplicated = [anchor for anchor, count in Counter(a for _, a, _ in page.headings if a).items() if count > 1]
-    if duplicated:
-        problems.append(f"anchors used twice: {duplicated}")
+        problems.append((unanchored[0][0], f"headings without an explicit {{#anchor}}: {[text for _, text in unanchored]}"))
+    seen: dict[str, int] = {}
+    for (_, anchor, _), line in zip(page.headings, page.heading_lines):
+        if anchor and anchor in seen:
+            problems.append((line, f"anchor #{anchor} used twice (first on line {seen[anchor]})"))
+        elif anchor:
+            seen[anchor] = line
+    for line, comment in page.unknown_comments:
+        problems.append((line, f"HTML comment {comment!r} is not a build marker (guidebuild/markers.py lists them)"))
     return problems
+
+
+def own_problems(page: Skeleton) -> list[str]:
+    return [message for _, message in own_problem_lines(page)]

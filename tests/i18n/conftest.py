@@ -36,10 +36,14 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+# The page rules want a description of 80 to 160 columns.
+DESCRIPTION_ES = "La portada del sitio de prueba, en español, que las pruebas de las herramientas de traducción usan."
+DESCRIPTION_FR = "La page d'accueil du site d'essai, en français, que les tests des outils de traduction utilisent."
+
 PAGE_ES = """
     ---
     title: Memoria
-    description: Una página de prueba.
+    description: Una página de prueba para las herramientas de traducción, con párrafos, un bloque de código y tres secciones.
     ---
 
     # Memoria {#memory}
@@ -63,7 +67,7 @@ PAGE_ES = """
 PAGE_FR = """
     ---
     title: Mémoire
-    description: Une page d'essai.
+    description: Une page d'essai pour les outils de traduction, avec des paragraphes, un bloc de code et trois sections.
     ---
 
     # Mémoire {#memory}
@@ -110,11 +114,16 @@ def tiny_project(tmp_path) -> Path:
                 - locale: fr
                   name: Français
                   build: true
+                  site_name: Mini
+                  site_description: Un site d'essai.
+          - guide:
+              completeness:
+                fr: complete
         """)
     write(root / "babel.cfg", "[python: src/**.py]\n")
     write(root / "src" / "labels.py", 'N_ = str\nGREETING = N_("{count} cards fit")\n')
-    write(root / "docs" / "es" / "index.md", "---\ntitle: Inicio\n---\n\n# Inicio {#home}\n\nHola.\n")
-    write(root / "docs" / "fr" / "index.md", "---\ntitle: Accueil\n---\n\n# Accueil {#home}\n\nBonjour.\n")
+    write(root / "docs" / "es" / "index.md", "---\ntitle: Inicio\ndescription: " + DESCRIPTION_ES + "\n---\n\n# Inicio {#home}\n\nHola.\n")
+    write(root / "docs" / "fr" / "index.md", "---\ntitle: Accueil\ndescription: " + DESCRIPTION_FR + "\n---\n\n# Accueil {#home}\n\nBonjour.\n")
     write(root / "docs" / "es" / "memory.md", PAGE_ES)
     write(root / "docs" / "fr" / "memory.md", PAGE_FR)
     write(root / "locales" / "messages.pot", po("", {"{count} cards fit": ""}))

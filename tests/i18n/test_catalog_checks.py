@@ -67,7 +67,7 @@ def test_fuzzy_and_untranslated_fail_strict_but_ship(capsys, tiny_project):
     code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
     assert code == 1
     assert "locales/fr/LC_MESSAGES/messages.po:8: untranslated: '{count} cards fit'\n" in out
-    assert "fr: 1 problem (2 of 2 pages current, 0 of 1 UI strings translated)" in out
+    assert "fr: 1 problem (2 of 2 pages current, 0 of 1 UI strings translated, complete)" in out
     po.write_text(text.replace('\nmsgid "{count}', '\n#, fuzzy\nmsgid "{count}'), encoding="utf-8")
     code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
     assert code == 1

@@ -6,7 +6,7 @@ import hashlib
 
 from guidebuild.i18n import sources as i18n_sources
 
-from .conftest import PAGE_ES, guide_i18n
+from .conftest import PAGE_ES, PAGE_FR, guide_i18n
 
 
 def test_hash_ignores_line_endings_and_trailing_blank_lines():
@@ -33,7 +33,8 @@ def test_stamp_records_the_spanish_version_and_keeps_a_snapshot(capsys, tiny_pro
     digest = i18n_sources.file_hash(spanish)
     assert i18n_sources.recorded_hash(french.read_text(encoding="utf-8")) == digest
     lines = french.read_text(encoding="utf-8").splitlines()
-    assert lines[:5] == ["---", "title: Mémoire", "description: Une page d'essai.", f"source_hash: {digest}", "---"]
+    assert lines[:3] == ["---", "title: Mémoire", "description: " + PAGE_FR.split("description: ")[1].split("\n")[0]]
+    assert lines[3:6] == [f"source_hash: {digest}", f"translation_hash: {i18n_sources.translation_hash(french.read_text(encoding='utf-8'))}", "---"]
     snapshot = tiny_project / "locales" / "sources" / f"{digest}.md"
     assert i18n_sources.content_hash(snapshot.read_text(encoding="utf-8")) == digest
     before = french.read_bytes()
@@ -72,7 +73,7 @@ def test_describe_change_names_sections_and_headings():
     assert (change.changed, change.added, change.removed) == (2, 2, 0)
     assert change.sections == ["#inputs", "#output"]
     assert change.headings_added == ["## Salida {#output}"] and change.headings_removed == []
-    assert change.summary() == ("paragraphs 2 changed, 2 added in #inputs, #output; new headings ## Salida {#output}; "
+    assert change.summary() == ("2 paragraphs changed and 2 added in #inputs, #output; new heading ## Salida {#output}; "
                                 "+6 -2 lines")
     # A comment inside a fenced block is not a heading.
     assert "# no es un encabezado" not in " ".join(change.headings_added + change.headings_removed)

@@ -23,9 +23,9 @@ ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 def _build_with_results(results_dir, target):
     """The real site, built with another results folder (the `guide` plugin's `results_dir`)."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    assert "\n  - guide\n" in config
+    assert "\n  - guide:\n" in config
     override = ROOT / f".mkdocs-test-results-{os.getpid()}.yml"
-    override.write_text(config.replace("\n  - guide\n", f"\n  - guide:\n      results_dir: {results_dir}\n"), encoding="utf-8")
+    override.write_text(config.replace("\n  - guide:\n", f"\n  - guide:\n      results_dir: {results_dir}\n"), encoding="utf-8")
     try:
         return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(override), "-d", str(target)],
                               cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
