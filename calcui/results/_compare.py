@@ -21,7 +21,7 @@ from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._pilot_inputs import declared, to_inputs
 from ._messages import problem_message
-from ._parse import parse
+from ._parse import MAX_BYTES, parse, problem
 
 
 def _failed(errors: list[str], t: Translator, problems: list[dict]) -> dict:
@@ -91,6 +91,16 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
         body += f'<p class="guide-import__note">{escape(kept)}</p>'
     html = f'<section class="guide-import">{head}{body}</section>'
     return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}
+
+
+def too_large(pack: dict) -> dict:
+    """The envelope for a file refused by its size alone, before a byte of it is read: the page
+    (from `File.size`) and the worker (from the buffer's length) both show this one."""
+    t, fmt = Translator(pack), NumberFormat(pack)
+    limit = fmt.number(MAX_BYTES / 1e6, max_frac=1)
+    line = t(N_("It is larger than {limit} MB, the most a pilot result or a config.json can be, so it was not read."),
+             limit=limit)
+    return _failed([line], t, [problem("", "too_large", limit=MAX_BYTES)])
 
 
 def import_result(name: str, text, pack: dict) -> dict:
