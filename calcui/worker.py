@@ -44,7 +44,7 @@ def import_result(name: str, data) -> str:
     # which a WebAssembly heap never gives back.
     size = data.byteLength if hasattr(data, "byteLength") else len(data)
     if size > MAX_BYTES:
-        return json.dumps(_too_large(_pack()))
+        return json.dumps(_too_large(_pack(), size))
     if hasattr(data, "to_py"):  # a Pyodide proxy of the Uint8Array: a memoryview of its bytes
         data = data.to_py()
     return json.dumps(_import_result(name, data, _pack()))

@@ -66,7 +66,11 @@ def test_an_oversized_buffer_is_refused_by_its_length_unread(started):
     big = _Proxy(results.MAX_BYTES + 1)
     out = json.loads(started.import_result("memory", big))
     assert big.copied is False
-    assert out == json.loads(json.dumps(results.too_large(PACK)))
+    assert out == json.loads(json.dumps(results.too_large(PACK, results.MAX_BYTES + 1)))
+    # Bytes already in hand get the same words from import_result; the page's (no size known) too.
+    in_hand = results.import_result("memory", b" " * (results.MAX_BYTES + 1), PACK)
+    assert in_hand == results.too_large(PACK, results.MAX_BYTES + 1)
+    assert in_hand["errors"] == results.too_large(PACK)["errors"]
     assert not out["ok"] and out["problems"][0]["code"] == "too_large"
     at_limit = _Proxy(results.MAX_BYTES)
     assert json.loads(started.import_result("memory", at_limit))["problems"][0]["code"] != "too_large"
@@ -112,4 +116,4 @@ def test_pyodide_calls_it_as_the_worker_script_does(tmp_path):
     rendered, imported, oversized = run.stdout.splitlines()
     assert rendered == json.dumps(calcui.render("memory", {"micro_batch": "8", "method": "full"}, PACK))
     assert imported == json.dumps(results.import_result("cost", SAMPLE, PACK))
-    assert results.MAX_BYTES == 5_000_000 and oversized == json.dumps(results.too_large(PACK))
+    assert results.MAX_BYTES == 5_000_000 and oversized == json.dumps(results.too_large(PACK, 5_000_001))

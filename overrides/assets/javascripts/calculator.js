@@ -120,6 +120,7 @@ class Calculator {
     this.importPanel = zone.querySelector(".guide-calc__import-result");
     const picker = zone.querySelector('input[type="file"]');
     const limit = Number(zone.dataset.importMax);   // calcui.results.MAX_BYTES, rendered by the build
+    this.tooLarge = zone.dataset.tooLarge;           // calcui.results.too_large(), as JSON
     const take = async (file) => {
       if (!file) return;
       // Size first, from the file's metadata: a bigger file is refused without a byte of it read.
@@ -151,15 +152,14 @@ class Calculator {
     });
   }
 
-  /** The worker's own "too large" panel (rendered by the build into a template), shown at once. */
+  /** The worker's own "too large" answer (rendered by the build into the drop zone), shown at once. */
   refuseTooLarge() {
     this.importBytes = undefined;
     this.importId = undefined;            // an earlier file's answer, still on its way, no longer applies
-    const notice = this.root.querySelector(".guide-calc__too-large").content.cloneNode(true);
-    this.importPanel.replaceChildren(notice);
+    const detail = { ...JSON.parse(this.tooLarge), name: this.name };
+    this.importPanel.innerHTML = detail.html;   // built by calcui, which escapes every value
     this.importPanel.dataset.ok = "false";
-    const errors = [...this.importPanel.querySelectorAll("li")].map((item) => item.textContent);
-    this.root.dispatchEvent(new CustomEvent("guide:imported", { detail: { name: this.name, ok: false, errors } }));
+    this.root.dispatchEvent(new CustomEvent("guide:imported", { detail }));
   }
 
   sendImport() {
@@ -287,8 +287,7 @@ function start() {
   const absolute = (path) => new URL(path, location.href).href;
   const calculators = [...roots].map((root) => new Calculator(root, null));
   calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
-  const init = {
-    type: MessageType.INIT,
+  const urls = {
     pyodide: absolute(first.pyodide),
     wheels: first.wheels.split(" ").map(absolute),
     modules: first.modules.split(" "),
@@ -346,7 +345,7 @@ function start() {
     // The worker script itself failing to load or evaluate, before it could say anything.
     current.onerror = (event) => { if (current === worker && !started) startFailed(event.message || "worker error"); };
     arm();
-    current.postMessage(init);
+    current.postMessage({ type: MessageType.INIT, ...urls });
   };
   launch();
 }
