@@ -11,7 +11,9 @@ import importlib
 import json
 
 from ._render import render as _render
+from .results import MAX_BYTES
 from .results import import_result as _import_result
+from .results import too_large as _too_large
 
 _PACK: dict | None = None
 
@@ -38,6 +40,11 @@ def render(name: str, inputs_json: str) -> str:
 def import_result(name: str, data) -> str:
     """An IMPORT message: the picked file's bytes (a JavaScript Uint8Array in Pyodide) checked and turned
     into the calculator's inputs and panel, as JSON."""
+    # Size first, from the proxy's length: to_py() copies the whole buffer into Python's memory,
+    # which a WebAssembly heap never gives back.
+    size = data.byteLength if hasattr(data, "byteLength") else len(data)
+    if size > MAX_BYTES:
+        return json.dumps(_too_large(_pack(), size))
     if hasattr(data, "to_py"):  # a Pyodide proxy of the Uint8Array: a memoryview of its bytes
         data = data.to_py()
     return json.dumps(_import_result(name, data, _pack()))

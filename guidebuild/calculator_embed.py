@@ -42,4 +42,7 @@ def render_calculator(name: str, env, pack: dict, runtime: dict) -> str:
         runtime=runtime,
         unit_labels=UNIT_LABELS,
         importable=results.importable(name),
+        # The page refuses a bigger file from File.size alone, with the worker's own message.
+        import_max=results.MAX_BYTES,
+        too_large=results.too_large(pack),
     )

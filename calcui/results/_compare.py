@@ -21,7 +21,7 @@ from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._pilot_inputs import declared, to_inputs
 from ._messages import problem_message
-from ._parse import parse
+from ._parse import MAX_BYTES, parse, problem
 
 
 def _failed(errors: list[str], t: Translator, problems: list[dict]) -> dict:
@@ -93,6 +93,18 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}
 
 
+def too_large(pack: dict, found: int | None = None) -> dict:
+    """The envelope for a file refused by its size alone, before a byte of it is read: the page
+    (from `File.size`, rendered by the build without `found`) and the worker (from the buffer's
+    length) both show this one."""
+    t, fmt = Translator(pack), NumberFormat(pack)
+    limit = fmt.number(MAX_BYTES / 1e6, max_frac=1)
+    line = t(N_("It is larger than {limit} MB, the most a pilot result or a config.json can be, so it was not read."),
+             limit=limit)
+    params = {"limit": MAX_BYTES} if found is None else {"limit": MAX_BYTES, "found": found}
+    return _failed([line], t, [problem("", "too_large", **params)])
+
+
 def import_result(name: str, text, pack: dict) -> dict:
     """{ok, errors (localized lines), problems (raw), inputs (for the form), html (panel), summary}."""
     t, fmt = Translator(pack), NumberFormat(pack)
@@ -102,6 +114,8 @@ def import_result(name: str, text, pack: dict) -> dict:
         if model_config.is_model_config(text) and {"layers", "hidden"} <= declared(name):
             return model_config.import_model_config(name, text, t, fmt)
         data, problems = parse(text)
+        if problems and problems[0]["code"] == "too_large":
+            return too_large(pack, problems[0]["params"]["found"])  # the page's and the worker's words
         if problems:
             return _failed([problem_message(p, t, fmt) for p in problems], t, problems)
         return _accepted(name, data, t, fmt)

@@ -50,6 +50,41 @@ def test_import_takes_the_files_bytes(started):
     assert out["ok"] and out["inputs"]["throughput_per_gpu"] > 0
 
 
+class _Proxy:
+    """What Pyodide hands Python for a JavaScript Uint8Array: a length, and to_py() to copy it."""
+
+    def __init__(self, length: int):
+        self.byteLength = length
+        self.copied = False
+
+    def to_py(self):
+        self.copied = True
+        return memoryview(b" " * self.byteLength)
+
+
+def test_an_oversized_buffer_is_refused_by_its_length_unread(started):
+    big = _Proxy(results.MAX_BYTES + 1)
+    out = json.loads(started.import_result("memory", big))
+    assert big.copied is False
+    assert out == json.loads(json.dumps(results.too_large(PACK, results.MAX_BYTES + 1)))
+    # Bytes already in hand get the same words from import_result; the page's (no size known) too.
+    in_hand = results.import_result("memory", b" " * (results.MAX_BYTES + 1), PACK)
+    assert in_hand == results.too_large(PACK, results.MAX_BYTES + 1)
+    assert in_hand["errors"] == results.too_large(PACK)["errors"]
+    assert not out["ok"] and out["problems"][0]["code"] == "too_large"
+    at_limit = _Proxy(results.MAX_BYTES)
+    assert json.loads(started.import_result("memory", at_limit))["problems"][0]["code"] != "too_large"
+    assert at_limit.copied
+
+
+def test_too_large_names_the_limit_in_each_locale():
+    for locale in ("es", "ja", "ar"):
+        pack = locale_pack(locale, ROOT / "locales")
+        line = results.too_large(pack)["errors"][0]
+        assert line != results.too_large({**pack, "messages": {}})["errors"][0], locale  # translated
+        assert calcui._numbers.NumberFormat(pack).number(results.MAX_BYTES / 1e6, max_frac=1) in line
+
+
 NODE = """
 import { readFileSync } from "node:fs";
 import { loadPyodide } from "pyodide";
@@ -60,6 +95,7 @@ const worker = py.pyimport("calcui.worker");
 worker.start("calculators calcui", readFileSync(pack, "utf8"));
 console.log(worker.render("memory", JSON.stringify({ micro_batch: "8", method: "full" })));
 console.log(worker.import_result("cost", new Uint8Array(readFileSync(sample))));
+console.log(worker.import_result("cost", new Uint8Array(5_000_001)));
 """
 
 
@@ -77,6 +113,7 @@ def test_pyodide_calls_it_as_the_worker_script_does(tmp_path):
     finally:
         script.unlink()
     assert run.returncode == 0, run.stderr[-2000:]
-    rendered, imported = run.stdout.splitlines()
+    rendered, imported, oversized = run.stdout.splitlines()
     assert rendered == json.dumps(calcui.render("memory", {"micro_batch": "8", "method": "full"}, PACK))
     assert imported == json.dumps(results.import_result("cost", SAMPLE, PACK))
+    assert results.MAX_BYTES == 5_000_000 and oversized == json.dumps(results.too_large(PACK, 5_000_001))

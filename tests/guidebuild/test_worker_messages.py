@@ -23,9 +23,9 @@ def test_the_message_types_are_declared_once_and_imported_by_both_sides():
 
 
 def test_every_type_is_sent_by_one_side_and_handled_by_the_other():
-    declared = set(re.findall(r"^\s*([A-Z]+):", _text(SHARED), re.M))
-    sent = {name: set(re.findall(r"postMessage\(\{\s*type: MessageType\.([A-Z]+)", _text(name))) for name in SIDES}
-    handled = {name: set(re.findall(r"case MessageType\.([A-Z]+):", _text(name))) for name in SIDES}
+    declared = set(re.findall(r"^\s*([A-Z_]+):", _text(SHARED), re.M))
+    sent = {name: set(re.findall(r"postMessage\(\{\s*type: MessageType\.([A-Z_]+)", _text(name))) for name in SIDES}
+    handled = {name: set(re.findall(r"case MessageType\.([A-Z_]+):", _text(name))) for name in SIDES}
     page, worker = SIDES
     assert sent[page] | sent[worker] == declared
     assert sent[page] == handled[worker] and sent[worker] == handled[page]

@@ -5,10 +5,11 @@
 export const MessageType = Object.freeze({
   INIT: "init",         // page -> worker: {pyodide, wheels, pack} absolute URLs; {modules} to import
   COMPUTE: "compute",   // page -> worker: {id, name, inputs}
-  IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array)
+  IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array, its buffer transferred)
   IMPORTED: "imported", // worker -> page: {id, name, ok, errors, inputs, html, summary}
   PROGRESS: "progress", // worker -> page: {stage}
   READY: "ready",       // worker -> page
   RESULT: "result",     // worker -> page: {id, name, computeMs, ok, html, summary, errors, response}
-  FAILED: "failed",     // worker -> page: {id?, message}
+  FAILED: "failed",     // worker -> page: {id, message} a Python error computing one answer or reading one file
+  START_FAILED: "start-failed", // worker -> page: {message} the runtime did not start (the page retries once)
 });

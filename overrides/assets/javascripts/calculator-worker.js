@@ -14,6 +14,7 @@ async function start({ pyodide: base, wheels, modules, pack }) {
   const py = await loadPyodide({ indexURL: base });
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
   await py.loadPackage(wheels);
+  self.postMessage({ type: MessageType.PROGRESS, stage: "modules" });
   const packText = await (await fetch(pack)).text();
   // The Python side is calcui/worker.py, tested in CPython.
   const worker = py.pyimport("calcui.worker");
@@ -31,7 +32,7 @@ self.onmessage = async (event) => {
         render = await ready;
         self.postMessage({ type: MessageType.READY });
       } catch (error) {
-        self.postMessage({ type: MessageType.FAILED, message: String(error && error.message || error) });
+        self.postMessage({ type: MessageType.START_FAILED, message: String(error && error.message || error) });
       }
       break;
     case MessageType.COMPUTE:

@@ -5,6 +5,11 @@
 import { MessageType } from "./calculator-messages.js";
 
 const DEBOUNCE_MS = 120;
+// A stage of the runtime's start (Pyodide's download and compile, the wheels, the modules) that makes
+// no progress for this long is given up and tried once more in a fresh worker: loadPyodide never
+// settles when its WebAssembly is missing. A test may shorten it (window.guideStartTimeoutMs).
+const START_STALL_MS = 60_000;
+const START_ATTEMPTS = 2;
 
 /** The inputs of a form as the calculators' boundary takes them (strings, lists, "true"/"false"). */
 function readForm(form) {
@@ -82,6 +87,7 @@ class Calculator {
     this.result = root.querySelector(".guide-calc__result");
     this.live = root.querySelector(".guide-calc__live");
     this.headline = root.querySelector(".guide-calc__headline");
+    this.forDefaults = root.querySelector(".guide-calc__for-defaults");
     this.status = root.querySelector(".guide-calc__status");
     this.statusText = root.querySelector(".guide-calc__status-text");
     this.worker = worker;
@@ -94,6 +100,7 @@ class Calculator {
       writeForm(this.form, fromUrl);
       this.pending = true;            // the pre-rendered answer is for the defaults
       this.setState("stale");
+      this.markAnswer("default");
     }
     carryQueryToAlternates(location.search);
     applyConditions(this.form);
@@ -112,8 +119,12 @@ class Calculator {
     if (!zone) return;
     this.importPanel = zone.querySelector(".guide-calc__import-result");
     const picker = zone.querySelector('input[type="file"]');
+    const limit = Number(zone.dataset.importMax);   // calcui.results.MAX_BYTES, rendered by the build
+    this.tooLarge = zone.dataset.tooLarge;           // calcui.results.too_large(), as JSON
     const take = async (file) => {
       if (!file) return;
+      // Size first, from the file's metadata: a bigger file is refused without a byte of it read.
+      if (file.size > limit) { this.refuseTooLarge(); return; }
       // Bytes, not file.text(): decoding is Python's, so a BOM or bad UTF-8 is reported, not hidden.
       this.importBytes = new Uint8Array(await file.arrayBuffer());
       this.sendImport();
@@ -133,17 +144,32 @@ class Calculator {
       if (!file && !text) return;
       event.preventDefault();
       if (file) { take(file); return; }
-      this.importBytes = new TextEncoder().encode(text);
+      // UTF-8 takes at least a byte per UTF-16 unit, so a long text is refused before it is encoded.
+      const bytes = text.length > limit ? null : new TextEncoder().encode(text);
+      if (!bytes || bytes.byteLength > limit) { this.refuseTooLarge(); return; }
+      this.importBytes = bytes;
       this.sendImport();
     });
+  }
+
+  /** The worker's own "too large" answer (rendered by the build into the drop zone), shown at once. */
+  refuseTooLarge() {
+    this.importBytes = undefined;
+    this.importId = undefined;            // an earlier file's answer, still on its way, no longer applies
+    const detail = { ...JSON.parse(this.tooLarge), name: this.name };
+    this.importPanel.innerHTML = detail.html;   // built by calcui, which escapes every value
+    this.importPanel.dataset.ok = "false";
+    this.root.dispatchEvent(new CustomEvent("guide:imported", { detail }));
   }
 
   sendImport() {
     if (this.importBytes === undefined) return;
     if (!this.ready) return;              // sent again from onReady()
-    this.importId = `${this.name}:import:${Date.now()}`;
-    this.worker.postMessage({ type: MessageType.IMPORT, id: this.importId, name: this.name, bytes: this.importBytes });
+    const bytes = this.importBytes;
     this.importBytes = undefined;
+    this.importId = `${this.name}:import:${Date.now()}`;
+    // The buffer moves to the worker instead of being copied: the page keeps no second copy of the file.
+    this.worker.postMessage({ type: MessageType.IMPORT, id: this.importId, name: this.name, bytes }, [bytes.buffer]);
   }
 
   onImported(message) {
@@ -161,6 +187,25 @@ class Calculator {
       this.compute();
     }
     this.root.dispatchEvent(new CustomEvent("guide:imported", { detail: message }));
+  }
+
+  /** Which inputs the answer on screen belongs to. "current": the form's (or a request for them is on
+   *  its way). "default": the pre-rendered answer while the form shows other inputs (from the URL, or
+   *  edited before the runtime started): the headline is hidden and the result says whose it is.
+   *  "none": computing the form's inputs failed, so no number is shown at all. */
+  markAnswer(kind) {
+    this.root.dataset.answer = kind;
+    this.headline.hidden = kind !== "current";
+    this.forDefaults.hidden = kind !== "default";
+    this.result.hidden = kind === "none";
+  }
+
+  /** A Python error while computing this calculator's answer or reading its file (the runtime is up). */
+  onFailed(message) {
+    const computing = message.id === `${this.name}:${this.latest}`;
+    if (!computing && !(message.id && message.id === this.importId)) return;
+    if (computing) this.markAnswer("none");
+    this.setState("error");
   }
 
   setState(state) {
@@ -183,6 +228,7 @@ class Calculator {
     carryQueryToAlternates(query);
     if (!this.ready) {
       this.pending = true;            // computed as soon as the worker is ready
+      this.markAnswer(sameValue(inputs, this.defaults) ? "current" : "default");
       return;
     }
     this.setState("stale");
@@ -207,6 +253,7 @@ class Calculator {
     this.result.dataset.ok = String(message.ok);
     this.live.textContent = message.summary;
     this.headline.textContent = message.summary;
+    this.markAnswer("current");
     this.root.guideResponse = message.response;
     for (const field of this.form.querySelectorAll("[data-field]")) {
       const error = message.errors.find((e) => e.field === field.dataset.field);
@@ -238,14 +285,37 @@ function start() {
   if (!roots.length) return;
   const first = roots[0].dataset;
   const absolute = (path) => new URL(path, location.href).href;
-  const worker = new Worker(absolute(first.worker), { type: "module" });
-  const calculators = [...roots].map((root) => new Calculator(root, worker));
+  const calculators = [...roots].map((root) => new Calculator(root, null));
   calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
-  worker.onmessage = ({ data: message }) => {
+  const urls = {
+    pyodide: absolute(first.pyodide),
+    wheels: first.wheels.split(" ").map(absolute),
+    modules: first.modules.split(" "),
+    pack: absolute(first.pack),
+  };
+  const stallMs = Number(window.guideStartTimeoutMs) || START_STALL_MS;
+  let worker = null;
+  let attempts = 0;
+  let started = false;
+  let watchdog = 0;
+  const arm = () => { clearTimeout(watchdog); watchdog = setTimeout(() => startFailed("no progress"), stallMs); };
+  // Could not start is not "this computation failed": a fresh worker gets one more try, then every
+  // calculator says the runtime could not start and keeps its pre-rendered answer marked.
+  const startFailed = (why) => {
+    clearTimeout(watchdog);
+    console.warn(`Calculator runtime: start ${attempts} of ${START_ATTEMPTS} failed:`, why);
+    worker.terminate();
+    if (attempts < START_ATTEMPTS) launch();
+    else calculators.forEach((c) => c.setState("failed"));
+  };
+  const handle = (message) => {
     switch (message.type) {
       case MessageType.PROGRESS:
+        arm();
         break;
       case MessageType.READY:
+        clearTimeout(watchdog);
+        started = true;
         calculators.forEach((c) => c.onReady());
         cacheRuntime();
         break;
@@ -257,19 +327,27 @@ function start() {
         break;
       case MessageType.FAILED:
         console.warn("Calculator runtime:", message.message);
-        calculators.forEach((c) => c.setState("failed"));
+        calculators.forEach((c) => c.onFailed(message));
+        break;
+      case MessageType.START_FAILED:
+        startFailed(message.message);
         break;
       default:
         throw new TypeError(`Unknown message type: ${message.type}`);
     }
   };
-  worker.postMessage({
-    type: MessageType.INIT,
-    pyodide: absolute(first.pyodide),
-    wheels: first.wheels.split(" ").map(absolute),
-    modules: first.modules.split(" "),
-    pack: absolute(first.pack),
-  });
+  const launch = () => {
+    attempts += 1;
+    const current = new Worker(absolute(first.worker), { type: "module" });
+    worker = current;
+    calculators.forEach((c) => { c.worker = current; });
+    current.onmessage = ({ data }) => { if (current === worker) handle(data); };
+    // The worker script itself failing to load or evaluate, before it could say anything.
+    current.onerror = (event) => { if (current === worker && !started) startFailed(event.message || "worker error"); };
+    arm();
+    current.postMessage({ type: MessageType.INIT, ...urls });
+  };
+  launch();
 }
 
 start();

@@ -1,0 +1,123 @@
+"""Failure modes that tell the truth, in a real browser: a file over the import limit is refused
+from its size alone (nothing read, memory back where it was), and a runtime that cannot start says
+so after one retry, never passing the default answer off as the answer for the URL's inputs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from calcui import results
+
+pytestmark = pytest.mark.browser
+
+MB = 1_000_000
+# Every message the page posts to a worker, by type: whether a file's bytes ever left the page.
+SPY_ON_WORKERS = """
+window.__posted = [];
+const post = Worker.prototype.postMessage;
+Worker.prototype.postMessage = function (message, ...rest) {
+  window.__posted.push(message && message.type);
+  return post.call(this, message, ...rest);
+};
+"""
+
+
+def _pack(built_site, locale="es") -> dict:
+    site, _, _ = built_site
+    return json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
+
+
+def _heap(cdp) -> int:
+    """The page's JavaScript heap plus ArrayBuffer backing stores (a read file lives in the latter)."""
+    usage = cdp.send("Runtime.getHeapUsage")
+    return usage["usedSize"] + usage["backingStorageSize"]
+
+
+def test_a_600_mb_file_is_refused_unread_and_memory_stays_put(page: Page, site_url, built_site, tmp_path):
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as f:
+        f.truncate(600 * MB)  # sparse: no disk used, 600 MB to the browser
+    page.add_init_script(SPY_ON_WORKERS)
+    page.goto(site_url + "memory/")
+    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("HeapProfiler.collectGarbage")
+    before = _heap(cdp)
+
+    page.evaluate("""() => { window.__imported = null;
+        document.getElementById('calc-memory').addEventListener('guide:imported', (e) => { window.__imported = e.detail; }, {once: true}); }""")
+    page.locator("#calc-memory-import").set_input_files(str(huge))
+    page.wait_for_function("() => window.__imported !== null", timeout=60_000)
+    after = _heap(cdp)  # no collection first: a read file would still be here
+
+    expected = results.too_large(_pack(built_site))
+    got = page.evaluate("() => window.__imported")
+    assert got["ok"] is False and got["errors"] == expected["errors"]
+    assert "5 MB" in expected["errors"][0]  # the limit, named
+    panel = page.locator("#calc-memory .guide-calc__import-result")
+    expect(panel).to_have_attribute("data-ok", "false")
+    expect(panel).to_contain_text(expected["errors"][0])
+    print(f"page heap + buffers: {before / MB:.1f} MB before, {after / MB:.1f} MB after the 600 MB file")
+    assert after - before < 50 * MB, (before, after)
+    assert "import" not in page.evaluate("() => window.__posted")  # the worker got no bytes
+
+
+def test_a_file_at_the_limit_still_reaches_the_worker(page: Page, site_url, built_site, tmp_path):
+    """The page's check is the limit itself, not a tighter one: one byte under goes to Python."""
+    edge = tmp_path / "edge.json"
+    edge.write_bytes(b" " * results.MAX_BYTES)
+    page.add_init_script(SPY_ON_WORKERS)
+    page.goto(site_url + "memory/")
+    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page.evaluate("""() => { window.__imported = null;
+        document.getElementById('calc-memory').addEventListener('guide:imported', (e) => { window.__imported = e.detail; }, {once: true}); }""")
+    page.locator("#calc-memory-import").set_input_files(str(edge))
+    page.wait_for_function("() => window.__imported !== null", timeout=60_000)
+    got = page.evaluate("() => window.__imported")
+    assert got["problems"][0]["code"] == "empty"  # read and judged by Python, not refused by size
+    assert "import" in page.evaluate("() => window.__posted")
+
+
+def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_headline(browser, site_url):
+    # Without the service worker, so every request of the calculator's worker meets the route.
+    context = browser.new_context(service_workers="block")
+    refused = []
+    context.route("**/pyodide.asm.wasm*", lambda route: (refused.append(route.request.url), route.abort()))
+    page = context.new_page()
+    workers = []
+    page.on("worker", lambda worker: workers.append(worker.url))
+    page.add_init_script("window.guideStartTimeoutMs = 3000;")
+    page.goto(site_url + "memory/?micro_batch=8")
+    root = page.locator("#calc-memory")
+    headline, note = root.locator(".guide-calc__headline"), root.locator(".guide-calc__for-defaults")
+    # Before anything is live, the default answer is not passed off as the one for micro_batch=8.
+    expect(page.locator("#calc-memory-micro_batch")).to_have_value("8")
+    expect(headline).to_be_hidden()
+    expect(note).to_be_visible()
+
+    status = root.locator(".guide-calc__status")
+    expect(status).to_have_attribute("data-state", "failed", timeout=60_000)
+    text = root.locator(".guide-calc__status-text")
+    expect(text).to_have_text(text.get_attribute("data-failed"))
+    assert "no pudo iniciarse" in text.inner_text()
+    assert text.get_attribute("data-failed") != text.get_attribute("data-error")  # not "this computation failed"
+    assert len(workers) == 2, workers  # one retry, in a fresh worker
+    assert len(refused) >= 2, refused
+    # Failed, the answer stays marked as the defaults' and the headline stays hidden.
+    expect(headline).to_be_hidden()
+    expect(note).to_be_visible()
+    expect(root).to_have_attribute("data-answer", "default")
+    context.close()
+
+
+def test_the_headline_returns_once_the_live_answer_is_for_the_urls_inputs(page: Page, site_url):
+    page.goto(site_url + "memory/?micro_batch=8")
+    root = page.locator("#calc-memory")
+    page.wait_for_function("() => document.getElementById('calc-memory').guideResponse?.inputs.micro_batch === 8",
+                           timeout=90_000)
+    expect(root).to_have_attribute("data-answer", "current")
+    expect(root.locator(".guide-calc__headline")).to_have_text(root.locator(".guide-calc__live").inner_text())
+    expect(root.locator(".guide-calc__for-defaults")).to_be_hidden()
