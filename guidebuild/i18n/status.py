@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import catalog as i18n_catalog, project_checks, sources as i18n_sources
+from . import catalog as i18n_catalog, project_checks, sources as i18n_sources, terminology
 from .problems import BROKEN, Problem  # noqa: F401  (re-exported: the build and the CLI import them here)
 from .project import Project
 from .structure import difference_line, differences, own_problem_lines, parse
@@ -208,6 +208,7 @@ def locale_report(project: Project, locale: str, template=None) -> LocaleReport:
     else:
         report.problems, report.pages_current = page_problems(project, locale)
     report.problems += project_checks.config_problems(project, locale)
+    report.problems += terminology.locale_problems(project, locale)
     catalog, report.strings, report.strings_translated = catalog_problems(project, locale, template)
     report.problems += catalog
     return report
