@@ -280,6 +280,9 @@ class _Quoter:
         return speed, per_run, needed, self.plan(gpu, cards, needed, list(self.terms) if v["term"] == BEST
                                                  else [v["term"]])
 
+    def fits(self, gpu: dict, cards: int) -> bool:
+        return memory.fits(self.runs.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
+
     def usd_per_output(self, gpu: dict, cards: int, scale: float) -> float:
         """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
         return self.chosen_plan(gpu, cards, scale)[3]["total_usd"] / self.values["runs"]
@@ -304,7 +307,7 @@ class _Quoter:
                 "best_plan": best["terms"], "best_usd_per_output": best["total_usd"] / v["runs"],
                 "usd_per_million_tokens": chosen["total_usd"] / (v["runs"] * self.tokens_per_run / 1e6),
                 "hourly_usd": hourly, "hourly_usd_per_output": None if hourly is None else hourly / v["runs"],
-                "memory_per_gpu_bytes": mem, "fits_memory": memory.fits(mem, gpu, v["margin"])["fits"]}
+                "memory_per_gpu_bytes": mem, "fits_memory": self.fits(gpu, cards)}
 
 
 def _ranking(rows: list[tuple[str, int, float]]) -> list[str]:
@@ -322,15 +325,19 @@ def _ranking(rows: list[tuple[str, int, float]]) -> list[str]:
 def estimate(values: dict) -> dict:
     quoter = _Quoter(values)
     chosen = quoter.quote(_data.gpu(values["gpu"]), values["cards"])
-    grid = [(g, n) for g in _data.gpus() for n in TABLE_CARDS]
-    rows = [q for g, n in grid if (q := quoter.quote(g, n))["fits_memory"]]
-    fitting = [(g, q["cards"]) for q in rows for g in _data.gpus() if g["id"] == q["gpu"]]
-    sensitivity = {}
-    for label, scale in (("low", 1 - SENSITIVITY), ("high", 1 + SENSITIVITY)):
-        sensitivity[label] = _ranking([(g["id"], n, quoter.usd_per_output(g, n, scale)) for g, n in fitting])
+    gpus = {g["id"]: g for g in _data.gpus()}
+    # Only the configurations that fit are priced: the memory check costs far less than a quote.
+    rows = [quoter.quote(g, n) for g in gpus.values() for n in TABLE_CARDS if quoter.fits(g, n)]
     ranking = _ranking([(q["gpu"], q["cards"], q["usd_per_output"]) for q in rows])
     by_gpu = [min((q for q in rows if q["gpu"] == gid), key=lambda q: (round(q["usd_per_output"], 6), q["cards"]))
               for gid in ranking]
+    # The sensitivity re-prices each GPU's cheapest configuration with the share of peak lower and
+    # higher: the question is whether the pick survives a wrong guess, and pricing every card count
+    # again would take most of the answer's time.
+    sensitivity = {}
+    for label, scale in (("low", 1 - SENSITIVITY), ("high", 1 + SENSITIVITY)):
+        sensitivity[label] = _ranking([(q["gpu"], q["cards"], quoter.usd_per_output(gpus[q["gpu"]], q["cards"], scale))
+                                       for q in by_gpu])
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
     return {**chosen, "params": quoter.runs.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
             "pinned": values["term"] != BEST, "illustrative_prices": bool(_PRICING.get("illustrative")),
