@@ -61,3 +61,20 @@ def test_the_page_runs_no_inline_script(page: Page, site_url):
     }""")
     assert page.evaluate("window.injected === undefined")
     assert any("inline script" in e for e in rec.errors), rec.errors
+
+
+def test_materials_snippets_run_from_the_file(page: Page, site_url):
+    """Material's inline snippets now run from guide-page.js: the tab the reader chose last
+    (content.tabs.link, kept by Material under the site's scope) opens again, and so does a tab the
+    URL's fragment names. The first tab is the one open by default."""
+    page.goto(site_url)
+    qlora = page.locator(".tabbed-set").first.get_by_label("QLoRA", exact=True)
+    expect(qlora).not_to_be_checked()
+    page.evaluate("""() => localStorage.setItem(__md_scope.pathname + ".__tabs", JSON.stringify(["QLoRA"]))""")
+    page.reload()
+    expect(qlora).to_be_checked()
+    page.evaluate("() => localStorage.clear()")
+    lora = page.locator(".tabbed-set").first.get_by_label("LoRA", exact=True)
+    page.goto(site_url + "#" + lora.get_attribute("id"))
+    page.reload()
+    expect(lora).to_be_checked()
