@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from html import unescape
+from html.parser import HTMLParser
 
 from calcui._scroll import scroll_region
 
+from . import headers
+
 _HTML_TAG = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
-_INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.IGNORECASE | re.DOTALL)
 _HEAD_OPEN = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
 # Markdown's tables and the catalog's: a bare <table> (calcui's carry a class and wrap themselves).
 _BARE_TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
@@ -60,43 +60,71 @@ def wrap_fallback(html: str) -> str:
     return _FALLBACK.sub(lambda m: f'<div lang="{m["lang"]}" dir="{m["dir"]}">{m["body"]}</div>', html)
 
 
-def _inline_script_hashes(html: str) -> list[str]:
-    hashes = []
-    for match in _INLINE_SCRIPT.finditer(html):
-        attrs, body = match.group("attrs"), match.group("body")
-        if "src=" in attrs or 'type="application/json"' in attrs:
-            continue  # external scripts are covered by 'self'; JSON data blocks never execute
-        digest = hashlib.sha256(body.encode("utf-8")).digest()
-        hashes.append("'sha256-" + base64.b64encode(digest).decode("ascii") + "'")
-    return sorted(set(hashes))
+# A <script> whose type names none of these is a data block (Material's `__config` JSON): the browser
+# never runs it, so the policy does not govern it. Parameters are ignored, to err on the side of script.
+_SCRIPT_TYPES = {
+    "", "module", "importmap", "speculationrules", "text/javascript", "application/javascript",
+    "application/ecmascript", "application/x-ecmascript", "application/x-javascript", "text/ecmascript",
+    "text/javascript1.0", "text/javascript1.1", "text/javascript1.2", "text/javascript1.3",
+    "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript", "text/x-ecmascript",
+    "text/x-javascript",
+}
+_URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "poster"}
+# Browsers drop ASCII whitespace and control characters from a URL before reading its scheme.
+_URL_NOISE = re.compile(r"[\x00-\x20]")
 
 
-def content_security_policy(html: str) -> str:
-    """The policy this page needs and nothing more.
+class _InlineScripts(HTMLParser):
+    """Every piece of markup that would run script from the page itself rather than from a file."""
 
-    Scripts: the site's own files plus the exact inline snippets Material writes (by hash), and
-    'wasm-unsafe-eval' so Pyodide can compile its WebAssembly. Styles: the site's own files only;
-    the pages carry no style attribute or element, and Material's script styles through the CSSOM,
-    which a policy does not restrict.
-    """
-    script_src = " ".join(["'self'", "'wasm-unsafe-eval'", *_inline_script_hashes(html)])
-    return "; ".join(
-        [
-            "default-src 'self'",
-            f"script-src {script_src}",
-            "style-src 'self'",
-            "img-src 'self' data:",
-            "font-src 'self'",
-            "connect-src 'self'",
-            "worker-src 'self'",
-            "object-src 'none'",
-            "base-uri 'self'",
-            "form-action 'self'",
-        ]
-    )
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = [(name, value or "") for name, value in attrs]
+        names = dict(attrs)
+        source = self.get_starttag_text() or f"<{tag}>"
+        if tag == "script" and "src" not in names:
+            kind = names.get("type", "").split(";")[0].strip().lower()
+            self._in_script = kind in _SCRIPT_TYPES
+        for name, value in attrs:
+            if name.startswith("on") and len(name) > 2:
+                self.found.append(f"event handler {name}= in {_excerpt(source)}")
+            elif name in _URL_ATTRIBUTES and _URL_NOISE.sub("", value).lower().startswith("javascript:"):
+                self.found.append(f"javascript: URL in {_excerpt(source)}")
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.found.append(f"inline <script> {_excerpt(data.strip())}")
+            self._in_script = False
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
 
 
-def add_content_security_policy(html: str) -> str:
-    """Insert the policy first in <head>, before anything it governs."""
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(html)}">'
+def _excerpt(text: str, limit: int = 80) -> str:
+    """A short, printable quote of markup for a build log line (no newline can forge a log line)."""
+    text = " ".join(text.split())
+    return repr(text[:limit] + ("…" if len(text) > limit else ""))
+
+
+def inline_script_problems(html: str) -> list[str]:
+    """What in `html` the site's policy would block as inline script: a <script> with a body and no
+    src (unless it is a data block), an on*= event handler attribute, a javascript: URL."""
+    parser = _InlineScripts()
+    parser.feed(html)
+    parser.close()
+    return parser.found
+
+
+def add_security_meta(html: str) -> str:
+    """Insert the policy first in <head>, before anything it governs, and the referrer policy.
+
+    The same policy travels as a header (guidebuild/headers.py); the <meta> keeps it on hosts that
+    cannot send headers."""
+    meta = (f'<meta http-equiv="Content-Security-Policy" content="{headers.META_POLICY}">'
+            f'<meta name="referrer" content="{headers.REFERRER_POLICY}">')
     return _HEAD_OPEN.sub(lambda m: m.group(0) + meta, html, count=1)

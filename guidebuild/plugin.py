@@ -23,7 +23,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
+    assets, headers, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
 )
 from .i18n import status as translation_status
 from .config import GuideConfig
@@ -109,6 +109,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
         if not self.config.enabled:
             return html
+        # Checked before the build adds its own markup, so a problem here is the Markdown's.
+        _refuse_inline_script(html, f"{self._source(page)}: the page's content has", "Remove it, or move the "
+                              "script into a file under overrides/assets/javascripts/ loaded by a template.")
         names = markers.arguments(html, "calculator")
         if names:
             page.meta["guide_calculators"] = names
@@ -155,20 +158,28 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         )
         return context
 
-    def _finish_html(self, output: str) -> str:
+    def _source(self, page: Page) -> str:
+        path = Path(page.file.abs_src_path or page.file.src_path)
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+    def _finish_html(self, output: str, what: str) -> str:
+        # The page's content passed on_page_content, so what is left came from a template or a partial.
+        _refuse_inline_script(output, f"The theme's templates put into {what}", "Move it into a file under "
+                              "overrides/assets/javascripts/ and load that with <script src>, as "
+                              "overrides/partials/javascripts/base.html does.")
         output = html_rewrite.wrap_fallback(output)
         output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
-        return html_rewrite.add_content_security_policy(output)
+        return html_rewrite.add_security_meta(output)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig):
         if not self.config.enabled:
             return output
-        return self._finish_html(output)
+        return self._finish_html(output, f"the page of {self._source(page)}")
 
     def on_post_template(self, output: str, template_name: str, config: MkDocsConfig):
         if not self.config.enabled or template_name != "404.html":
             return output
-        output = self._finish_html(output)
+        output = self._finish_html(output, f"{template_name} ({self.locale})")
         if self.locale == self.default_locale:
             self.default_404 = output
         else:
@@ -199,11 +210,20 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         counts = search_split.split_search_index(site_dir, self.all_locales, self.default_locale)
         log.info("Search index per locale: %s", counts)
         sitemap.write_sitemap(site_dir, self.pages)
+        headers.write_headers_file(site_dir)
         assets.copy_pyodide(self.root / self.config.pyodide_dir, site_dir)
         # Last: the service worker's version covers every file above, and so do the compressed copies.
         log.info("Service worker for build %s", offline.write_service_worker(site_dir, self.all_locales))
         sizes = offline.precompress(site_dir)
         log.info("Precompressed %.1f MB of text and WebAssembly to %.1f MB (brotli)", sizes["identity"] / 1e6, sizes["br"] / 1e6)
+
+
+def _refuse_inline_script(html: str, where: str, fix: str) -> None:
+    """The site's policy allows no inline script, so one in a page would silently not run: stop the build."""
+    problems = html_rewrite.inline_script_problems(html)
+    if problems:
+        raise PluginError(f"{where} inline script, which the site's Content-Security-Policy blocks "
+                          f"(script-src 'self'): {'; '.join(problems)}. {fix}")
 
 
 def _digest(data: bytes) -> str:

@@ -1,9 +1,10 @@
 """A static file server that behaves like a configured production host (`make serve`).
 
 It sends the `.br` or `.gz` file the build wrote beside an asset, with `Content-Encoding` and
-`Vary: Accept-Encoding`, when the browser accepts it, and the caching headers the README's
-deployment section recommends. `--prefix /path/` serves the folder under a subpath, as
-a host that publishes the site at https://example.org/path/ would.
+`Vary: Accept-Encoding`, when the browser accepts it, the caching headers the README's
+deployment section recommends, and the security headers of guidebuild/headers.py with every
+response (the calculator's worker has its Content-Security-Policy only from them). `--prefix /path/`
+serves the folder under a subpath, as a host that publishes the site at https://example.org/path/ would.
 
     python -m guidebuild.serve site [--port 8000] [--bind 127.0.0.1] [--prefix /guia/]
 """
@@ -19,6 +20,8 @@ import sys
 import urllib.parse
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+from .headers import HEADERS
 
 # Preferred first: brotli is smaller; gzip for clients that only take it.
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
@@ -99,6 +102,12 @@ class Handler(SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", cache_control(path))
         self.end_headers()
         return f
+
+    def end_headers(self):
+        # Every response, errors and redirects included. No HSTS: this server is plain http.
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
+        super().end_headers()
 
     def log_message(self, format, *args):  # quiet by default; `--verbose` restores the access log
         if self.server.verbose:

