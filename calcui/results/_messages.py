@@ -57,7 +57,7 @@ _EN_PACK = {
     "numbers": {"decimal": ".", "group": ",", "minus": "-", "grouping": [3, 3],
                 "percent": {"prefix": "", "suffix": "%"},
                 "currency": {"prefix": "$", "suffix": "", "neg_prefix": "-$", "neg_suffix": ""}},
-    "units": {"gb": "{0} GB", "hour": "{0} h", "day": "{0} d"},
+    "units": {"gb": {"other": "{0} GB"}, "hour": {"other": "{0} h"}, "day": {"other": "{0} d"}},
 }
 ENGLISH = Translator(_EN_PACK)
 ENGLISH_NUMBERS = NumberFormat(_EN_PACK)

@@ -14,16 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
-from babel.messages.frontend import CommandLineInterface
 from babel.messages.pofile import read_po
+
+from . import pofile
 
 # `%(name)s` always; positional `%s`/`%d` only where the entry is flagged python-format (else "50 %d…" in
 # prose would read as one).
 NAMED_PERCENT = re.compile(r"%\(\w+\)[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
 POSITIONAL_PERCENT = re.compile(r"%[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
 TAG = re.compile(r"<\s*/?\s*[A-Za-z][^<>]*>?")
-# Keywords that mark a UI string: N_ (Python declarations), _ (templates).
-KEYWORDS = ("N_", "_")
 
 
 @dataclass(frozen=True)
@@ -118,17 +117,9 @@ def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[En
                 problems.append(EntryProblem("html", where, shown, "HTML not in the msgid: " + " ".join(tags)))
     if template is not None:
         for message in template:
-            if message.id and message.id not in catalog:
+            if message.id and catalog.get(message.id, message.context) is None:
                 problems.append(EntryProblem("unmerged", 0, _forms(message)[0], "in messages.pot but not in this catalog (run `make i18n`)"))
     return problems
 
 
-def pybabel(*args: str) -> None:
-    CommandLineInterface().run(["pybabel", "-q", *args])
-
-
-def extract(root: Path, output: Path) -> None:
-    """Every UI string under `root` (as babel.cfg says where to look) into the template `output`."""
-    keywords = [arg for kw in KEYWORDS for arg in ("-k", kw)]
-    pybabel("extract", "-F", str(root / "babel.cfg"), *keywords, "--no-location", "--sort-output",
-            "--project", "gpu-finetune-guide", "-o", str(output), str(root))
+extract = pofile.extract  # status re-extracts into a temporary file to compare with messages.pot

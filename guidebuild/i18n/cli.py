@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import catalog as i18n_catalog, sources as i18n_sources, status as translation_status
+from . import pofile, sources as i18n_sources, status as translation_status
 from .locale import add_locale
 from .project import Project
 from .structure import differences, parse
@@ -29,11 +29,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def update(root: Path = ROOT) -> None:
     """Extract every UI string, then merge the template into each locale's catalog."""
     project = Project(root)
-    i18n_catalog.extract(project.root, project.pot)
+    pofile.extract(project.root, project.pot)
     for locale in project.locales:
         po = project.po(locale)
-        command = "update" if po.exists() else "init"
-        i18n_catalog.pybabel(command, "-i", str(project.pot), "-d", str(project.locales_dir), "-l", locale)
+        pofile.update_catalog(project.root, project.pot, po, locale)
         print(f"{project.rel(po)} is up to date with the template")
 
 

@@ -17,7 +17,7 @@ import yaml
 from mkdocs.utils.yaml import yaml_load
 from babel import Locale, UnknownLocaleError
 
-from .catalog import pybabel
+from .pofile import update_catalog
 from .project import Project
 
 LIST_ITEM = re.compile(r"^(\s*)-\s+locale:\s*")
@@ -88,10 +88,8 @@ def add_locale(root: Path, locale: str, name: str, site_name: str | None = None,
         raise ValueError(f"{project.rel(project.pot)} is missing; run `guide-i18n update` first")
 
     po = project.po(locale)
-    if po.is_file():  # a catalog started before the locale was configured: merge, never overwrite
-        pybabel("update", "-i", str(project.pot), "-d", str(project.locales_dir), "-l", locale)
-    else:
-        pybabel("init", "-i", str(project.pot), "-d", str(project.locales_dir), "-l", locale)
+    # A catalog started before the locale was configured is merged, never overwritten.
+    update_catalog(project.root, project.pot, po, locale)
     keep = project.docs_dir / locale / ".gitkeep"
     keep.parent.mkdir(parents=True, exist_ok=True)
     keep.touch()
