@@ -44,6 +44,11 @@ class NumberFormat:
             text = self.minus + text
         return text
 
+    def plain(self, value: float, max_frac: int = 2, min_frac: int = 0) -> str:
+        """`value` as `number` shows it, in ASCII digits without grouping: what a plural rule reads."""
+        negative, whole, frac = self._digits(value, max_frac, min_frac)
+        return ("-" if negative else "") + whole + ("." + frac if frac else "")
+
     def _group(self, whole: str) -> str:
         if len(whole) <= self.primary:
             return whole
@@ -80,7 +85,6 @@ class NumberFormat:
         """`value` in unit `code`, shown with three significant digits (or `max_frac` decimals), or as
         the already formatted `text` of `value` rounded to `max_frac` decimals (default 0)."""
         decimals = self._significant_decimals(value) if max_frac is None and text is None else max_frac or 0
-        _, whole, frac = self._digits(value, decimals, 0)
         patterns = self.units[code]
-        pattern = patterns.get(category(self.plural_rules, whole + ("." + frac if frac else "")), patterns["other"])
+        pattern = patterns.get(category(self.plural_rules, self.plain(value, decimals)), patterns["other"])
         return pattern.replace("{0}", text if text is not None else self.number(value, max_frac=decimals))

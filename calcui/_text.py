@@ -65,6 +65,14 @@ class Translator:
         return singular if str(n) == "1" or (not isinstance(n, str) and n == 1) else plural
 
 
+def plural_count(msg: str | dict, params: dict):
+    """The number a count string (`calculators.NN_`) shows: its `n` param, bare or typed ({"value": …})."""
+    if not isinstance(msg, dict) or "n" not in msg:
+        return None
+    value = params.get(msg["n"])
+    return value["value"] if isinstance(value, dict) else value
+
+
 def _fill(text: str, params: dict) -> str:
     return string.Formatter().vformat(text, (), _Missing(params)) if params else text
 

@@ -72,6 +72,30 @@ def raw_header(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     return comments, fields
 
 
+def read_catalog(path: Path, locale: str | None = None) -> Catalog:
+    """A PO file, with each fuzzy entry's `#|` previous msgid (Babel reads those as translator comments)."""
+    with path.open("rb") as fh:
+        catalog = read_po(fh, locale=locale)
+    for message in [*catalog, *catalog.obsolete.values()]:
+        previous = [c[1:].strip() for c in message.user_comments if c.startswith("|")]
+        if previous:
+            message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
+            message.previous_id = _previous_ids(previous)
+    return catalog
+
+
+def _previous_ids(lines: list[str]) -> list[str]:
+    """`msgid "…"` / `msgid_plural "…"` lines (and `"…"` continuations) -> [msgid, msgid_plural]."""
+    ids: list[str] = []
+    for line in lines:
+        keyword, _, rest = line.partition(" ")
+        if keyword in ("msgid", "msgid_plural"):
+            ids.append(unescape(rest))
+        elif line.startswith('"') and ids:
+            ids[-1] += unescape(line)
+    return ids
+
+
 # -- writing -----------------------------------------------------------------------------------------
 
 
@@ -120,7 +144,9 @@ def po_text(catalog: Catalog, comments: list[str], fields: list[tuple[str, str]]
     header = "".join(f"{name}: {value}\n" for name, value in fields)
     blocks = ["\n".join(comments + _string("msgid", "") + _string("msgstr", header))]
     blocks += ["\n".join(_entry(m, catalog.num_plurals)) for m in catalog if m.id]
-    blocks += ["\n".join(_entry(m, catalog.num_plurals, obsolete=True)) for m in catalog.obsolete.values()]
+    # An obsolete entry with no translation is dropped, as GNU msgcat drops it: nothing to reuse.
+    blocks += ["\n".join(_entry(m, catalog.num_plurals, obsolete=True)) for m in catalog.obsolete.values()
+               if any(m.string if isinstance(m.string, (list, tuple)) else [m.string])]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -176,11 +202,7 @@ def update_catalog(root: Path, template_path: Path, po_path: Path, locale: str) 
     with template_path.open("rb") as fh:
         template = read_po(fh)
     text = po_path.read_text(encoding="utf-8") if po_path.is_file() else ""
-    if text:
-        with po_path.open("rb") as fh:
-            catalog = read_po(fh, locale=locale)
-    else:
-        catalog = Catalog(locale=locale)
+    catalog = read_catalog(po_path, locale) if text else Catalog(locale=locale)
     previous = {(m.id if isinstance(m.id, str) else m.id[0], m.context): m.previous_id for m in catalog if m.id}
     catalog.update(template, update_creation_date=True)
     count, expr = plurals.plural_forms_header(locale).removesuffix(";").split("; plural=")
@@ -190,6 +212,8 @@ def update_catalog(root: Path, template_path: Path, po_path: Path, locale: str) 
         key = (message.id if isinstance(message.id, str) else message.id[0], message.context) if message.id else None
         if message.fuzzy and not message.previous_id and previous.get(key):
             message.previous_id = previous[key]
+        elif not message.fuzzy:
+            message.previous_id = []  # reviewed: the old msgid has served (msgmerge drops it too)
     name, version, bugs_to = project_id(root)
     _, template_fields = raw_header(template_path.read_text(encoding="utf-8"))
     old_comments, old_fields = raw_header(text)
