@@ -61,7 +61,10 @@ def _batch(d, fmt, t):
 
 def _steps(d, fmt, t):
     cfg = d["config"]
-    return t(N_("{steps} after {warmup} warm-up"), steps=fmt.number(cfg["steps"], 0), warmup=fmt.number(cfg["warmup_steps"], 0))
+    steps, warmup = cfg["steps"], cfg["warmup_steps"]
+    # TRANSLATORS: the timed steps of a pilot run, after the untimed warm-up ones: "20 steps after 3 warm-up steps".
+    return t(N_("{steps} after {warmup}"), steps=t(NN_("{count} step", "{count} steps"), n=steps, count=fmt.number(steps, 0)),
+             warmup=t(NN_("{count} warm-up step", "{count} warm-up steps"), n=warmup, count=fmt.number(warmup, 0)))
 
 
 def _outcome(d, fmt, t):
