@@ -121,3 +121,16 @@ def test_update_is_idempotent_on_this_repository(copy_of_project):
     before = {p: p.read_bytes() for p in (copy_of_project / "locales").rglob("*.po*")}
     i18n_cli.update(copy_of_project)
     assert {p: p.read_bytes() for p in (copy_of_project / "locales").rglob("*.po*")} == before
+
+
+@gnu
+@pytest.mark.parametrize("locale", ["fr", "ru", "cy"])
+def test_a_new_locales_catalog_is_valid_gettext(locale, tmp_path):
+    """`add-locale` starts a catalog whose Plural-Forms is written from CLDR: GNU accepts it as is."""
+    po = tmp_path / "messages.po"
+    update_catalog(ROOT, POT, po, locale)
+    run = subprocess.run(["msgfmt", "-c", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    assert msgcat_no_wrap(po) == po.read_text(encoding="utf-8")
+    assert f"nplurals={len(plurals.forms(locale))};" in po.read_text(encoding="utf-8")
