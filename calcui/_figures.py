@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from calculators import N_
+from calculators import N_, NN_
 
 from ._numbers import NumberFormat
 from ._text import Translator
@@ -39,7 +39,7 @@ FORMATS = {
     "hours": lambda v, fmt, t: fmt.unit("hour", v),
     "seconds": _seconds,
     "days": lambda v, fmt, t: fmt.unit("day", v),
-    "tokens": lambda v, fmt, t: t(N_("{count} tokens"), count=fmt.number(v, max_frac=0)),
+    "tokens": lambda v, fmt, t: t(NN_("{count} token", "{count} tokens"), n=fmt.plain(v, 0), count=fmt.number(v, max_frac=0)),
     "tokens_per_s": lambda v, fmt, t: t(N_("{count} tokens/s"), count=fmt.significant(v)),
     "tflops": lambda v, fmt, t: fmt.significant(v) + " TFLOPS",
     "gb_per_s": lambda v, fmt, t: fmt.significant(v) + " GB/s",

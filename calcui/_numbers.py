@@ -2,13 +2,15 @@
 
 Babel cannot run in the browser (its locale data is megabytes), so the build exports the few
 CLDR symbols and patterns each locale needs and this formatter applies them; a test checks it
-against Babel's own output for every locale. Plural-dependent unit patterns use CLDR's "other"
-form (the one for fractional amounts), which is what most figures here are.
+against Babel's own output for every locale. A unit pattern is picked by the plural category of
+the number as shown (CLDR rules from the pack): "1 día", "3 días"; Arabic "3 أيام", "11 يومًا".
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
+
+from ._plural import category
 
 
 class NumberFormat:
@@ -20,22 +22,32 @@ class NumberFormat:
         self.primary, self.secondary = n["grouping"]
         self.percent: dict = n["percent"]       # {"prefix", "suffix"} around the number
         self.currency: dict = n["currency"]     # {"prefix", "suffix", "neg_prefix", "neg_suffix"}
-        self.units: dict[str, str] = pack["units"]  # unit code -> pattern with {0}
+        self.units: dict[str, dict[str, str]] = pack["units"]  # unit code -> {category: pattern with {0}}
+        self.plural_rules: list = (pack.get("plural") or {}).get("rules", [])
 
     # -- plain numbers -------------------------------------------------------------------------
-    def number(self, value: float, max_frac: int = 2, min_frac: int = 0) -> str:
+    @staticmethod
+    def _digits(value: float, max_frac: int, min_frac: int) -> tuple[bool, str, str]:
+        """(negative, integer digits, fraction digits) of `value` as shown, before localizing."""
         quantum = Decimal(1).scaleb(-max_frac)
         dec = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_EVEN)
-        negative = dec < 0
-        digits = f"{abs(dec):f}"
-        whole, _, frac = digits.partition(".")
+        whole, _, frac = f"{abs(dec):f}".partition(".")
         frac = frac.rstrip("0")
         if len(frac) < min_frac:
             frac = frac.ljust(min_frac, "0")
+        return dec < 0, whole, frac
+
+    def number(self, value: float, max_frac: int = 2, min_frac: int = 0) -> str:
+        negative, whole, frac = self._digits(value, max_frac, min_frac)
         text = self._group(whole) + (self.decimal + frac if frac else "")
         if negative and (whole.strip("0") or frac.strip("0")):
             text = self.minus + text
         return text
+
+    def plain(self, value: float, max_frac: int = 2, min_frac: int = 0) -> str:
+        """`value` as `number` shows it, in ASCII digits without grouping: what a plural rule reads."""
+        negative, whole, frac = self._digits(value, max_frac, min_frac)
+        return ("-" if negative else "") + whole + ("." + frac if frac else "")
 
     def _group(self, whole: str) -> str:
         if len(whole) <= self.primary:
@@ -49,11 +61,14 @@ class NumberFormat:
             parts.insert(0, head)
         return self.group.join(parts)
 
+    @staticmethod
+    def _significant_decimals(value: float) -> int:
+        size = abs(value)
+        return 0 if size >= 100 else 1 if size >= 10 else 2 if size >= 0.01 or size == 0 else 4
+
     def significant(self, value: float) -> str:
         """A figure with as many decimals as its size needs to show three significant digits."""
-        size = abs(value)
-        decimals = 0 if size >= 100 else 1 if size >= 10 else 2 if size >= 0.01 or size == 0 else 4
-        return self.number(value, max_frac=decimals)
+        return self.number(value, max_frac=self._significant_decimals(value))
 
     # -- typed figures -------------------------------------------------------------------------
     def percent_of(self, fraction: float, max_frac: int = 1) -> str:
@@ -66,5 +81,10 @@ class NumberFormat:
             return c["neg_prefix"] + body + c["neg_suffix"]
         return c["prefix"] + body + c["suffix"]
 
-    def unit(self, code: str, value: float, text: str | None = None) -> str:
-        return self.units[code].replace("{0}", text if text is not None else self.significant(value))
+    def unit(self, code: str, value: float, text: str | None = None, max_frac: int | None = None) -> str:
+        """`value` in unit `code`, shown with three significant digits (or `max_frac` decimals), or as
+        the already formatted `text` of `value` rounded to `max_frac` decimals (default 0)."""
+        decimals = self._significant_decimals(value) if max_frac is None and text is None else max_frac or 0
+        patterns = self.units[code]
+        pattern = patterns.get(category(self.plural_rules, self.plain(value, decimals)), patterns["other"])
+        return pattern.replace("{0}", text if text is not None else self.number(value, max_frac=decimals))

@@ -12,7 +12,7 @@ from ._figures import figure
 from ._figures import num as _num
 from ._scroll import scroll_region
 from ._numbers import NumberFormat
-from ._text import Translator
+from ._text import Translator, plural_count
 
 
 def render(name: str, inputs: dict, pack: dict) -> dict:
@@ -120,9 +120,7 @@ def _table(block, t, fmt) -> str:
 def _notes(block, t, fmt) -> str:
     items = []
     for item in block["items"]:
-        params = {
-            key: (figure(p["value"], p["unit"], fmt, t) if isinstance(p, dict) else str(p))
-            for key, p in item.get("params", {}).items()
-        }
-        items.append(f"<li>{escape(t(item['msg'], **params))}</li>")
+        raw = item.get("params", {})
+        params = {key: (figure(p["value"], p["unit"], fmt, t) if isinstance(p, dict) else str(p)) for key, p in raw.items()}
+        items.append(f"<li>{escape(t(item['msg'], n=plural_count(item['msg'], raw), **params))}</li>")
     return _title(block, t) + f'<ul class="guide-notes">{"".join(items)}</ul>'

@@ -7,7 +7,7 @@ boundary is ``compute(name, inputs) -> dict`` (see ``_registry``).
 from . import cost, memory
 from ._data import catalog, models
 from ._errors import ERROR_CODES
-from ._i18n import N_
+from ._i18n import N_, NN_, NNP_, NP_
 from ._inputs import Choice, Input
 from ._registry import compute, describe, figure, figure_names, names, register, register_figure
 
@@ -16,5 +16,5 @@ register(cost)
 from . import figures  # noqa: E402  (registers the prose figures; needs the calculators above)
 
 
-__all__ = ["ERROR_CODES", "Choice", "Input", "N_", "catalog", "compute", "cost", "describe", "figure",
+__all__ = ["ERROR_CODES", "Choice", "Input", "N_", "NN_", "NNP_", "NP_", "catalog", "compute", "cost", "describe", "figure",
            "figure_names", "figures", "memory", "models", "names", "register", "register_figure"]

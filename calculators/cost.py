@@ -21,7 +21,7 @@ from ._cost_model import (
 )
 from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
-from ._i18n import N_
+from ._i18n import N_, NN_, NP_
 from ._inputs import Choice, Input
 from ._memory_formulas import unsharded
 
@@ -358,6 +358,8 @@ def plan_text(plan: list) -> list:
 
 
 def _source(q: dict) -> str:
+    # TRANSLATORS: a table cell under "Throughput is": the throughput figure was measured by a pilot run,
+    # or estimated by the model. It qualifies "throughput" (gender and number agree with it).
     return N_("measured") if q["measured"] else N_("estimated")
 
 
@@ -379,9 +381,12 @@ def _display(values: dict, r: dict) -> list[dict]:
     runs, h = values["runs"], r["run_hours"]
     hours = [(N_("Training"), runs * h["train"]), (N_("Checkpoint writes"), runs * h["writes"]),
              (N_("Lost to interruptions"), runs * h["lost"]),
-             (N_("Loading"), runs * values["load_hours"]), (N_("Validation"), runs * values["validation_hours"]),
+             # TRANSLATORS: a share of the paid hours: loading the environment, data and model (a noun,
+             # not a "please wait" message).
+             (NP_("hours in the plan", "Loading"), runs * values["load_hours"]), (N_("Validation"), runs * values["validation_hours"]),
              (N_("Checkpoint upload"), runs * values["checkpoint_hours"]),
-             (N_("Export"), runs * values["export_hours"]), (N_("Unused"), r["unused_hours"])]
+             # TRANSLATORS: hours of the reserved term that are paid for but not needed.
+             (N_("Export"), runs * values["export_hours"]), (NP_("hours in the plan", "Unused"), r["unused_hours"])]
     option_labels = {o["id"]: o["label"] for o in _PRICING["options"]}
     terms = {t["id"]: t["label"] for t in _data.terms()}
     breakdown = [[terms[tid], v] for tid, v in r["gpu_usd"].items()]
@@ -419,10 +424,12 @@ def _display(values: dict, r: dict) -> list[dict]:
         note_items.append((N_("The run does not fit in {gpu} memory with this card count and headroom."),
                            {"gpu": r["name"]}))
     if values["cards"] > NODE_CARDS:
-        note_items.append((N_("More than {count} cards span several nodes: the efficiency across nodes applies."),
+        note_items.append((NN_("More than {count} card spans several nodes: the efficiency across nodes applies.",
+                               "More than {count} cards span several nodes: the efficiency across nodes applies."),
                            {"count": value(NODE_CARDS, "count")}))
     if not r["options_table"]:
-        note_items.append((N_("No catalog GPU fits the memory budget with up to {count} cards."),
+        note_items.append((NN_("No catalog GPU fits the memory budget with up to {count} card.",
+                               "No catalog GPU fits the memory budget with up to {count} cards."),
                            {"count": value(max(TABLE_CARDS), "count")}))
     return [
         metrics(N_("Cost per successful output"), head),

@@ -12,6 +12,10 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
 
+from calcui._plural import ORDER
+from calcui._text import message_key
+
+from .i18n import plurals
 from .locales import babel_locale
 
 CURRENCY = "USD"  # the catalog's prices are in US dollars
@@ -41,30 +45,55 @@ def number_data(locale: str) -> dict:
     }
 
 
-def unit_patterns(locale: str) -> dict[str, str]:
+def unit_patterns(locale: str) -> dict[str, dict[str, str]]:
+    """unit code -> {plural category: pattern}: Arabic writes "3 أيام" but "11 يومًا" and "100 يوم"."""
     data = babel_locale(locale)._data["unit_patterns"]
-    return {code: data[cldr]["short"]["other"] for code, cldr in UNITS.items()}
+    return {code: {tag: data[cldr]["short"][tag] for tag in ORDER if tag in data[cldr]["short"]}
+            for code, cldr in UNITS.items()}
 
 
-def catalog_messages(po_file: Path) -> dict[str, str]:
-    """msgid -> msgstr for translated, non-fuzzy entries (an untranslated string shows its msgid)."""
+def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
+    """Key (msgid, or msgctxt + EOT + msgid) -> msgstr, or the list of forms of a plural entry, for
+    translated, non-fuzzy entries (an untranslated string shows its msgid)."""
     if not po_file.is_file():
         return {}
     with po_file.open("rb") as fh:
         catalog = read_po(fh)
-    return {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy and isinstance(m.id, str)}
+    messages = {}
+    for m in catalog:
+        if not m.id or m.fuzzy:
+            continue
+        if isinstance(m.id, str):
+            if m.string:
+                messages[message_key(m.id, m.context)] = m.string
+        elif all(m.string):
+            messages[message_key(m.id[0], m.context)] = list(m.string)
+    return messages
 
 
 @lru_cache(maxsize=None)
-def _cldr(locale: str) -> tuple[dict, dict, str]:
-    return number_data(locale), unit_patterns(locale), babel_locale(locale).text_direction
+def _cldr(locale: str) -> tuple[dict, dict, str, dict]:
+    plural = {"rules": plurals.cldr_rules(locale), "forms": plurals.forms(locale)}
+    return number_data(locale), unit_patterns(locale), babel_locale(locale).text_direction, plural
 
 
 def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> dict:
     """`fallback` is the source locale: a string this locale has not translated yet shows in Spanish,
     like the untranslated pages, rather than as its English msgid."""
-    numbers, units, direction = _cldr(locale)
+    numbers, units, direction, plural = _cldr(locale)
     messages = catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
     if fallback and fallback != locale:
-        messages = catalog_messages(locales_dir / fallback / "LC_MESSAGES" / "messages.po") | messages
-    return {"locale": locale, "dir": direction, "numbers": numbers, "units": units, "messages": messages}
+        borrowed = catalog_messages(locales_dir / fallback / "LC_MESSAGES" / "messages.po")
+        messages = _reindexed(borrowed, plurals.forms(fallback), plural["forms"]) | messages
+    return {"locale": locale, "dir": direction, "numbers": numbers, "units": units, "plural": plural,
+            "messages": messages}
+
+
+def _reindexed(messages: dict, source_forms: list[str], target_forms: list[str]) -> dict:
+    """Borrowed plural entries given one form per category of the borrowing locale: each takes the
+    source's form for that category, or its "other" (Spanish one/other lent to Arabic's six)."""
+    def forms(strings: list[str]) -> list[str]:
+        by_tag = dict(zip(source_forms, strings))
+        return [by_tag.get(tag, by_tag.get("other", strings[-1])) for tag in target_forms]
+
+    return {key: forms(value) if isinstance(value, list) else value for key, value in messages.items()}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from calcui import NumberFormat, Translator
 from calcui.results._html import choice_label
-from calculators import N_
+from calculators import N_, NN_
 from mkdocs.exceptions import PluginError
 
 FAMILIES = {"llama": "Llama", "llama-act": "Llama", "qwen2": "Qwen2", "mistral": "Mistral"}
@@ -53,8 +53,10 @@ def render_table(env, pack: dict, data: dict) -> str:
             "error": _signed(r["relative_error"], fmt),
         })
     errors = [abs(r["relative_error"]) for r in data["rows"] if r["relative_error"] is not None]
-    caption = t(N_("Memory estimate against the measured peak: {count} configurations, worst difference {worst} "
-                   "(goal: within {goal})"), count=fmt.number(len(rows), 0),
+    caption = t(NN_("Memory estimate against the measured peak: {count} configuration, worst difference {worst} "
+                    "(goal: within {goal})",
+                    "Memory estimate against the measured peak: {count} configurations, worst difference {worst} "
+                    "(goal: within {goal})"), n=len(rows), count=fmt.number(len(rows), 0),
                 worst=fmt.percent_of(max(errors)) if errors else "—", goal=fmt.percent_of(data["goal"], 0))
     v = data["versions"]
     provenance = t(N_("Measured on the CPU with torch {torch}, transformers {transformers} and peft {peft} on "

@@ -14,9 +14,12 @@ def partials_env(theme_env: Environment, pack: dict) -> Environment:
     env = theme_env.overlay(autoescape=True)
     env.add_extension("jinja2.ext.i18n")
     translate = Translator(pack)
+    # Newstyle callables fill `%(name)s` themselves after the call; these return the bare msgstr.
     env.install_gettext_callables(
-        gettext=lambda msg: escape(translate(msg)),
-        ngettext=lambda one, many, n: escape(translate(one if n == 1 else many)),
+        gettext=lambda msg: escape(translate.gettext(msg)),
+        ngettext=lambda one, many, n: escape(translate.ngettext(one, many, n)),
+        pgettext=lambda ctx, msg: escape(translate.pgettext(ctx, msg)),
+        npgettext=lambda ctx, one, many, n: escape(translate.npgettext(ctx, one, many, n)),
         newstyle=True,
     )
     return env

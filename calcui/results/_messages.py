@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 
-from calculators import N_
+from calculators import N_, NN_, NP_
 
 from .._numbers import NumberFormat
-from .._text import Translator
+from .._text import Translator, plural_count
 
 TYPE_NAMES = {
     "object": N_("an object"), "array": N_("a list"), "string": N_("text"),
@@ -27,25 +27,28 @@ EXPECTED = {
     "enum": N_("one of: {choices}"),
     "minimum": N_("a number ≥ {limit}"),
     "maximum": N_("a number ≤ {limit}"),
-    "maxLength": N_("text of at most {limit} characters"),
+    "maxLength": NN_("text of at most {limit} character", "text of at most {limit} characters", n="limit"),
     "pattern": N_("text matching {pattern}"),
     "format": N_("a date and time such as 2026-01-31T12:00:00Z"),
-    "minItems": N_("at least {limit} items"),
-    "maxItems": N_("at most {limit} items"),
+    "minItems": NN_("at least {limit} item", "at least {limit} items", n="limit"),
+    "maxItems": NN_("at most {limit} item", "at most {limit} items", n="limit"),
     "uniqueItems": N_("items that are all different"),
-    "maxProperties": N_("at most {limit} properties"),
-    "false": N_("nothing here"),
+    "maxProperties": NN_("at most {limit} property", "at most {limit} properties", n="limit"),
+    # TRANSLATORS: completes "{pointer}: expected …" for a JSON property the schema forbids: the file should
+    # have no value at this place at all.
+    "false": NP_("expected in an imported file", "nothing here"),
     # reading the file
-    "too_large": N_("a file of at most {limit} bytes"),
+    "too_large": NN_("a file of at most {limit} byte", "a file of at most {limit} bytes", n="limit"),
     "empty": N_("a JSON document"),
     "bom": N_("UTF-8 text without a byte order mark"),
     "encoding": N_("UTF-8 text (invalid byte at offset {offset})"),
     "json_syntax": N_("valid JSON (error at line {line}, column {column})"),
     "non_finite": N_("a finite number, not {literal}"),
     "surrogate": N_("text without a lone surrogate escape (\\ud800–\\udfff)"),
-    "too_deep": N_("at most {limit} levels of nesting"),
+    "too_deep": NN_("at most {limit} level of nesting", "at most {limit} levels of nesting", n="limit"),
     "schema_version": N_("schema version {supported}"),
-    "too_many": N_("fewer problems ({count} more not listed)"),
+    # TRANSLATORS: the last line of a list of problems in an imported file, when more were found than shown.
+    "too_many": NN_("fewer problems ({count} more not listed)", "fewer problems ({count} more not listed)"),
 }
 WITH_FOUND = N_("{pointer}: expected {expected}, found {found}")
 PLAIN = N_("{pointer}: expected {expected}")
@@ -57,7 +60,7 @@ _EN_PACK = {
     "numbers": {"decimal": ".", "group": ",", "minus": "-", "grouping": [3, 3],
                 "percent": {"prefix": "", "suffix": "%"},
                 "currency": {"prefix": "$", "suffix": "", "neg_prefix": "-$", "neg_suffix": ""}},
-    "units": {"gb": "{0} GB", "hour": "{0} h", "day": "{0} d"},
+    "units": {"gb": {"other": "{0} GB"}, "hour": {"other": "{0} h"}, "day": {"other": "{0} d"}},
 }
 ENGLISH = Translator(_EN_PACK)
 ENGLISH_NUMBERS = NumberFormat(_EN_PACK)
@@ -85,7 +88,8 @@ def expected_text(code: str, params: dict, t: Translator, fmt: NumberFormat | No
         return type_names(params.get("types", ""), t)
     shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
              for k, v in params.items()}
-    return t(EXPECTED.get(code, code), **shown)
+    msg = EXPECTED.get(code, code)
+    return t(msg, n=plural_count(msg, params), **shown)
 
 
 def show_pointer(pointer: str, t: Translator) -> str:

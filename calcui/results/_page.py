@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from calculators import N_
+from calculators import N_, NN_, NP_
 
 from .._figures import figure
 from .._numbers import NumberFormat
@@ -30,7 +30,9 @@ def _device_type(d, fmt, t):
 
 
 def _model(d, fmt, t):
-    return t(N_("{source}, {count} parameters"), source=d["model"]["source"], count=fmt.number(d["model"]["parameters"], 0))
+    count = d["model"]["parameters"]
+    return t(NN_("{source}, {count} parameter", "{source}, {count} parameters"), n=count, source=d["model"]["source"],
+             count=fmt.number(count, 0))
 
 
 def _shape(d, fmt, t):
@@ -59,14 +61,18 @@ def _batch(d, fmt, t):
 
 def _steps(d, fmt, t):
     cfg = d["config"]
-    return t(N_("{steps} after {warmup} warm-up"), steps=fmt.number(cfg["steps"], 0), warmup=fmt.number(cfg["warmup_steps"], 0))
+    steps, warmup = cfg["steps"], cfg["warmup_steps"]
+    # TRANSLATORS: the timed steps of a pilot run, after the untimed warm-up ones: "20 steps after 3 warm-up steps".
+    return t(N_("{steps} after {warmup}"), steps=t(NN_("{count} step", "{count} steps"), n=steps, count=fmt.number(steps, 0)),
+             warmup=t(NN_("{count} warm-up step", "{count} warm-up steps"), n=warmup, count=fmt.number(warmup, 0)))
 
 
 def _outcome(d, fmt, t):
     status = d["outcome"]["status"]
     if status == "partial":
         return t(N_("Partial: {reason}"), reason=partial_reason(d, t) or DASH)
-    return t(N_("Completed")) if status == "completed" else t(N_("Does not fit in memory"))
+    # TRANSLATORS: the outcome of a pilot run (the run finished every step), beside "Does not fit in memory".
+    return t(NP_("pilot run outcome", "Completed")) if status == "completed" else t(N_("Does not fit in memory"))
 
 
 def _mem(key):
@@ -105,8 +111,10 @@ def _stalls(d, fmt, t):
     timing = d.get("timing")
     if not timing:
         return DASH
-    return t(N_("{count} steps (waiting over {threshold} of the step)"), count=fmt.number(timing["stalled_steps"], 0),
-             threshold=fmt.percent_of(timing["stall_threshold"]))
+    count = timing["stalled_steps"]
+    # TRANSLATORS: steps in which the training loop waited for data longer than {threshold} of the step time.
+    return t(NN_("{count} step (waiting over {threshold} of the step)", "{count} steps (waiting over {threshold} of the step)"),
+             n=count, count=fmt.number(count, 0), threshold=fmt.percent_of(timing["stall_threshold"]))
 
 
 def _checkpoint(d, fmt, t):
@@ -123,10 +131,15 @@ def _restore(d, fmt, t):
     if not r or not r["performed"]:
         return t(N_("Not run"))
     if not r["passed"]:
-        return t(N_("No: {count} checks failed"), count=fmt.number(len(r["failures"]), 0))
+        # TRANSLATORS: answers "Restore verified": no, and how many comparisons of the restored state failed.
+        return t(NN_("No: {count} check failed", "No: {count} checks failed"), n=len(r["failures"]),
+                 count=fmt.number(len(r["failures"]), 0))
     mode = t(N_("bit for bit")) if r["mode"] == "bitwise" else t(N_("within tolerance"))
     where = t(N_("in a fresh process")) if r["fresh_process"] else t(N_("in the same process"))
-    return t(N_("Yes: {mode}, {where}, {count} checks"), mode=mode, where=where, count=fmt.number(len(r["verified"]), 0))
+    # TRANSLATORS: answers "Restore verified": yes, how ({mode}: bit for bit or within tolerance), where
+    # (in a fresh process...), and how many comparisons passed.
+    return t(NN_("Yes: {mode}, {where}, {count} check", "Yes: {mode}, {where}, {count} checks"), n=len(r["verified"]),
+             mode=mode, where=where, count=fmt.number(len(r["verified"]), 0))
 
 
 def _scaling(d, fmt, t):
@@ -186,7 +199,8 @@ def section_id(name: str, taken: set[str]) -> str:
 
 
 def runs_table(runs, anchors, fmt, t) -> str:
-    run, caption = t(N_("Run")), t(N_("Pilot runs"))
+    # TRANSLATORS: column header over the pilot runs' names (a noun: one pilot run).
+    run, caption = t(NP_("pilot run", "Run")), t(N_("Pilot runs"))
     head = f'<th scope="col">{escape(run)}</th>' + "".join(
         f'<th scope="col"><a href="#{a}">{escape(data["label"] or name)}</a></th>' for (name, data), a in zip(runs, anchors))
     body = []

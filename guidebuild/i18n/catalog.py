@@ -11,11 +11,10 @@ import re
 import string
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
-from babel.messages.frontend import CommandLineInterface
-from babel.messages.pofile import read_po
+
+from . import pofile
 
 # `%(name)s` always; positional `%s`/`%d` only where the entry is flagged python-format (else "50 %d…" in
 # prose would read as one).
@@ -35,9 +34,7 @@ class EntryProblem:
     message: str
 
 
-def read_catalog(path: Path) -> Catalog:
-    with path.open("rb") as fh:
-        return read_po(fh)
+read_catalog = pofile.read_catalog  # one reader: it knows `#|`, which Babel's parser takes for a note
 
 
 def brace_placeholders(text: str) -> Counter:
@@ -119,17 +116,9 @@ def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[En
                 problems.append(EntryProblem("html", where, shown, "HTML not in the msgid: " + " ".join(tags)))
     if template is not None:
         for message in template:
-            if message.id and message.id not in catalog:
+            if message.id and catalog.get(message.id, message.context) is None:
                 problems.append(EntryProblem("unmerged", 0, _forms(message)[0], "in messages.pot but not in this catalog (run `make i18n`)"))
     return problems
 
 
-def pybabel(*args: str) -> None:
-    CommandLineInterface().run(["pybabel", "-q", *args])
-
-
-def extract(root: Path, output: Path) -> None:
-    """Every UI string under `root` (as babel.cfg says where to look) into the template `output`."""
-    keywords = [arg for kw in KEYWORDS for arg in ("-k", kw)]
-    pybabel("extract", "-F", str(root / "babel.cfg"), *keywords, "--no-location", "--sort-output",
-            "--project", "gpu-finetune-guide", "-o", str(output), str(root))
+extract = pofile.extract  # status re-extracts into a temporary file to compare with messages.pot

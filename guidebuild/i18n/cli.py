@@ -24,8 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import catalog as i18n_catalog, sources as i18n_sources, status as translation_status
-from ..locales import babel_locale
+from . import pofile, sources as i18n_sources, status as translation_status
 from .locale import add_locale
 from .project import Project, find_root
 from .structure import differences, parse
@@ -35,12 +34,10 @@ from .translator_view import page_diff
 def update(root: Path) -> None:
     """Extract every UI string, then merge the template into each locale's catalog."""
     project = Project(root)
-    i18n_catalog.extract(project.root, project.pot)
+    pofile.extract(project.root, project.pot)
     for locale in project.locales:
         po = project.po(locale)
-        command = "update" if po.exists() else "init"
-        # -o: the catalog lives under the site's spelling of the code (pt-BR), Babel's is pt_BR.
-        i18n_catalog.pybabel(command, "-i", str(project.pot), "-o", str(po), "-l", str(babel_locale(locale)))
+        pofile.update_catalog(project.root, project.pot, po, locale)
         print(f"{project.rel(po)} is up to date with the template")
 
 

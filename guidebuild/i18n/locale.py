@@ -19,8 +19,8 @@ import yaml
 from babel import UnknownLocaleError
 from mkdocs.utils.yaml import yaml_load
 
+from .pofile import update_catalog
 from ..locales import babel_locale
-from .catalog import pybabel
 from .project import Project, same_code
 
 LIST_ITEM = re.compile(r"^(\s*)-\s+locale:\s*")
@@ -134,12 +134,8 @@ def add_locale(root: Path, code: str, name: str, site_name: str | None = None, s
         raise ValueError(f"{project.rel(project.pot)} is missing; run `guide-i18n update` first")
 
     po = project.po(locale)
-    # Babel spells the locale pt_BR; the catalog lives under the site's spelling, locales/pt-BR/.
-    babel_code = str(babel_locale(locale))
-    if po.is_file():  # a catalog started before the locale was configured: merge, never overwrite
-        pybabel("update", "-i", str(project.pot), "-o", str(po), "-l", babel_code)
-    else:
-        pybabel("init", "-i", str(project.pot), "-o", str(po), "-l", babel_code)
+    # A catalog started before the locale was configured is merged, never overwritten.
+    update_catalog(project.root, project.pot, po, locale)
     keep = project.docs_dir / locale / ".gitkeep"
     keep.parent.mkdir(parents=True, exist_ok=True)
     keep.touch()

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 from babel.numbers import format_currency, format_decimal, format_percent
+from babel import Locale
 
 from calcui import NumberFormat
-from guidebuild.locale_pack import locale_pack
+from guidebuild.locale_pack import UNITS, locale_pack
 
 # The site's three locales, and others with different grouping (hi), signs and spacing (de, fr).
 LOCALES = ("es", "ja", "ar", "en", "de", "hi", "fr")
@@ -41,7 +42,22 @@ def test_currency_matches_babel(locale_fmt, value):
 @pytest.mark.parametrize(("locale", "code", "value", "expected"), [
     ("es", "gb", 37.3, "37,3 GB"),
     ("ja", "hour", 12.5, "12.5 時間"),
-    ("ar", "day", 3, "3 يوم"),
+    ("ar", "day", 3, "3 أيام"),  # CLDR's "few" form; "other" would read «3 يوم»
+    ("ar", "day", 11, "11 يومًا"),
+    ("ar", "day", 100, "100 يوم"),
 ])
 def test_unit_patterns_come_from_cldr(locale, code, value, expected):
     assert NumberFormat(locale_pack(locale, Path("/nonexistent"))).unit(code, value) == expected
+
+
+@pytest.mark.parametrize("value", (0, 1, 2, 3, 11, 100, 1.5, 0.25, 102, 1_000_000))
+@pytest.mark.parametrize("code", sorted(UNITS))
+def test_unit_plural_form_matches_babel(locale_fmt, code, value):
+    """The pattern is the one for the plural category Babel gives the number (Arabic's "one" and "two"
+    spell the number out: «يوم», «يومان»); a category the short length lacks takes its "other"
+    (CLDR's fallback; Babel's format_unit would borrow the long length's "1 horas")."""
+    locale, fmt = locale_fmt
+    loc = Locale.parse(locale)
+    short = loc._data["unit_patterns"][UNITS[code]]["short"]
+    pattern = short.get(loc.plural_form(value), short["other"])
+    assert fmt.unit(code, value) == pattern.replace("{0}", format_decimal(value, locale=locale))

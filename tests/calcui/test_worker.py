@@ -96,6 +96,7 @@ worker.start("calculators calcui", readFileSync(pack, "utf8"));
 console.log(worker.render("memory", JSON.stringify({ micro_batch: "8", method: "full" })));
 console.log(worker.import_result("cost", new Uint8Array(readFileSync(sample))));
 console.log(worker.import_result("cost", new Uint8Array(5_000_001)));
+console.log(worker.render("cost", JSON.stringify({ cards: "16" })));
 """
 
 
@@ -113,7 +114,10 @@ def test_pyodide_calls_it_as_the_worker_script_does(tmp_path):
     finally:
         script.unlink()
     assert run.returncode == 0, run.stderr[-2000:]
-    rendered, imported, oversized = run.stdout.splitlines()
+    rendered, imported, oversized, plural = run.stdout.splitlines()
     assert rendered == json.dumps(calcui.render("memory", {"micro_batch": "8", "method": "full"}, PACK))
     assert imported == json.dumps(results.import_result("cost", SAMPLE, PACK))
     assert results.MAX_BYTES == 5_000_000 and oversized == json.dumps(results.too_large(PACK, 5_000_001))
+    # A count string picks its Arabic form from the pack's CLDR rule inside Pyodide, as at build time.
+    assert plural == json.dumps(calcui.render("cost", {"cards": "16"}, PACK))
+    assert "أكثر من 8 بطاقات" in json.loads(plural)["html"]

@@ -49,7 +49,10 @@ def assert_display(display):
             for item in block["items"]:
                 for p in item["params"].values():
                     assert isinstance(p, str) or (p["unit"] in UNITS and isinstance(p["value"], (int, float)))
-                item["msg"].format(**item["params"])  # every placeholder has a parameter
+                msg = item["msg"]  # a msgid, or a count string (calculators.NN_) whose count is a param
+                for text in ([msg] if isinstance(msg, str) else [msg["msgid"], msg["plural"]]):
+                    text.format(**item["params"])  # every placeholder has a parameter
+                assert isinstance(msg, str) or msg["n"] in item["params"]
         else:
             raise AssertionError(f"unknown block kind {kind}")
 

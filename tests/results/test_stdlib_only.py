@@ -19,7 +19,7 @@ data, problems = results.parse(text)
 assert problems == []
 pack = {"locale": "es", "numbers": {"decimal": ",", "group": ".", "minus": "-", "grouping": [3, 3],
         "percent": {"prefix": "", "suffix": " %"}, "currency": {"prefix": "", "suffix": " US$",
-        "neg_prefix": "-", "neg_suffix": " US$"}}, "units": {"gb": "{0} GB", "hour": "{0} h", "day": "{0} d"}}
+        "neg_prefix": "-", "neg_suffix": " US$"}}, "units": {"gb": {"other": "{0} GB"}, "hour": {"other": "{0} h"}, "day": {"other": "{0} d"}}}
 results.results_page([("sample-cpu.json", data)], pack)
 assert results.import_result("cost", text, pack)["ok"]
 print(sorted({m.split(".")[0] for m in sys.modules if m.startswith(("calcui", "calculators", "pilot"))}))

@@ -1,0 +1,136 @@
+"""The catalogs are files a professional tool keeps as they are: GNU gettext accepts and reproduces them
+byte for byte, a save in Poedit survives `make i18n`, and they carry references, notes and contexts."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+
+from guidebuild.i18n import plurals
+from guidebuild.i18n.pofile import po_text, raw_header, read_catalog, update_catalog
+
+ROOT = Path(__file__).resolve().parents[2]
+POT = ROOT / "locales" / "messages.pot"
+CATALOGS = sorted((ROOT / "locales").glob("*/LC_MESSAGES/messages.po"))
+LOCALES = [po.parts[-3] for po in CATALOGS]
+
+gnu = pytest.mark.skipif(shutil.which("msgcat") is None or shutil.which("msgfmt") is None,
+                         reason="needs GNU gettext (apt-get install gettext; .ci/run installs it)")
+
+
+def msgcat_no_wrap(path: Path) -> str:
+    return subprocess.run(["msgcat", "--no-wrap", str(path)], capture_output=True, text=True, check=True).stdout
+
+
+@gnu
+@pytest.mark.parametrize("path", [POT, *CATALOGS], ids=lambda p: p.parent.parent.name if p != POT else "pot")
+def test_gnu_msgcat_reproduces_every_catalog(path):
+    """GNU's own writer (what Poedit and Weblate's no-wrap setting produce) changes nothing."""
+    assert msgcat_no_wrap(path) == path.read_text(encoding="utf-8")
+
+
+@gnu
+@pytest.mark.parametrize("po", CATALOGS, ids=LOCALES)
+def test_gnu_msgfmt_check_accepts_every_catalog(po, tmp_path):
+    run = subprocess.run(["msgfmt", "-c", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and not run.stderr, run.stderr
+
+
+@gnu
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_poedit_save_survives_make_i18n(locale, tmp_path):
+    """Poedit with wrapping off saves through GNU's writer, sets the translator's header fields and adds its
+    own; a translator then edits one entry and leaves another as a fuzzy suggestion. `make i18n` keeps it all."""
+    po = tmp_path / "messages.po"
+    text = msgcat_no_wrap(ROOT / "locales" / locale / "LC_MESSAGES" / "messages.po")
+    text = re.sub(r'"Last-Translator: [^"]*"', r'"Last-Translator: Nadia Haddad <nadia@example.org>\\n"', text, count=1)
+    text = re.sub(r'"PO-Revision-Date: [^"]*"', r'"PO-Revision-Date: 2026-12-02 09:15+0100\\n"', text, count=1)
+    text = re.sub(r'("Plural-Forms: [^"]*"\n)', r'\1"X-Generator: Poedit 3.4.2\\n"\n', text, count=1)
+    head, sep, rest = text.partition('\nmsgid "Pilot runs"\nmsgstr "')
+    assert sep, "the entry to edit"
+    text = head + '\n#, fuzzy\n#| msgid "Pilot run"\nmsgid "Pilot runs"\nmsgstr "' + rest
+    po.write_text(text, encoding="utf-8")
+    saved = msgcat_no_wrap(po)  # exactly what GNU (and so Poedit) writes for this content
+    po.write_text(saved, encoding="utf-8")
+
+    update_catalog(ROOT, POT, po, locale)
+
+    fields = dict(raw_header(saved)[1])
+    assert fields["X-Generator"] == "Poedit 3.4.2" and fields["Last-Translator"].startswith("Nadia Haddad")
+    assert fields["PO-Revision-Date"] == "2026-12-02 09:15+0100"
+    assert po.read_text(encoding="utf-8") == saved
+
+
+def test_headers_are_filled():
+    for po in [POT, *CATALOGS]:
+        text = po.read_text(encoding="utf-8")
+        for placeholder in ("FULL NAME", "EMAIL@ADDRESS", "LL@li.org", "VERSION", "ORGANIZATION", "YEAR"):
+            assert placeholder not in text.split("\n\n")[0], (po, placeholder)
+        fields = dict(raw_header(text)[1])
+        assert fields["Project-Id-Version"] == "gpu-finetune-guide 0.1.0"
+    for po, locale in zip(CATALOGS, LOCALES):
+        fields = dict(raw_header(po.read_text(encoding="utf-8"))[1])
+        assert fields["Language"] == locale and fields["Last-Translator"] and fields["Language-Team"]
+        assert fields["Plural-Forms"] == plurals.plural_forms_header(locale)
+
+
+def test_template_has_references_translator_notes_and_contexts():
+    text = POT.read_text(encoding="utf-8")
+    template = read_catalog(POT)
+    completed = template.get("Completed", "pilot run outcome")
+    assert completed is not None and any(path == "calcui/results/_page.py" for path, _ in completed.locations)
+    assert any(c.startswith("TRANSLATORS: the outcome of a pilot run") for c in completed.auto_comments)
+    assert template.get("nothing here", "expected in an imported file") is not None
+    assert "\n#: calcui/" in text and "\n#. TRANSLATORS: " in text
+    assert not any(m.id == "Completed" and m.context is None for m in template)  # no context-free duplicate
+
+
+def _catalog(entries: dict) -> Catalog:
+    catalog = Catalog(locale="es", project="demo", version="1", fuzzy=False)
+    for msgid, msgstr in entries.items():
+        catalog.add(msgid, msgstr, locations=[("demo.py", 1)])
+    return catalog
+
+
+def test_fuzzy_entries_keep_their_previous_msgid_until_reviewed(tmp_path):
+    pot, po = tmp_path / "messages.pot", tmp_path / "es.po"
+    pot.write_text(po_text(_catalog({"Hello, {name}!": ""}), [], [("POT-Creation-Date", "2026-01-01 00:00+0000")]), encoding="utf-8")
+    po.write_text(po_text(_catalog({"Hello {name}": "Hola {name}"}), [], []), encoding="utf-8")
+
+    update_catalog(tmp_path, pot, po, "es")
+    first = po.read_text(encoding="utf-8")
+    assert '#, fuzzy, python-brace-format\n#| msgid "Hello {name}"\nmsgid "Hello, {name}!"\nmsgstr "Hola {name}"' in first
+    update_catalog(tmp_path, pot, po, "es")
+    assert po.read_text(encoding="utf-8") == first  # still fuzzy: `#|` stays, nothing else moves
+
+    po.write_text(first.replace("#, fuzzy, python-brace-format", "#, python-brace-format"), encoding="utf-8")
+    update_catalog(tmp_path, pot, po, "es")
+    assert "#|" not in po.read_text(encoding="utf-8")  # reviewed
+
+
+def test_update_is_idempotent_on_this_repository(copy_of_project):
+    from guidebuild.i18n import cli as i18n_cli
+
+    shutil.copy2(ROOT / "pyproject.toml", copy_of_project / "pyproject.toml")  # the project's name and version
+    before = {p: p.read_bytes() for p in (copy_of_project / "locales").rglob("*.po*")}
+    i18n_cli.update(copy_of_project)
+    assert {p: p.read_bytes() for p in (copy_of_project / "locales").rglob("*.po*")} == before
+
+
+@gnu
+@pytest.mark.parametrize("locale", ["fr", "ru", "cy"])
+def test_a_new_locales_catalog_is_valid_gettext(locale, tmp_path):
+    """`add-locale` starts a catalog whose Plural-Forms is written from CLDR: GNU accepts it as is."""
+    po = tmp_path / "messages.po"
+    update_catalog(ROOT, POT, po, locale)
+    run = subprocess.run(["msgfmt", "-c", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    assert msgcat_no_wrap(po) == po.read_text(encoding="utf-8")
+    assert f"nplurals={len(plurals.forms(locale))};" in po.read_text(encoding="utf-8")
