@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from html import escape
 
 
 class Translator:
@@ -17,6 +18,11 @@ class Translator:
         if params:
             text = string.Formatter().vformat(text, (), _Missing(params))
         return text
+
+    def html(self, msgid: str, **params: str) -> str:
+        """The translation as HTML: the template escaped, `params` inserted as the HTML they are
+        (escaped or `<bdi>`-isolated by the caller)."""
+        return string.Formatter().vformat(escape(self.messages.get(msgid) or msgid), (), _Missing(params))
 
 
 class _Missing(dict):
