@@ -81,7 +81,8 @@ PANELS = {"measured_inputs": _taken_panel, "estimate_vs_measured": _estimate_pan
 def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     data = plain_strings(data)
     inputs = to_inputs(data, name)
-    head = f'<h3>{t.html(N_("Pilot result: {label}"), label=isolate(data["label"]))}</h3>'
+    title = t.html(N_("Pilot result: {label}"), label=isolate(data["label"]))  # outside the f-string for Babel
+    head = f"<h3>{title}</h3>"
     if is_cpu(data):
         head += cpu_badge(t)
     head += partial_badge(data, fmt, t)
