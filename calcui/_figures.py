@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from html import escape
-
 from calculators import N_, NN_
 
+from ._isolate import bdi
 from ._numbers import NumberFormat
 from ._text import Translator
 
@@ -14,8 +13,7 @@ GB = 1e9  # the calculators report bytes; the page shows decimal gigabytes (10^9
 
 def num(text: str, figure_name: str | None = None) -> str:
     """A figure's text as HTML: <bdi> keeps its own direction inside right-to-left text."""
-    attribute = f' data-figure="{escape(figure_name)}"' if figure_name else ""
-    return f'<bdi class="guide-num"{attribute}>{escape(text)}</bdi>'
+    return bdi(text, "guide-num", {"data-figure": figure_name} if figure_name else None)
 
 
 def _seconds(value, fmt: NumberFormat, t: Translator) -> str:

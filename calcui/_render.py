@@ -10,6 +10,7 @@ from calculators import N_
 from ._chart import bars_svg
 from ._figures import figure
 from ._figures import num as _num
+from ._isolate import clip, isolate
 from ._scroll import scroll_region
 from ._numbers import NumberFormat
 from ._text import Translator, plural_count
@@ -31,12 +32,17 @@ def render(name: str, inputs: dict, pack: dict) -> dict:
     labels = _labels(name)
     lines = "".join(
         # The same "label: value" pattern as the headline, so Japanese gets its full-width colon.
-        f"<li>{escape(t(N_('{label}: {value}'), label=t(labels.get(e['field'], e['field'])), value=e['message']))}</li>"
+        f"<li>{t.html(N_('{label}: {value}'), label=_field_label(e['field'], labels, t), value=escape(e['message']))}</li>"
         for e in errors
     )
     heading = t(N_("Fix these inputs to see a result:"))
     html = f'<div class="guide-calc__invalid" role="alert"><p>{escape(heading)}</p><ul>{lines}</ul></div>'
     return {"ok": False, "response": response, "html": html, "summary": heading, "errors": errors}
+
+
+def _field_label(field: str, labels: dict[str, str], t: Translator) -> str:
+    """A declared field's translated label, or the unknown key as sent: clipped and isolated."""
+    return escape(t(labels[field])) if field in labels else isolate(clip(field))
 
 
 def _labels(name: str) -> dict[str, str]:

@@ -8,6 +8,7 @@ files). Plural forms are chosen by the locale's CLDR rule, which the pack carrie
 from __future__ import annotations
 
 import string
+from html import escape
 
 from ._plural import form_index
 
@@ -75,6 +76,11 @@ def plural_count(msg: str | dict, params: dict):
 
 def _fill(text: str, params: dict) -> str:
     return string.Formatter().vformat(text, (), _Missing(params)) if params else text
+
+    def html(self, msgid: str, **params: str) -> str:
+        """The translation as HTML: the template escaped, `params` inserted as the HTML they are
+        (escaped or `<bdi>`-isolated by the caller)."""
+        return string.Formatter().vformat(escape(self.messages.get(msgid) or msgid), (), _Missing(params))
 
 
 class _Missing(dict):

@@ -13,6 +13,7 @@ import calculators
 from calculators import ERROR_CODES, N_, hf_config
 
 from ._figures import figure
+from ._isolate import clip
 from ._numbers import NumberFormat
 from ._text import Translator
 
@@ -33,7 +34,9 @@ def is_model_config(text) -> bool:
 
 
 def _message(err: dict, t: Translator) -> str:
-    params = {k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in err.items()}
+    # `got` (the file's model_type) is echoed: clipped and stripped like every outside string.
+    params = {k: (", ".join(map(str, v)) if isinstance(v, list) else clip(v) if isinstance(v, str) else v)
+              for k, v in err.items()}
     return t(ERROR_CODES[err["code"]], **params)
 
 

@@ -73,7 +73,7 @@ def cluster_tokens_per_s(per_gpu: float, cards: int, efficiency: float, internod
 def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_hours: float,
               write_hours: float, restart_hours: float, overhead_hours: float) -> dict:
     """Expected wall-clock hours of one output: training, checkpoint writes, interruptions, overhead."""
-    writes = train_hours * write_hours / interval_hours
+    writes = train_hours * write_hours / interval_hours if write_hours else 0.0  # no write time: none to count
     work = train_hours + writes
     failures = cards * failures_per_100 / 100 * work  # a failure of any card stops the run
     lost = failures * (restart_hours + min(interval_hours, work) / 2)

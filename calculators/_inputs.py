@@ -42,7 +42,8 @@ class Input:
     optional: bool = False
     # The input is used only while another input holds one of these values, e.g. the model's
     # dimensions only for a custom model (a preset supplies them otherwise). The form greys it
-    # out the rest of the time; validation and the calculation are unchanged.
+    # out the rest of the time, so `normalize` never reports an error on it then: a value it
+    # refuses gives way to the default, silently (a reader cannot fix a field they cannot edit).
     only_when: tuple[str, tuple[str, ...]] | None = None
 
     def __post_init__(self):
@@ -147,22 +148,36 @@ def default_of(inp: Input):
     return list(inp.default) if inp.kind == "multichoice" else inp.default
 
 
+def active(inp: Input, values: dict, by_name: dict) -> bool:
+    """Whether `inp` applies under `values`; a controller that failed validation counts as its default."""
+    if inp.only_when is None:
+        return True
+    field, allowed = inp.only_when
+    controller = values[field] if field in values else default_of(by_name[field])
+    return controller in allowed
+
+
 def normalize(inputs_decl, raw) -> tuple[dict, list[dict]]:
-    """Validate a raw inputs mapping against declarations: (values, errors)."""
+    """Validate a raw inputs mapping against declarations: (values, errors).
+
+    `values` holds every input that passed (defaults filled), even when others failed."""
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         return {}, [error("inputs", "not_an_object")]
     by_name = {inp.name: inp for inp in inputs_decl}
     errors = [error(str(key), "unknown_field") for key in raw if key not in by_name]
-    values = {}
+    values, refused = {}, {}
     for inp in inputs_decl:
-        if inp.name in raw:
-            value, err = coerce(inp, raw[inp.name])
-            if err:
-                errors.append(err)
-                continue
+        value, err = coerce(inp, raw[inp.name]) if inp.name in raw else (default_of(inp), None)
+        if err:
+            refused[inp.name] = err
         else:
-            value = default_of(inp)
-        values[inp.name] = value
-    return values, errors
+            values[inp.name] = value
+    for inp in inputs_decl:  # in a second pass: a controller may be declared after what it controls
+        if inp.name in refused:
+            if active(inp, values, by_name):
+                errors.append(refused[inp.name])
+            else:
+                values[inp.name] = default_of(inp)
+    return {inp.name: values[inp.name] for inp in inputs_decl if inp.name in values}, errors

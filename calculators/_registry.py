@@ -9,7 +9,7 @@ page shows for an imported pilot result). ``compute`` never raises for bad input
 from __future__ import annotations
 
 from ._errors import error
-from ._inputs import normalize
+from ._inputs import default_of, normalize
 from .display import UNITS
 
 _CALCULATORS: dict[str, object] = {}
@@ -60,21 +60,24 @@ def compute(name: str, inputs: dict | None = None) -> dict:
     """Validate ``inputs`` for calculator ``name`` and run it.
 
     Success: ``{"ok": True, "calculator", "inputs" (normalized, defaults filled), "result"}``.
-    Failure: ``{"ok": False, "calculator", "errors": [{"field", "code", ...}]}``.
+    Failure: ``{"ok": False, "calculator", "errors": [{"field", "code", ...}], "accepted"}``, where
+    ``accepted`` holds the normalized value of every input that passed (the page fills its form
+    from it when the inputs came from a URL).
     """
     calc = _CALCULATORS.get(name) if isinstance(name, str) else None
     if calc is None:
         return _unknown(name)
     values, errors = normalize(calc.INPUTS, inputs)
-    if not errors:
-        # Optional hook (extension): e.g. a model preset fills the dimension fields.
-        prepare = getattr(calc, "prepare", None)
-        if prepare is not None:
-            values = prepare(values)
-        if hasattr(calc, "check"):
-            errors = calc.check(values)
+    # Optional hook (extension): e.g. a model preset fills the dimension fields. It runs on failure
+    # too (over defaults for the refused inputs), so `accepted` also describes the model used.
+    prepare = getattr(calc, "prepare", None)
+    if prepare is not None and values:
+        prepared = prepare({**{i.name: default_of(i) for i in calc.INPUTS}, **values})
+        values = {k: prepared[k] for k in values}
+    if not errors and hasattr(calc, "check"):
+        errors = calc.check(values)
     if errors:
-        return {"ok": False, "calculator": name, "errors": errors}
+        return {"ok": False, "calculator": name, "errors": errors, "accepted": values}
     return {"ok": True, "calculator": name, "inputs": values, "result": calc.run(values)}
 
 

@@ -161,7 +161,8 @@ def check(values: dict) -> list[dict]:
     errors = [e for e in memory.check(_memory_values(values, 1))]
     if 0 < values["throughput_per_gpu"] < MIN_THROUGHPUT:
         errors.append(error("throughput_per_gpu", "out_of_range", min=MIN_THROUGHPUT, max=1e9))
-    if values["failures_per_100h"] > 0 and values["checkpoint_interval_hours"] <= 0:
+    # A zero interval is meaningless once checkpoints take time or failures lose work.
+    if (values["failures_per_100h"] > 0 or values["checkpoint_write_s"] > 0) and values["checkpoint_interval_hours"] <= 0:
         errors.append(error("checkpoint_interval_hours", "out_of_range", min=0.01, max=100000))
     return errors
 

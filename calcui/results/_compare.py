@@ -14,6 +14,7 @@ from calculators.pilot_inputs import chosen_scale_run, result_inputs
 
 from .. import model_config
 from .._figures import figure, num
+from .._isolate import clip, isolate, plain_strings
 from .._numbers import NumberFormat
 from .._text import Translator
 from . import _charts
@@ -24,9 +25,10 @@ from ._messages import problem_message
 from ._parse import MAX_BYTES, parse, problem
 
 
-def _failed(errors: list[str], t: Translator, problems: list[dict]) -> dict:
+def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[str] | None = None) -> dict:
+    """`errors` as plain lines; `lines`, when given, the same as HTML (file strings isolated)."""
     heading = t(N_("This file cannot be used:"))
-    items = "".join(f"<li>{escape(e)}</li>" for e in errors)
+    items = "".join(f"<li>{line}</li>" for line in (lines if lines is not None else map(escape, errors)))
     html = f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'
     return {"ok": False, "errors": errors, "problems": problems, "inputs": {}, "html": html,
             "summary": heading + " " + (errors[0] if errors else "")}
@@ -77,9 +79,10 @@ PANELS = {"measured_inputs": _taken_panel, "estimate_vs_measured": _estimate_pan
 
 
 def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
+    data = plain_strings(data)
     inputs = to_inputs(data, name)
-    title = t(N_("Pilot result: {label}"), label=data["label"])
-    head = f'<h3>{escape(title)}</h3>'
+    title = t.html(N_("Pilot result: {label}"), label=isolate(data["label"]))  # outside the f-string for Babel
+    head = f"<h3>{title}</h3>"
     if is_cpu(data):
         head += cpu_badge(t)
     head += partial_badge(data, fmt, t)
@@ -110,14 +113,15 @@ def import_result(name: str, text, pack: dict) -> dict:
     t, fmt = Translator(pack), NumberFormat(pack)
     try:
         if "inputs" not in calculators.describe(name):
-            return _failed([t(N_("Unknown calculator: {name}"), name=str(name))], t, [])
+            return _failed([t(N_("Unknown calculator: {name}"), name=clip(name))], t, [])
         if model_config.is_model_config(text) and {"layers", "hidden"} <= declared(name):
             return model_config.import_model_config(name, text, t, fmt)
         data, problems = parse(text)
         if problems and problems[0]["code"] == "too_large":
             return too_large(pack, problems[0]["params"]["found"])  # the page's and the worker's words
         if problems:
-            return _failed([problem_message(p, t, fmt) for p in problems], t, problems)
+            return _failed([problem_message(p, t, fmt) for p in problems], t, problems,
+                           [problem_message(p, t, fmt, html=True) for p in problems])
         return _accepted(name, data, t, fmt)
     except Exception:  # noqa: BLE001 - a reader's file must never break the page; the tests aim for none
         return _failed([t(N_("The file could not be read."))], t, [])

@@ -8,9 +8,11 @@ drift apart. Parameters are JSON scalars; numbers are formatted per locale when 
 from __future__ import annotations
 
 import math
+from html import escape
 
 from calculators import N_, NN_, NP_
 
+from .._isolate import clip, isolate
 from .._numbers import NumberFormat
 from .._text import Translator, plural_count
 
@@ -53,7 +55,6 @@ EXPECTED = {
 WITH_FOUND = N_("{pointer}: expected {expected}, found {found}")
 PLAIN = N_("{pointer}: expected {expected}")
 TOP_LEVEL = N_("top level")
-MAX_POINTER = 120  # a key from the file can be megabytes long; messages show its start
 
 _EN_PACK = {
     "locale": "en",
@@ -86,28 +87,35 @@ def type_names(types: str, t: Translator) -> str:
 def expected_text(code: str, params: dict, t: Translator, fmt: NumberFormat | None) -> str:
     if code == "type":
         return type_names(params.get("types", ""), t)
-    shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+    # A property name comes from the file and can be megabytes long: every echo is clipped.
+    shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else clip(v)
              for k, v in params.items()}
     msg = EXPECTED.get(code, code)
     return t(msg, n=plural_count(msg, params), **shown)
 
 
 def show_pointer(pointer: str, t: Translator) -> str:
-    if not pointer:
-        return t(TOP_LEVEL)
-    return pointer if len(pointer) <= MAX_POINTER else pointer[:MAX_POINTER] + "…"
+    return clip(pointer) if pointer else t(TOP_LEVEL)
 
 
-def problem_message(problem: dict, t: Translator, fmt: NumberFormat | None = None) -> str:
-    """One localized line: where, what was expected and, when known, what was found."""
+def problem_message(problem: dict, t: Translator, fmt: NumberFormat | None = None, html: bool = False) -> str:
+    """One localized line: where, what was expected and, when known, what was found. With `html`,
+    the line as HTML, the pointer and the value found (both from the file) isolated in <bdi>."""
     params = problem.get("params", {})
-    where = show_pointer(problem.get("pointer", ""), t)
+    pointer = problem.get("pointer", "")
+    where = show_pointer(pointer, t)
     expected = expected_text(problem.get("code", ""), params, t, fmt)
     found = params.get("found")
     if problem.get("code") == "type":
         found = t(TYPE_NAMES.get(found, str(found))) if found is not None else None
     elif found is not None:
-        found = safe_number(found, fmt)
+        found = clip(safe_number(found, fmt))
+    parts = {"pointer": where, "expected": expected}
+    if html:
+        parts = {"pointer": isolate(where) if pointer else escape(where), "expected": escape(expected)}
+        if found is not None:
+            parts["found"] = isolate(found)
+        return t.html(PLAIN if found is None else WITH_FOUND, **parts)
     if found is None:
-        return t(PLAIN, pointer=where, expected=expected)
-    return t(WITH_FOUND, pointer=where, expected=expected, found=found)
+        return t(PLAIN, **parts)
+    return t(WITH_FOUND, found=found, **parts)

@@ -8,6 +8,7 @@ from html import escape
 from calculators import N_, NN_, NP_
 
 from .._figures import figure
+from .._isolate import bdi, isolate, plain, plain_strings
 from .._numbers import NumberFormat
 from .._scroll import scroll_region
 from .._text import Translator
@@ -202,12 +203,12 @@ def runs_table(runs, anchors, fmt, t) -> str:
     # TRANSLATORS: column header over the pilot runs' names (a noun: one pilot run).
     run, caption = t(NP_("pilot run", "Run")), t(N_("Pilot runs"))
     head = f'<th scope="col">{escape(run)}</th>' + "".join(
-        f'<th scope="col"><a href="#{a}">{escape(data["label"] or name)}</a></th>' for (name, data), a in zip(runs, anchors))
+        f'<th scope="col"><a href="#{a}">{isolate(data["label"] or name)}</a></th>' for (name, data), a in zip(runs, anchors))
     body = []
     for group, rows in ROWS:
         body.append(f'<tr class="guide-results__group"><th scope="colgroup" colspan="{len(runs) + 1}">{escape(t(group))}</th></tr>')
         for label, cell in rows:
-            cells = "".join(f"<td>{escape(cell(data, fmt, t))}</td>" for _, data in runs)
+            cells = "".join(f"<td>{bdi(cell(data, fmt, t))}</td>" for _, data in runs)
             body.append(f'<tr><th scope="row">{escape(t(label))}</th>{cells}</tr>')
     return scroll_region(f'<table class="guide-table guide-results__table">'
                          f'<caption>{escape(caption)}</caption><thead><tr>{head}</tr></thead>'
@@ -217,22 +218,22 @@ def runs_table(runs, anchors, fmt, t) -> str:
 def _list(title: str, items: list[str], cls: str) -> str:
     if not items:
         return ""
-    lis = "".join(f"<li>{escape(i)}</li>" for i in items)
+    lis = "".join(f"<li>{isolate(i)}</li>" for i in items)
     return f'<h4>{escape(title)}</h4><ul class="{cls}">{lis}</ul>'
 
 
 def run_section(name: str, data: dict, anchor: str, fmt: NumberFormat, t: Translator) -> str:
     file_label, error_label = t(N_("File")), t(N_("Error recorded"))
-    parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{escape(data["label"] or name)}</h3>',
-             f'<p class="guide-results__file">{escape(file_label)}: <code>{escape(name)}</code> · '
-             f'<time>{escape(data["created"])}</time></p>']
+    parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{isolate(data["label"] or name)}</h3>',
+             f'<p class="guide-results__file">{escape(file_label)}: <code>{isolate(name)}</code> · '
+             f'<time>{isolate(data["created"])}</time></p>']
     if is_cpu(data):
         parts.append(cpu_badge(t))
     parts.append(partial_badge(data, fmt, t))
     if data["note"]:
-        parts.append(f'<p class="guide-results__note">{escape(data["note"])}</p>')
+        parts.append(f'<p class="guide-results__note">{isolate(data["note"])}</p>')
     if data["outcome"]["error"]:
-        parts.append(f'<p class="guide-results__error">{escape(error_label)}: {escape(data["outcome"]["error"])}</p>')
+        parts.append(f'<p class="guide-results__error">{escape(error_label)}: {isolate(data["outcome"]["error"])}</p>')
     rows = comparisons(data)
     if rows:
         parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))
@@ -250,6 +251,7 @@ def results_page(runs: list[tuple[str, dict]], pack: dict) -> str:
     if not runs:
         empty = t(N_("No pilot results yet."))
         return f'<p class="guide-results__empty">{escape(empty)}</p>'
+    runs = [(plain(name), plain_strings(data)) for name, data in runs]  # every file string, before any is shown
     taken: set[str] = set()
     anchors = [section_id(name, taken) for name, _ in runs]
     sections = "".join(run_section(name, data, a, fmt, t) for (name, data), a in zip(runs, anchors))

@@ -10,6 +10,7 @@ import json
 import math
 import re
 
+from .._isolate import clip
 from ._messages import ENGLISH, ENGLISH_NUMBERS, expected_text
 from ._schema import json_type, pointer_join, validator
 
@@ -140,8 +141,7 @@ def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, l
     if bad:
         return None, _finish(bad)
     if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():
-        found = json.dumps(data["schema_version"], ensure_ascii=False)
-        found = found if len(found) <= 40 else found[:39] + "…"
+        found = clip(json.dumps(data["schema_version"], ensure_ascii=False), 40)
         return None, [problem("/schema_version", "schema_version", supported=", ".join(supported_versions()),
                               found=found)]
     problems = validate(data)

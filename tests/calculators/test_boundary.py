@@ -136,3 +136,52 @@ def test_preset_overrides_dimensions():
     answer = compute("memory", {"model": "qwen2.5-0.5b", "layers": 99})
     assert answer["inputs"]["layers"] == 24 and answer["inputs"]["tied_embeddings"] is True
     assert answer["result"]["params"] == 494032768
+
+
+@pytest.mark.parametrize("raw", ["1", "yes", "TRUE", " On ", True, 1])
+def test_every_true_spelling_a_url_may_carry_is_true(raw):
+    answer = compute("memory", {"model": "custom", "tied_embeddings": raw})
+    assert answer["ok"] and answer["inputs"]["tied_embeddings"] is True
+
+
+@pytest.mark.parametrize("inputs, expected", [
+    ({"model": "custom", "layers": "abc"}, ("layers", "not_a_number")),
+    ({"model": "custom", "layers": ""}, ("layers", "required")),
+    ({"model": "custom", "layers": "1e9"}, ("layers", "out_of_range")),
+    ({"method": "qlora", "quant": "int4"}, ("quant", "unknown_choice")),
+    ({"lora_targets": "q,zz"}, ("lora_targets", "unknown_choice")),
+])
+def test_an_active_field_gets_its_own_error(inputs, expected):
+    assert codes(compute("memory", inputs)) == {expected}
+
+
+@pytest.mark.parametrize("inputs", [
+    {"layers": "abc"},                           # a preset model supplies the dimensions
+    {"model": "qwen2.5-0.5b", "hidden": ""},
+    {"method": "full", "lora_rank": "abc", "lora_targets": "zz"},
+    {"method": "lora", "quant": "int4"},         # the base format matters for QLoRA only
+    {"model": "nope", "layers": "abc"},          # a refused controller counts as its default (a preset)
+])
+def test_a_field_only_when_switches_off_is_never_validated(inputs):
+    answer = compute("memory", inputs)
+    refused = {e["field"] for e in answer.get("errors", [])}
+    assert refused <= {"model"} and not refused & set(inputs) - {"model"}
+    values = answer.get("inputs") or answer["accepted"]
+    defaults = compute("memory", {"model": values.get("model", describe("memory")["inputs"][0]["default"])})["inputs"]
+    for field in set(inputs) - {"model", "method"}:
+        assert values[field] == defaults[field]  # the default (or the preset's value), silently
+
+
+def test_a_refusal_still_returns_every_accepted_value_normalized():
+    answer = compute("memory", {"model": "qwen2.5-0.5b", "seq_len": "abc", "micro_batch": "2", "layers": "7"})
+    assert codes(answer) == {("seq_len", "not_a_number")}
+    accepted = answer["accepted"]
+    assert "seq_len" not in accepted and accepted["micro_batch"] == 2
+    assert accepted["layers"] == 24 and accepted["tied_embeddings"] is True  # the preset's, as on success
+
+
+def test_a_zero_checkpoint_interval_is_refused_or_costs_nothing():
+    assert codes(compute("cost", {"checkpoint_interval_hours": 0, "failures_per_100h": 0})) == {
+        ("checkpoint_interval_hours", "out_of_range")}
+    answer = compute("cost", {"checkpoint_interval_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0})
+    assert answer["ok"]

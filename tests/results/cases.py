@@ -44,6 +44,7 @@ CASES = [
     ("long-label.json", "/label", "maxLength"),
     ("lone-surrogate.json", "/label", "surrogate"),
     ("script-as-key.json", "/<script>alert(1)<~1script>", "additionalProperties"),
+    ("bidi-key.json", "/\u202ekey\u202c", "additionalProperties"),
     ("duplicate-lora-targets.json", "/config/train/lora_targets", "uniqueItems"),
     ("many-unknown-keys.json", "/unknown_0000", "additionalProperties"),
     (HUGE, "", "too_large"),
@@ -51,6 +52,9 @@ CASES = [
 
 # Valid files whose every reachable string carries a payload: they must render, escaped.
 PAYLOADS = ["script-payloads.json", "script-payloads-scale.json"]
+# A valid file whose label holds a right-to-left override: shown stripped and isolated, never reversed.
+BIDI_LABEL = "bidi-label.json"
+BIDI_LABEL_TEXT = "A100 \u202etset\u202c run"
 PAYLOAD_STRINGS = ["<script>alert(1)</script>", "javascript:alert(1)", '"><img src=x onerror=alert(1)>',
                    "</svg><script>alert(2)</script>", "' onmouseover='alert(3)"]
 

@@ -6,7 +6,7 @@ import copy
 import json
 from pathlib import Path
 
-from .cases import BAD, PAYLOAD_STRINGS
+from .cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT, PAYLOAD_STRINGS
 from .corpus import GOOD
 
 SAMPLE = json.loads(GOOD[0].read_text(encoding="utf-8"))
@@ -95,6 +95,8 @@ def files() -> dict[str, bytes]:
         "long-label.json": _set("label", "<script>alert(1)</script>" * 9),
         "lone-surrogate.json": _literal("label", '"run \\ud800"'),  # valid JSON; no UTF-8 page can hold it
         "script-as-key.json": _edit(lambda d: d.update({"<script>alert(1)</script>": "javascript:alert(1)"})),
+        "bidi-key.json": _edit(lambda d: d.update({"\u202ekey\u202c": 1})),
+        BIDI_LABEL: _set("label", BIDI_LABEL_TEXT),
         "duplicate-lora-targets.json": _set("config/train/lora_targets", ["q", "q"]),
         "many-unknown-keys.json": _edit(lambda d: d.update({f"unknown_{i:04d}": "<b>x</b>" for i in range(5000)})),
         "script-payloads.json": _edit(_payloads),

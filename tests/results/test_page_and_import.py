@@ -29,7 +29,7 @@ def test_page_lists_every_run_with_its_sections_and_charts(code):
     page = results.results_page(RUNS, PACKS[code])
     assert page == results.results_page(RUNS, PACKS[code])  # deterministic
     for name, data in RUNS:
-        assert f"<code>{name}</code>" in page
+        assert f"<code><bdi>{name}</bdi></code>" in page
     assert page.count('<section class="guide-results__run"') == len(RUNS)
     assert page.count("guide-badge--cpu") == 2  # the CPU sample and the CPU scaling fixture, not the GPU one
     assert page.count("<svg") >= 3 * len(RUNS)

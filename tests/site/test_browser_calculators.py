@@ -279,3 +279,62 @@ def test_chart_labels_never_overlap_bars_or_values(browser, site_url, locale, wi
                     if a["width"] and b["width"] and a["height"] and b["height"]:
                         assert not _overlaps(a, b), (locale, width, a, b)
     context.close()
+
+
+def _field_error(page: Page, field: str):
+    return page.locator(f"#calc-memory-{field}-error")
+
+
+def test_a_bad_url_value_in_a_greyed_out_field_is_never_reported(page: Page, site_url):
+    """`?layers=abc` with a preset: the preset supplies the layers, so nothing can be wrong there."""
+    page.goto(site_url + "memory/?layers=abc&micro_batch=8")
+    _ready(page, "memory")
+    _, response = _wait_for(page, "memory", {"layers": "abc", "micro_batch": "8"})
+    assert response["ok"] and response["inputs"]["micro_batch"] == 8
+    layers = page.locator("#calc-memory-layers")
+    expect(layers).to_be_disabled()
+    expect(layers).to_have_value(str(response["inputs"]["layers"]))  # the preset's, not "abc"
+    expect(_field_error(page, "layers")).to_be_hidden()
+    expect(layers).not_to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#calc-memory .guide-calc__result")).to_have_attribute("data-ok", "true")
+    query = parse_qs(urlparse(page.url).query)
+    assert "layers" not in query and query["micro_batch"] == ["8"]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_not_a_number_stays_not_a_number_until_the_reader_fixes_it(page: Page, site_url, built_site, locale):
+    page.goto(site_url + ROOTS[locale] + "memory/?model=custom&layers=abc")
+    _ready(page, "memory")
+    _wait_for(page, "memory", {"model": "custom", "layers": "abc"})
+    expected = calcui.render("memory", {"model": "custom", "layers": "abc"}, _pack(built_site, locale))["errors"]
+    assert [e["field"] for e in expected] == ["layers"]
+    error = _field_error(page, "layers")
+    expect(error).to_have_text(expected[0]["message"])  # "Enter a number", not "required"
+    expect(page.locator("#calc-memory-layers")).to_be_enabled()
+    # Another edit recomputes with the URL's value still standing for the untouched field.
+    _set_field(page, "memory", "micro_batch", "2")
+    _wait_for(page, "memory", {"micro_batch": "2", "layers": "abc"})
+    expect(error).to_have_text(expected[0]["message"])
+    _set_field(page, "memory", "layers", "40")
+    _, response = _wait_for(page, "memory", {"layers": "40"})
+    assert response["ok"] and response["inputs"]["layers"] == 40
+    expect(error).to_be_hidden()
+
+
+@pytest.mark.parametrize("raw", ["yes", "1", "TRUE"])
+def test_a_url_boolean_is_read_as_python_reads_it(page: Page, site_url, raw):
+    page.goto(site_url + f"memory/?model=custom&tied_embeddings={raw}")
+    _ready(page, "memory")
+    _, response = _wait_for(page, "memory", {"tied_embeddings": raw})
+    assert response["ok"] and response["inputs"]["tied_embeddings"] is True
+    expect(page.locator("#calc-memory-tied_embeddings")).to_be_checked()
+    assert parse_qs(urlparse(page.url).query)["tied_embeddings"] == ["true"]
+
+
+def test_an_unknown_url_choice_is_reported_not_dropped(page: Page, site_url, built_site):
+    page.goto(site_url + "memory/?lora_targets=q,zz")
+    _ready(page, "memory")
+    _wait_for(page, "memory", {"lora_targets": "q,zz"})
+    expected = calcui.render("memory", {"lora_targets": "q,zz"}, _pack(built_site, "es"))["errors"]
+    expect(_field_error(page, "lora_targets")).to_have_text(expected[0]["message"])
+    expect(page.locator("#calc-memory .guide-calc__result")).to_have_attribute("data-ok", "false")

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from calcui import results
 from tests.conftest import ROOT
-from tests.results.cases import BAD, CASES, HUGE, PAYLOADS, write_huge
+from tests.results.cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT, CASES, HUGE, PAYLOADS, write_huge
 
 ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 
@@ -189,3 +189,26 @@ def test_a_model_config_json_fills_the_dimensions_or_says_why_not(page: Page, si
     expect(panel).to_contain_text(expected)
     if locale != "es":
         assert expected != results.import_result("memory", bad, {**pack, "messages": {}})["errors"][0]
+
+
+@pytest.mark.browser
+def test_a_bidi_label_shows_isolated_and_in_its_order(page: Page, site_url):
+    """A U+202E in a file's label would display the rest of it reversed: it is stripped, and the
+    label sits in its own <bdi> inside the Arabic sentence."""
+    page.goto(site_url + "ar/memory/")
+    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    got = _import(page, BAD / BIDI_LABEL)
+    assert got["ok"]
+    title = page.locator("#calc-memory .guide-calc__import-result h3")
+    shown = BIDI_LABEL_TEXT.replace("\u202e", "").replace("\u202c", "")
+    expect(title.locator("bdi")).to_have_text(shown)
+    html = page.locator("#calc-memory .guide-calc__import-result").inner_html()
+    assert not set(html) & set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+    # In order on screen: "tset" starts to the right of "A100" (the label is left to right inside its bdi).
+    boxes = page.evaluate("""() => {
+        const node = document.querySelector('#calc-memory .guide-calc__import-result h3 bdi').firstChild;
+        const box = (word) => { const r = document.createRange(); const i = node.data.indexOf(word);
+            r.setStart(node, i); r.setEnd(node, i + word.length); return r.getBoundingClientRect().left; };
+        return [box('A100'), box('tset'), box('run')];
+    }""")
+    assert boxes[0] < boxes[1] < boxes[2]

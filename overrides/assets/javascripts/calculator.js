@@ -28,11 +28,14 @@ function readForm(form) {
   return values;
 }
 
-/** Put values (from the URL or from the worker's normalized inputs) back into the form. */
+/** Put values (from the URL or from the worker's normalized inputs) back into the form; returns the
+ *  names written. */
 function writeForm(form, values, skip) {
+  const written = [];
   for (const field of form.querySelectorAll("[data-field]")) {
     const name = field.dataset.field;
     if (!(name in values) || field.contains(skip)) continue;
+    written.push(name);
     const value = values[name];
     if (field.classList.contains("guide-field--multichoice")) {
       const chosen = Array.isArray(value) ? value : String(value).split(",").filter(Boolean);
@@ -43,6 +46,13 @@ function writeForm(form, values, skip) {
       field.querySelector("input, select").value = String(value);
     }
   }
+  return written;
+}
+
+/** The page's inputs in the URL, as written: the calculators' own validator judges them, not this
+ *  script ("yes" is true, "abc" is not a number, whatever a form control would make of them). */
+function urlInputs(names) {
+  return Object.fromEntries([...new URLSearchParams(location.search)].filter(([name]) => name in names));
 }
 
 /** Grey out the inputs that the current choices make irrelevant (declared as `only_when`). */
@@ -56,6 +66,9 @@ function applyConditions(form) {
 }
 
 function sameValue(a, b) {
+  // The pre-rendered form writes Python's "0.0" where a filled one holds "0": the same default.
+  const numbers = typeof a === "string" && typeof b === "string" && a.trim() !== "" && b.trim() !== "";
+  if (numbers && Number.isFinite(Number(a)) && Number(a) === Number(b)) return true;
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
@@ -94,10 +107,12 @@ class Calculator {
     this.latest = 0;
     this.pending = false;
     this.defaults = readForm(this.form);
-    const fromUrl = Object.fromEntries(new URLSearchParams(location.search));
-    const known = Object.keys(fromUrl).filter((name) => name in this.defaults);
-    if (known.length) {
-      writeForm(this.form, fromUrl);
+    // Each URL value stands for its field, sent to Python as written, until Python accepts it (its
+    // normalized value then fills the field) or the reader edits the field. A refused one stays, so
+    // its error stays the true one ("abc" is not a number, where the emptied control reads "").
+    this.fromUrl = urlInputs(this.defaults);
+    if (Object.keys(this.fromUrl).length) {
+      writeForm(this.form, this.fromUrl);   // shown at once, as well as the controls can hold them
       this.pending = true;            // the pre-rendered answer is for the defaults
       this.setState("stale");
       this.markAnswer("default");
@@ -106,8 +121,8 @@ class Calculator {
     applyConditions(this.form);
     // Typing waits for a pause; a committed change (a choice, a box, an arrow step, leaving a field)
     // is computed at once.
-    this.form.addEventListener("input", () => { applyConditions(this.form); this.schedule(); });
-    this.form.addEventListener("change", () => { applyConditions(this.form); clearTimeout(this.timer); this.compute(); });
+    this.form.addEventListener("input", (event) => { this.edited(event); applyConditions(this.form); this.schedule(); });
+    this.form.addEventListener("change", (event) => { this.edited(event); applyConditions(this.form); clearTimeout(this.timer); this.compute(); });
     this.form.addEventListener("submit", (event) => event.preventDefault());
     this.setUpImport();
   }
@@ -182,7 +197,7 @@ class Calculator {
     }
     this.importPanel.dataset.ok = String(message.ok);
     if (message.ok) {
-      writeForm(this.form, message.inputs);
+      this.fill(message.inputs);
       applyConditions(this.form);
       this.compute();
     }
@@ -208,6 +223,29 @@ class Calculator {
     this.setState("error");
   }
 
+  /** The reader's edit replaces the URL's value for that field. */
+  edited(event) {
+    const field = event.target.closest("[data-field]");
+    if (field) delete this.fromUrl[field.dataset.field];
+  }
+
+  /** Write values into the form; the fields written no longer follow the URL. */
+  fill(values, skip) {
+    for (const name of writeForm(this.form, values, skip)) delete this.fromUrl[name];
+  }
+
+  /** The address (and the language switcher's links) hold the inputs that differ from the defaults. */
+  syncUrl(inputs) {
+    const query = queryFor(inputs, this.defaults);
+    history.replaceState(null, "", location.pathname + query + location.hash);
+    carryQueryToAlternates(query);
+  }
+
+  /** What the calculators receive: the form, with the URL's values not yet accepted or edited. */
+  inputs() {
+    return { ...readForm(this.form), ...this.fromUrl };
+  }
+
   setState(state) {
     this.status.dataset.state = state;
     const text = this.statusText.dataset[state];
@@ -222,10 +260,8 @@ class Calculator {
 
   compute() {
     this.changed = false;
-    const inputs = readForm(this.form);
-    const query = queryFor(inputs, this.defaults);
-    history.replaceState(null, "", location.pathname + query + location.hash);
-    carryQueryToAlternates(query);
+    const inputs = this.inputs();
+    this.syncUrl(inputs);
     if (!this.ready) {
       this.pending = true;            // computed as soon as the worker is ready
       this.markAnswer(sameValue(inputs, this.defaults) ? "current" : "default");
@@ -265,8 +301,15 @@ class Calculator {
       });
     }
     // Normalized values go back into the form, unless the reader changed it since this request:
-    // a slow answer arriving within the debounce would otherwise undo those changes.
-    if (message.ok && !this.changed) writeForm(this.form, message.response.inputs, document.activeElement);
+    // a slow answer arriving within the debounce would otherwise undo those changes. After a refusal,
+    // only the URL's values that Python accepted are written; the rest of the form is the reader's.
+    if (!this.changed) {
+      const accepted = message.response.accepted || {};
+      const urlNames = Object.keys(this.fromUrl);
+      const fromUrl = Object.fromEntries(urlNames.filter((n) => n in accepted).map((n) => [n, accepted[n]]));
+      this.fill(message.ok ? message.response.inputs : fromUrl, document.activeElement);
+      if (urlNames.length) this.syncUrl(this.inputs());  // a value Python ignored (a greyed-out field's) leaves the address
+    }
     applyConditions(this.form);
     this.setState("ready");
     this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));
