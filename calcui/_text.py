@@ -53,6 +53,11 @@ class Translator:
     def npgettext(self, context: str, singular: str, plural: str, n: float | str) -> str:
         return self._form(context, singular, plural, n)
 
+    def html(self, msg: str | dict, n: float | str | None = None, **params: str) -> str:
+        """The translation as HTML: the template escaped, `params` inserted as the HTML they are
+        (escaped or `<bdi>`-isolated by the caller)."""
+        return string.Formatter().vformat(escape(self(msg, n)), (), _Missing(params))
+
     def _text(self, context: str | None, msgid: str) -> str:
         """The translation of `msgid` in `context` (itself when untranslated)."""
         text = self.messages.get(message_key(msgid, context))
@@ -76,11 +81,6 @@ def plural_count(msg: str | dict, params: dict):
 
 def _fill(text: str, params: dict) -> str:
     return string.Formatter().vformat(text, (), _Missing(params)) if params else text
-
-    def html(self, msgid: str, **params: str) -> str:
-        """The translation as HTML: the template escaped, `params` inserted as the HTML they are
-        (escaped or `<bdi>`-isolated by the caller)."""
-        return string.Formatter().vformat(escape(self.messages.get(msgid) or msgid), (), _Missing(params))
 
 
 class _Missing(dict):
