@@ -42,7 +42,8 @@ def render_calculator(name: str, env, pack: dict, runtime: dict) -> str:
         runtime=runtime,
         unit_labels=UNIT_LABELS,
         importable=results.importable(name),
-        # The page refuses a bigger file from File.size alone, with the worker's own message.
+        # The page refuses a bigger file from File.size alone, and answers when it cannot read a file
+        # or has no runtime to read it, in the worker's own words.
         import_max=results.MAX_BYTES,
-        too_large=results.too_large(pack),
+        refusals=results.page_refusals(pack),
     )

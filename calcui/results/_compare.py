@@ -108,6 +108,23 @@ def too_large(pack: dict, found: int | None = None) -> dict:
     return _failed([line], t, [problem("", "too_large", **params)])
 
 
+def unreadable(pack: dict) -> dict:
+    """The envelope for a file nothing could be made of: the browser could not hand over its bytes,
+    or reading it raised."""
+    t = Translator(pack)
+    return _failed([t(N_("The file could not be read."))], t, [])
+
+
+def page_refusals(pack: dict) -> dict:
+    """The answers the page gives on its own, without the worker: rendered by the build into the drop
+    zone, in the worker's words. too_large: File.size over the limit; unreadable: the browser failed to
+    read the file; no_runtime: the live calculator could not start, so there is nothing to read it."""
+    t = Translator(pack)
+    return {"too_large": too_large(pack), "unreadable": unreadable(pack),
+            "no_runtime": _failed([t(N_("The live calculator could not start, so the file was not read. "
+                                        "Reload the page to try again."))], t, [])}
+
+
 def import_result(name: str, text, pack: dict) -> dict:
     """{ok, errors (localized lines), problems (raw), inputs (for the form), html (panel), summary}."""
     t, fmt = Translator(pack), NumberFormat(pack)
@@ -124,4 +141,4 @@ def import_result(name: str, text, pack: dict) -> dict:
                            [problem_message(p, t, fmt, html=True) for p in problems])
         return _accepted(name, data, t, fmt)
     except Exception:  # noqa: BLE001 - a reader's file must never break the page; the tests aim for none
-        return _failed([t(N_("The file could not be read."))], t, [])
+        return unreadable(pack)

@@ -85,6 +85,24 @@ def test_too_large_names_the_limit_in_each_locale():
         assert calcui._numbers.NumberFormat(pack).number(results.MAX_BYTES / 1e6, max_frac=1) in line
 
 
+def test_the_page_refusals_are_whole_envelopes_in_each_locale(monkeypatch):
+    """What the page shows without the worker: each reason, translated, shaped like an import answer."""
+    for locale in ("es", "ja", "ar"):
+        pack = locale_pack(locale, ROOT / "locales")
+        refusals = results.page_refusals(pack)
+        assert set(refusals) == {"too_large", "unreadable", "no_runtime"}
+        english = results.page_refusals({**pack, "messages": {}})
+        for reason, envelope in refusals.items():
+            assert envelope["ok"] is False and envelope["inputs"] == {} and len(envelope["errors"]) == 1
+            assert envelope["errors"][0] in envelope["html"] and 'role="alert"' in envelope["html"]
+            assert envelope["errors"] != english[reason]["errors"], (locale, reason)  # translated
+    # A file that breaks the reader gets the same words as the page's own "could not read".
+    from calcui.results import _compare
+
+    monkeypatch.setattr(_compare, "parse", lambda text: 1 / 0)
+    assert results.page_refusals(PACK)["unreadable"] == results.import_result("memory", b"{}", PACK)
+
+
 NODE = """
 import { readFileSync } from "node:fs";
 import { loadPyodide } from "pyodide";

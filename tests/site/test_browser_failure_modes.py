@@ -81,7 +81,8 @@ def test_a_file_at_the_limit_still_reaches_the_worker(page: Page, site_url, buil
     assert "import" in page.evaluate("() => window.__posted")
 
 
-def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_headline(browser, site_url):
+def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_headline(browser, site_url, built_site,
+                                                                                      tmp_path):
     # Without the service worker, so every request of the calculator's worker meets the route.
     context = browser.new_context(service_workers="block")
     refused = []
@@ -110,6 +111,14 @@ def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_he
     expect(headline).to_be_hidden()
     expect(note).to_be_visible()
     expect(root).to_have_attribute("data-answer", "default")
+    # A file picked now is answered at once: there is no runtime to read it.
+    small = tmp_path / "result.json"
+    small.write_text("{}", encoding="utf-8")
+    page.locator("#calc-memory-import").set_input_files(str(small))
+    expected = results.page_refusals(_pack(built_site))["no_runtime"]["errors"][0]
+    panel = root.locator(".guide-calc__import-result")
+    expect(panel).to_contain_text(expected)
+    expect(panel).to_have_attribute("data-ok", "false")
     context.close()
 
 

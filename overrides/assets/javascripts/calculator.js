@@ -135,13 +135,18 @@ class Calculator {
     this.importPanel = zone.querySelector(".guide-calc__import-result");
     const picker = zone.querySelector('input[type="file"]');
     const limit = Number(zone.dataset.importMax);   // calcui.results.MAX_BYTES, rendered by the build
-    this.tooLarge = zone.dataset.tooLarge;           // calcui.results.too_large(), as JSON
+    this.refusals = JSON.parse(zone.dataset.refusals);  // calcui.results.page_refusals()
     const take = async (file) => {
       if (!file) return;
       // Size first, from the file's metadata: a bigger file is refused without a byte of it read.
-      if (file.size > limit) { this.refuseTooLarge(); return; }
+      if (file.size > limit) { this.refuse("too_large"); return; }
       // Bytes, not file.text(): decoding is Python's, so a BOM or bad UTF-8 is reported, not hidden.
-      this.importBytes = new Uint8Array(await file.arrayBuffer());
+      try {
+        this.importBytes = new Uint8Array(await file.arrayBuffer());
+      } catch {
+        this.refuse("unreadable");   // the file went away, or the browser may not read it
+        return;
+      }
       this.sendImport();
     };
     picker.addEventListener("change", () => take(picker.files[0]));
@@ -161,17 +166,17 @@ class Calculator {
       if (file) { take(file); return; }
       // UTF-8 takes at least a byte per UTF-16 unit, so a long text is refused before it is encoded.
       const bytes = text.length > limit ? null : new TextEncoder().encode(text);
-      if (!bytes || bytes.byteLength > limit) { this.refuseTooLarge(); return; }
+      if (!bytes || bytes.byteLength > limit) { this.refuse("too_large"); return; }
       this.importBytes = bytes;
       this.sendImport();
     });
   }
 
-  /** The worker's own "too large" answer (rendered by the build into the drop zone), shown at once. */
-  refuseTooLarge() {
+  /** One of the answers the build rendered into the drop zone (`page_refusals`), shown at once. */
+  refuse(reason) {
     this.importBytes = undefined;
     this.importId = undefined;            // an earlier file's answer, still on its way, no longer applies
-    const detail = { ...JSON.parse(this.tooLarge), name: this.name };
+    const detail = { ...this.refusals[reason], name: this.name };
     this.importPanel.innerHTML = detail.html;   // built by calcui, which escapes every value
     this.importPanel.dataset.ok = "false";
     this.root.dispatchEvent(new CustomEvent("guide:imported", { detail }));
@@ -179,6 +184,7 @@ class Calculator {
 
   sendImport() {
     if (this.importBytes === undefined) return;
+    if (this.startFailed) { this.refuse("no_runtime"); return; }
     if (!this.ready) return;              // sent again from onReady()
     const bytes = this.importBytes;
     this.importBytes = undefined;
@@ -213,6 +219,13 @@ class Calculator {
     this.headline.hidden = kind !== "current";
     this.forDefaults.hidden = kind !== "default";
     this.result.hidden = kind === "none";
+  }
+
+  /** The runtime could not start, for good: a file waiting for it, or picked later, is answered. */
+  onStartFailed() {
+    this.startFailed = true;
+    this.setState("failed");
+    this.sendImport();
   }
 
   /** A Python error while computing this calculator's answer or reading its file (the runtime is up). */
@@ -349,7 +362,7 @@ function start() {
     console.warn(`Calculator runtime: start ${attempts} of ${START_ATTEMPTS} failed:`, why);
     worker.terminate();
     if (attempts < START_ATTEMPTS) launch();
-    else calculators.forEach((c) => c.setState("failed"));
+    else calculators.forEach((c) => c.onStartFailed());
   };
   const handle = (message) => {
     switch (message.type) {
