@@ -53,9 +53,13 @@
   // the search box is there to be tapped.
   document.documentElement.classList.replace("no-js", "js");
   const events = ["pointerdown", "touchstart", "keydown", "focusin", "wheel", "mousemove"];
+  // The page's own vertical scroll only. A box that scrolls itself at load (a wide table laid out
+  // right to left) is no reader, and neither is the document: a phone's browser scrolls a right-to-left
+  // page sideways at load while it settles the layout viewport (Material's off-screen drawer).
+  const scrolled = () => { if (window.scrollY !== 0) start(); };
   const start = () => {
     events.forEach((type) => removeEventListener(type, start, true));
-    removeEventListener("scroll", start);
+    removeEventListener("scroll", scrolled);
     const script = document.createElement("script");
     script.src = own.bundle;
     script.onload = () => {
@@ -69,9 +73,7 @@
     document.body.append(script);
   };
   events.forEach((type) => addEventListener(type, start, { capture: true, passive: true }));
-  // The page's own scroll only: a box that scrolls itself at load (a wide table laid out right to
-  // left) is no reader.
-  addEventListener("scroll", start, { passive: true });
+  addEventListener("scroll", scrolled, { passive: true });
 
   // The service worker (written by the build at the site root) caches the site for offline reading;
   // registered after load so it never competes with the page itself.
