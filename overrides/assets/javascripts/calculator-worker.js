@@ -8,17 +8,29 @@ let ready = null;   // resolves to the Python render function once Pyodide is up
 let render = null;
 let importer = null;
 
+async function fetched(url, read) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return read(response);
+}
+
 async function start({ pyodide: base, wheels, modules, pack }) {
+  // The site's wheels (pure Python, no dependencies) and the locale pack download while the runtime
+  // starts, instead of after it; unpacked straight into site-packages, they need no package index.
+  const wheelBytes = Promise.all(wheels.map((url) => fetched(url, (r) => r.arrayBuffer())));
+  const packText = fetched(pack, (r) => r.text());
+  wheelBytes.catch(() => {}); packText.catch(() => {});   // awaited below; no unhandled rejection meanwhile
   const { loadPyodide } = await import(base + "pyodide.mjs");
   self.postMessage({ type: MessageType.PROGRESS, stage: "runtime" });
   const py = await loadPyodide({ indexURL: base });
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
-  await py.loadPackage(wheels);
+  const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+  for (const bytes of await wheelBytes) py.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
+  py.runPython("import importlib; importlib.invalidate_caches()");
   self.postMessage({ type: MessageType.PROGRESS, stage: "modules" });
-  const packText = await (await fetch(pack)).text();
   // The Python side is calcui/worker.py, tested in CPython.
   const worker = py.pyimport("calcui.worker");
-  worker.start(modules.join(" "), packText);
+  worker.start(modules.join(" "), await packText);
   importer = worker.import_result;
   return worker.render;
 }
