@@ -33,8 +33,24 @@ def _pack() -> dict:
 
 
 def render(name: str, inputs_json: str) -> str:
-    """A COMPUTE message: `calcui.render` of the inputs the form sent, as JSON."""
-    return json.dumps(_render(name, json.loads(inputs_json), _pack()))
+    """A COMPUTE message: `calcui.render` of the inputs the form sent, as JSON, with the response
+    as `page_response` keeps it."""
+    out = _render(name, json.loads(inputs_json), _pack())
+    return json.dumps({**out, "response": page_response(out["response"])})
+
+
+def page_response(response: dict) -> dict:
+    """The response as the page receives it: without the rows the HTML already shows (`display`, and
+    each table: a list of row dicts). The page reads only the inputs; tests compare the figures. The
+    cost answer's rows were 53 of its 65 kB, and encoding them a fifth of its time in the worker."""
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return response
+    return {**response, "result": {k: v for k, v in result.items() if k != "display" and not _rows(v)}}
+
+
+def _rows(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(row, dict) for row in value)
 
 
 def import_result(name: str, data) -> str:

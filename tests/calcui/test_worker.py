@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 import calcui
+import calculators
 from calcui import results, worker
 from guidebuild.assets import build_wheels
 from guidebuild.locale_pack import locale_pack
@@ -39,9 +40,23 @@ def test_start_imports_each_module_named(monkeypatch):
 
 def test_render_answers_as_the_build_does(started):
     inputs = {"micro_batch": "8", "method": "full"}
-    assert json.loads(started.render("memory", json.dumps(inputs))) == json.loads(json.dumps(calcui.render("memory", inputs, PACK)))
+    built = calcui.render("memory", inputs, PACK)
+    assert json.loads(started.render("memory", json.dumps(inputs))) == json.loads(json.dumps(
+        {**built, "response": worker.page_response(built["response"])}))
     bad = json.loads(started.render("memory", json.dumps({"micro_batch": "-3"})))
     assert not bad["ok"] and bad["errors"][0]["field"] == "micro_batch"
+
+
+def test_the_page_gets_the_figures_and_inputs_not_the_rows_the_html_shows(started):
+    sent = json.loads(started.render("cost", json.dumps({"runs": "3"})))
+    full = calculators.compute("cost", {"runs": "3"})
+    assert sent["response"]["inputs"] == json.loads(json.dumps(full["inputs"]))
+    result = sent["response"]["result"]
+    assert result["usd_per_output"] == full["result"]["usd_per_output"] and result["ranking"] == full["result"]["ranking"]
+    assert not {"display", "options_table", "best_by_gpu"} & set(result)
+    assert len(started.render("cost", json.dumps({"runs": "3"}))) < len(json.dumps(calcui.render("cost", {"runs": "3"}, PACK))) / 3
+    refused = json.loads(started.render("cost", json.dumps({"runs": "-1"})))["response"]
+    assert refused == json.loads(json.dumps(calculators.compute("cost", {"runs": "-1"})))   # no result: sent whole
 
 
 def test_import_takes_the_files_bytes(started):
@@ -118,6 +133,12 @@ console.log(worker.render("cost", JSON.stringify({ cards: "16" })));
 """
 
 
+def _sent(name: str, inputs: dict) -> str:
+    """What calcui.worker.render answers, from CPython's calcui.render."""
+    built = calcui.render(name, inputs, PACK)
+    return json.dumps({**built, "response": worker.page_response(built["response"])})
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
                     reason="needs Node and node_modules/pyodide (make setup)")
@@ -133,9 +154,9 @@ def test_pyodide_calls_it_as_the_worker_script_does(tmp_path):
         script.unlink()
     assert run.returncode == 0, run.stderr[-2000:]
     rendered, imported, oversized, plural = run.stdout.splitlines()
-    assert rendered == json.dumps(calcui.render("memory", {"micro_batch": "8", "method": "full"}, PACK))
+    assert rendered == _sent("memory", {"micro_batch": "8", "method": "full"})
     assert imported == json.dumps(results.import_result("cost", SAMPLE, PACK))
     assert results.MAX_BYTES == 5_000_000 and oversized == json.dumps(results.too_large(PACK, 5_000_001))
     # A count string picks its Arabic form from the pack's CLDR rule inside Pyodide, as at build time.
-    assert plural == json.dumps(calcui.render("cost", {"cards": "16"}, PACK))
+    assert plural == _sent("cost", {"cards": "16"})
     assert "أكثر من 8 بطاقات" in json.loads(plural)["html"]

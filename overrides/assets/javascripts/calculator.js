@@ -5,6 +5,10 @@
 import { MessageType } from "./calculator-messages.js";
 
 const DEBOUNCE_MS = 120;
+// The busy sign ("Updating…" and its spinner) appears only once an answer takes longer than this. A
+// quick answer replaces the old one without a flash, and the page paints nothing while the worker
+// computes: on a machine with few cores that painting took the CPU from the computation.
+const BUSY_SHOWN_AFTER_MS = 300;
 // A stage of the runtime's start (Pyodide's download and compile, the wheels, the modules) that makes
 // no progress for this long is given up and tried once more in a fresh worker: loadPyodide never
 // settles when its WebAssembly is missing. A test may shorten it (window.guideStartTimeoutMs).
@@ -250,6 +254,7 @@ class Calculator {
   /** The address (and the language switcher's links) hold the inputs that differ from the defaults. */
   syncUrl(inputs) {
     const query = queryFor(inputs, this.defaults);
+    if (query === location.search) return;
     history.replaceState(null, "", location.pathname + query + location.hash);
     carryQueryToAlternates(query);
   }
@@ -259,10 +264,18 @@ class Calculator {
     return { ...readForm(this.form), ...this.fromUrl };
   }
 
+  /** `data-state` says at once what the calculator is doing (tests and scripts read it; no style
+   *  depends on it); `data-shown` is what the reader sees, which lags behind for a quick answer. */
   setState(state) {
     this.status.dataset.state = state;
-    const text = this.statusText.dataset[state];
-    if (text) this.statusText.textContent = text;
+    clearTimeout(this.showTimer);
+    const show = () => {
+      this.status.dataset.shown = state;
+      const text = this.statusText.dataset[state];
+      if (text) this.statusText.textContent = text;
+    };
+    if (state === "stale" && this.status.dataset.shown === "ready") this.showTimer = setTimeout(show, BUSY_SHOWN_AFTER_MS);
+    else show();
   }
 
   schedule() {
@@ -274,8 +287,8 @@ class Calculator {
   compute() {
     this.changed = false;
     const inputs = this.inputs();
-    this.syncUrl(inputs);
     if (!this.ready) {
+      this.syncUrl(inputs);           // once live, the address follows each answer (see onResult)
       this.pending = true;            // computed as soon as the worker is ready
       this.markAnswer(sameValue(inputs, this.defaults) ? "current" : "default");
       return;
@@ -321,8 +334,10 @@ class Calculator {
       const urlNames = Object.keys(this.fromUrl);
       const fromUrl = Object.fromEntries(urlNames.filter((n) => n in accepted).map((n) => [n, accepted[n]]));
       this.fill(message.ok ? message.response.inputs : fromUrl, document.activeElement);
-      if (urlNames.length) this.syncUrl(this.inputs());  // a value Python ignored (a greyed-out field's) leaves the address
     }
+    // After the answer, not with the request: the browser's work for a new address would otherwise
+    // run beside the computation. A value Python ignored (a greyed-out field's) leaves the address.
+    this.syncUrl(this.inputs());
     applyConditions(this.form);
     this.setState("ready");
     this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));
