@@ -23,7 +23,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, headers, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
+    assets, bytecode, headers, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
 )
 from .i18n import status as translation_status
 from .config import GuideConfig
@@ -63,6 +63,10 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             importlib.import_module(module)  # registers its calculators
 
     # -- helpers -------------------------------------------------------------------------------
+    def _worker_modules(self) -> list[str]:
+        """What the browser worker imports at start: each registers its calculators."""
+        return ["calculators", *self.config.calculator_modules]
+
     @property
     def locale(self) -> str:
         return self._i18n.current_language
@@ -96,6 +100,12 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # Built once per `mkdocs build`, before any page needs their URLs.
             self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
+            # The packages the worker imports at start, compiled once here instead of in each browser.
+            packages = sorted({"calcui", *(m.split(".")[0] for m in self._worker_modules())})
+            try:
+                log.info(bytecode.compile_wheels(self.wheels, packages, self.root / self.config.pyodide_dir))
+            except RuntimeError as exc:
+                raise PluginError(str(exc)) from exc
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
 
     def on_env(self, env, config: MkDocsConfig, files):
@@ -137,7 +147,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             "pack": rel(f"assets/calc/pack-{self.locale}.json") + f"?v={_digest(_pack_json(self.pack).encode())}",
             # A folder per wheel digest busts caches; Pyodide needs the file name to end in .whl.
             "wheels": " ".join(rel(f"assets/calc/{self._wheel_digest}/{w.name}") for w in self.wheels),
-            "modules": " ".join(["calculators", *self.config.calculator_modules]),
+            "modules": " ".join(self._worker_modules()),
             # One trailing slash: the service worker caches `assets/pyodide/x`, not `assets/pyodide//x`.
             "pyodide": rel("assets/pyodide/").rstrip("/") + "/",
             "worker": rel("assets/javascripts/calculator-worker.js"),
