@@ -11,9 +11,6 @@ import importlib
 import json
 
 from ._render import render as _render
-from .results import MAX_BYTES
-from .results import import_result as _import_result
-from .results import too_large as _too_large
 
 _PACK: dict | None = None
 
@@ -56,6 +53,10 @@ def _rows(value) -> bool:
 def import_result(name: str, data) -> str:
     """An IMPORT message: the picked file's bytes (a JavaScript Uint8Array in Pyodide) checked and turned
     into the calculator's inputs and panel, as JSON."""
+    # Imported on the first file, not at start: most readers never import one, and the reader's
+    # schema and date modules would lengthen every start of the worker.
+    from .results import MAX_BYTES, import_result as _import_result, too_large as _too_large
+
     # Size first, from the proxy's length: to_py() copies the whole buffer into Python's memory,
     # which a WebAssembly heap never gives back.
     size = data.byteLength if hasattr(data, "byteLength") else len(data)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import reduce
 
 NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
@@ -116,6 +115,8 @@ def _whole_units(hours: float, unit: int) -> int:
     round below the need (Fraction is 100x slower, so only there)."""
     if hours / unit < 2 ** 52:
         return math.ceil(hours / unit - 1e-9)
+    from fractions import Fraction  # here, not at the top: only this rare case needs it in the browser
+
     return math.ceil(Fraction(hours) / unit - Fraction(1, 10 ** 9))
 
 

@@ -1,14 +1,17 @@
-"""Read the package data files (GPU catalog, model presets) with importlib.resources.
+"""Read the package data files (GPU catalog, model presets) beside this module.
 
 Both files are the single source of these numbers for Python, the build and the
-browser (Pyodide reads the same files from the installed package).
+browser (Pyodide reads the same files from the installed package). They are read from the
+package's folder, not through importlib.resources: the package is always installed as files (pip,
+or the wheel the browser unpacks), and importlib.resources would import typing, tempfile, zipfile
+and lzma on every start of the browser's calculators (and pathlib, urllib and ipaddress).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
-from importlib import resources
 
 from ._i18n import N_
 
@@ -20,7 +23,8 @@ _CATALOG_MSGIDS = (N_("1 day"), N_("1 week"), N_("1 month"), N_("3 months"),
 
 
 def _load(name: str) -> dict:
-    return json.loads(resources.files(__package__).joinpath("data").joinpath(name).read_text("utf-8"))
+    with open(os.path.join(os.path.dirname(__file__), "data", name), encoding="utf-8") as f:
+        return json.load(f)
 
 
 @lru_cache(maxsize=None)
