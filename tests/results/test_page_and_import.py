@@ -101,7 +101,9 @@ def test_values_the_calculator_refuses_are_left_out_and_named():
     inputs = results.to_inputs(data, "memory")
     assert "micro_batch" not in inputs and inputs["layers"] == 4
     out = results.import_result("memory", json.dumps(data), PACKS["es"])
-    assert out["ok"] and "micro_batch" in out["html"]
+    # Named by the label the form shows, not by its key.
+    assert out["ok"] and "campos fuera del rango de la calculadora: Tamaño del micro-lote</p>" in out["html"]
+    assert "micro_batch" not in out["html"]
 
 
 def test_import_panels_per_calculator():
