@@ -92,7 +92,7 @@ def test_cost_takes_measured_throughput_efficiency_and_memory():
     gpu = results.to_inputs(GPU, "cost")
     assert gpu["gpu"] == "h200-141gb" and gpu["memory_per_gpu_gb"] == 68.5  # the whole device's peak
     panel = results.import_result("cost", json.dumps(GPU), PACKS["es"])["html"]
-    assert "H200 141 GB" in panel and "68,5" in panel
+    assert "H200 SXM 141 GB" in panel and "68,5" in panel
 
 
 def test_values_the_calculator_refuses_are_left_out_and_named():
