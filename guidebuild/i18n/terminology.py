@@ -12,6 +12,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .catalog import read_catalog
 from .markdown import scan
 from .problems import Problem
 
@@ -47,8 +48,10 @@ def load(path: Path) -> list[Term]:
 
 def _found(text: str, term: Term) -> list[str]:
     """The rejected variants in `text`, leaving out those that only occur inside the preferred form
-    (a rejected パラメ would otherwise match every パラメータ)."""
-    return [variant for variant in term.rejected if variant in text.replace(term.preferred, "\0")]
+    (a rejected パラメ would otherwise match every パラメータ). A variant that contains the preferred
+    form (パラメーター contains パラメータ) is looked for in the text as written."""
+    masked = text.replace(term.preferred, "\0")
+    return [variant for variant in term.rejected if variant in (text if term.preferred in variant else masked)]
 
 
 def _problem(locale: str, where: str, line: int | None, term: Term, variant: str) -> Problem:
@@ -87,13 +90,19 @@ def locale_problems(project, locale: str) -> list[Problem]:
         return [Problem(locale, "term", project.rel(path), str(exc).removeprefix(f"{path}: "))]
     if not terms:
         return []
-    problems = []
+    problems = config_problems(project, locale, terms)
     for page in project.pages(locale):
         file = project.page(locale, page)
         problems += page_problems(locale, project.rel(file), file.read_text(encoding="utf-8"), terms)
     po = project.po(locale)
     if po.is_file():
-        from .catalog import read_catalog
-
         problems += catalog_problems(locale, project.rel(po), read_catalog(po), terms)
     return problems
+
+
+def config_problems(project, locale: str, terms: list[Term]) -> list[Problem]:
+    """Rejected variants in what mkdocs.yml says in `locale`: site name, description, navigation titles."""
+    language = next((lang for lang in project.languages if lang["locale"] == locale), {})
+    texts = [language.get("site_name"), language.get("site_description"), *(language.get("nav_translations") or {}).values()]
+    return [_problem(locale, "mkdocs.yml", None, term, variant)
+            for text in texts if isinstance(text, str) for term in terms for variant in _found(text, term)]

@@ -112,6 +112,16 @@ def rejected_term_in_a_ui_string(root):
     edit(root / "locales" / "fr" / "LC_MESSAGES" / "messages.po", "{count} cartes tiennent", "{count} cardes tiennent")
 
 
+def rejected_term_containing_the_preferred_form(root):
+    terminology(root, TERMS_FR.replace('"carde"]', '"carde", "cartee"]'))  # as パラメーター holds パラメータ
+    edit(root / "docs" / "fr" / "memory.md", "Deuxième paragraphe.", "Deuxième paragraphe, une cartee.")
+
+
+def rejected_term_in_a_nav_title(root):
+    terminology(root)
+    _nav(root, {"Inicio": "Accueil", "Memoria": "La tarjeta"})
+
+
 def malformed_terminology(root):
     terminology(root, '[[term]]\nconcept = "card"\npreferred = "carte"\n')
 
@@ -131,6 +141,8 @@ RULES = [
     (stray_catalog_folder, "stray", "locales/it", "no locale 'it' in mkdocs.yml"),
     (rejected_term_in_a_page, "term", "docs/fr/memory.md:14", "«tarjeta» for card: write «carte»"),
     (rejected_term_in_a_ui_string, "term", "locales/fr/LC_MESSAGES/messages.po:8", "«carde» for card: write «carte»"),
+    (rejected_term_containing_the_preferred_form, "term", "docs/fr/memory.md:14", "«cartee» for card: write «carte»"),
+    (rejected_term_in_a_nav_title, "term", "mkdocs.yml", "«tarjeta» for card: write «carte»"),
     (malformed_terminology, "term", "locales/fr/terminology.toml", "term 1 needs `concept`, a non-empty `preferred`"),
 ]
 
