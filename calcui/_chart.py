@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from html import escape
 
+from ._isolate import direction
+
 # Each item takes two lines: its label across the full width, then its bar and value. A label of
 # any length in any script therefore never runs into a bar or a value.
 LABEL_LINE, BAR_LINE, GAP, BAR_H = 16, 20, 6, 14
 WIDTH, VALUE_W = 400, 110
+
+
+def _text(cls: str, x: float, y: float, anchor: str, text: str) -> str:
+    """One isolated text in the direction of its own script («12 س» right to left, number first). SVG
+    reads text-anchor relative to that direction, so a right-to-left text swaps start and end to keep
+    the edge the mirrored coordinates chose."""
+    way = direction(text)
+    if way == "rtl":
+        anchor = {"start": "end", "end": "start"}.get(anchor, anchor)
+    return (f'<text class="{cls}" x="{x:.1f}" y="{y}" text-anchor="{anchor}" direction="{way}" '
+            f'unicode-bidi="isolate">{escape(text)}</text>')
 
 
 def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
@@ -29,15 +42,14 @@ def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
             value_x, value_anchor = w + 6, "start"
         bar_y = y + LABEL_LINE + (BAR_LINE - BAR_H) / 2
         rows.append(
-            f'<g><text class="guide-chart__label" x="{label_x:.1f}" y="{y + LABEL_LINE - 4}" text-anchor="{anchor}">{escape(label)}</text>'
+            f'<g>{_text("guide-chart__label", label_x, y + LABEL_LINE - 4, anchor, label)}'
             f'<rect class="guide-bar guide-bar--{i % 8}" x="{bar_x:.1f}" y="{bar_y:.1f}" width="{w:.1f}" height="{BAR_H}" rx="2"></rect>'
-            f'<text class="guide-chart__value" x="{value_x:.1f}" y="{y + LABEL_LINE + BAR_LINE - 6}" text-anchor="{value_anchor}" '
-            f'direction="ltr" unicode-bidi="isolate">{escape(text)}</text></g>'
+            f'{_text("guide-chart__value", value_x, y + LABEL_LINE + BAR_LINE - 6, value_anchor, text)}</g>'
         )
     return (
-        # direction="ltr": the coordinates above are already mirrored for right to left, and SVG
-        # reads text-anchor relative to the text's direction. overflow: a label longer than the
-        # chart is wide still shows whole rather than cut at the edge.
+        # direction="ltr": the coordinates above are already mirrored for right to left (each text
+        # sets its own direction, `_text`). overflow: a label longer than the chart is wide still
+        # shows whole rather than cut at the edge.
         f'<svg class="guide-chart" role="img" aria-label="{escape(title)}" direction="ltr" viewBox="0 0 {WIDTH} {height}" '
         f'width="100%" preserveAspectRatio="xMinYMin meet" overflow="visible" xmlns="http://www.w3.org/2000/svg">'
         + "".join(rows) + "</svg>"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from calculators import N_, NN_
 
-from ._isolate import bdi
+from ._isolate import bdi, direction
 from ._numbers import NumberFormat
 from ._text import Translator
 
@@ -12,8 +12,10 @@ GB = 1e9  # the calculators report bytes; the page shows decimal gigabytes (10^9
 
 
 def num(text: str, figure_name: str | None = None) -> str:
-    """A figure's text as HTML: <bdi> keeps its own direction inside right-to-left text."""
-    return bdi(text, "guide-num", {"data-figure": figure_name} if figure_name else None)
+    """A figure's text as HTML, isolated in <bdi> with the direction of its own script: "35.7 GB" left to
+    right, Arabic «3 أيام» right to left, so the number comes first in reading order either way."""
+    attrs = ({"data-figure": figure_name} if figure_name else {}) | {"dir": direction(text)}
+    return bdi(text, "guide-num", attrs)
 
 
 def _seconds(value, fmt: NumberFormat, t: Translator) -> str:
@@ -52,6 +54,8 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
 
 
 def _plan(terms: list, fmt: NumberFormat, t: Translator) -> str:
-    """Each term as "2 × 1 day", joined by plus signs."""
-    parts = [t(N_("{count} × {term}"), count=fmt.number(count, max_frac=0), term=t(label)) for count, label in terms]
+    """Each term as "2 × 1 day", joined by plus signs. A single term is its label alone: "1 × 1 day"
+    says it twice, and Arabic's «1 × يوم واحد» reads "1 × one day"."""
+    parts = [t(label) if count == 1 else t(N_("{count} × {term}"), count=fmt.number(count, max_frac=0), term=t(label))
+             for count, label in terms]
     return " + ".join(parts) or "—"

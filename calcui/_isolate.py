@@ -9,6 +9,7 @@ these helpers and nothing else for that.
 from __future__ import annotations
 
 import re
+import unicodedata
 from html import escape
 
 # Embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and the marks LRM, RLM, ALM.
@@ -35,6 +36,18 @@ def bdi(text: str, cls: str = "", attrs: dict | None = None) -> str:
     extra = f' class="{escape(cls)}"' if cls else ""
     extra += "".join(f' {name}="{escape(value)}"' for name, value in (attrs or {}).items())
     return f"<bdi{extra}>{escape(text)}</bdi>"
+
+
+def direction(text: str) -> str:
+    """"rtl" or "ltr", as the first strongly directional character sets it (HTML's dir="auto"): a figure
+    «3 أيام» reads right to left, number first; "35.7 GB" and a bare number read left to right."""
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return "rtl"
+        if kind == "L":
+            return "ltr"
+    return "ltr"
 
 
 def isolate(text) -> str:

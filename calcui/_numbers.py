@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
+from ._lists import ENGLISH, join
 from ._plural import category
 
 
@@ -24,6 +25,7 @@ class NumberFormat:
         self.currency: dict = n["currency"]     # {"prefix", "suffix", "neg_prefix", "neg_suffix"}
         self.units: dict[str, dict[str, str]] = pack["units"]  # unit code -> {category: pattern with {0}}
         self.plural_rules: list = (pack.get("plural") or {}).get("rules", [])
+        self.lists: dict[str, dict[str, str]] = pack.get("lists") or ENGLISH  # CLDR list style -> its four patterns
 
     # -- plain numbers -------------------------------------------------------------------------
     @staticmethod
@@ -88,3 +90,7 @@ class NumberFormat:
         patterns = self.units[code]
         pattern = patterns.get(category(self.plural_rules, self.plain(value, decimals)), patterns["other"])
         return pattern.replace("{0}", text if text is not None else self.number(value, max_frac=decimals))
+
+    def join(self, items, style: str = "standard") -> str:
+        """Localized `items` as one list: "standard" (a, b and c) or "or" for alternatives (a, b or c)."""
+        return join(self.lists[style], items)

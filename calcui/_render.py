@@ -29,7 +29,7 @@ def render(name: str, inputs: dict, pack: dict) -> dict:
         html, summary = render_result(response["result"], t, fmt)
         return {"ok": True, "response": response, "html": html, "summary": summary, "errors": []}
     errors = [{"field": e["field"], "message": error_message(e, t, fmt)} for e in response["errors"]]
-    labels = _labels(name)
+    labels = input_labels(name)
     lines = "".join(
         # The same "label: value" pattern as the headline, so Japanese gets its full-width colon.
         f"<li>{t.html(N_('{label}: {value}'), label=_field_label(e['field'], labels, t), value=escape(e['message']))}</li>"
@@ -45,9 +45,15 @@ def _field_label(field: str, labels: dict[str, str], t: Translator) -> str:
     return escape(t(labels[field])) if field in labels else isolate(clip(field))
 
 
-def _labels(name: str) -> dict[str, str]:
+def input_labels(name: str) -> dict[str, str]:
+    """Input name -> its label msgid, as calculator `name` declares it."""
     description = calculators.describe(name)
     return {i["name"]: i["label"] for i in description.get("inputs", [])}
+
+
+def list_text(key: str, items: list[str], fmt: NumberFormat) -> str:
+    """A list param of an error as the locale writes lists: `choices` are alternatives ("a, b o c")."""
+    return fmt.join(items, "or" if key == "choices" else "standard")
 
 
 def error_message(error: dict, t: Translator, fmt: NumberFormat) -> str:
@@ -61,7 +67,7 @@ def error_message(error: dict, t: Translator, fmt: NumberFormat) -> str:
         elif isinstance(value, (int, float)):
             params[key] = fmt.number(value, max_frac=4)
         elif isinstance(value, list):
-            params[key] = ", ".join(t(str(v)) for v in value)
+            params[key] = list_text(key, [t(str(v)) for v in value], fmt)
         else:
             params[key] = t(str(value))
     return t(template, **params)

@@ -10,11 +10,12 @@ import json
 from html import escape
 
 import calculators
-from calculators import ERROR_CODES, N_, hf_config
+from calculators import ERROR_CODES, N_, NN_, hf_config
 
 from ._figures import figure
 from ._isolate import clip
 from ._numbers import NumberFormat
+from ._render import list_text
 from ._text import Translator
 
 
@@ -33,9 +34,10 @@ def is_model_config(text) -> bool:
     return isinstance(data, dict) and "model_type" in data
 
 
-def _message(err: dict, t: Translator) -> str:
+def _message(err: dict, t: Translator, fmt: NumberFormat) -> str:
     # `got` (the file's model_type) is echoed: clipped and stripped like every outside string.
-    params = {k: (", ".join(map(str, v)) if isinstance(v, list) else clip(v) if isinstance(v, str) else v)
+    params = {k: (list_text(k, list(map(str, v)), fmt) if isinstance(v, list) else clip(v) if isinstance(v, str)
+                  else fmt.number(v, max_frac=0) if isinstance(v, int) and not isinstance(v, bool) else v)
               for k, v in err.items()}
     return t(ERROR_CODES[err["code"]], **params)
 
@@ -44,7 +46,7 @@ def import_model_config(name: str, text, t: Translator, fmt: NumberFormat) -> di
     """The envelope for a config.json; the inputs take only what calculator `name` declares."""
     inputs, errors = hf_config.read(text)
     if errors:
-        lines = [_message(e, t) for e in errors]
+        lines = [_message(e, t, fmt) for e in errors]
         heading = t(N_("This config.json cannot be used:"))
         items = "".join(f"<li>{escape(line)}</li>" for line in lines)
         html = f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'
@@ -56,8 +58,10 @@ def import_model_config(name: str, text, t: Translator, fmt: NumberFormat) -> di
         inputs["weights_dtype"] = dtype
     declared = {i["name"] for i in calculators.describe(name)["inputs"]}
     inputs = {k: v for k, v in inputs.items() if k in declared}
-    summary = t(N_("Model dimensions taken from its config.json ({family}): {layers} layers, hidden size {hidden}, "
-                   "vocabulary {vocab}."), family=str(config["model_type"]),
+    summary = t(NN_("Model dimensions taken from its config.json ({family}): {layers} layer, hidden size {hidden}, "
+                    "vocabulary {vocab}.",
+                    "Model dimensions taken from its config.json ({family}): {layers} layers, hidden size {hidden}, "
+                    "vocabulary {vocab}.", n="layers"), n=inputs["layers"], family=str(config["model_type"]),
                 layers=figure(inputs["layers"], "count", fmt, t), hidden=figure(inputs["hidden"], "count", fmt, t),
                 vocab=figure(inputs["vocab"], "count", fmt, t))
     html = f'<section class="guide-import"><p>{escape(summary)}</p></section>'

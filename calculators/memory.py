@@ -13,7 +13,7 @@ from . import _data
 from ._architecture import LINEARS, Architecture, partly_targeted
 from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
-from ._i18n import N_
+from ._i18n import N_, NN_
 from ._inputs import Choice, Input
 from ._memory_formulas import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsharded
 
@@ -296,7 +296,9 @@ def _display(values: dict, r: dict) -> list[dict]:
                                 "backward passes (activations and logits), {optimizer_step} in the optimizer step "
                                 "(gradients and the step's temporary buffers)."), peaks)]
     if values["params"] and values["params"] < r["params_derived"]:
-        note_items.append((N_("The dimensions imply {derived} parameters; the entered count is lower and was not used."),
+        note_items.append((NN_("The dimensions imply {derived} parameter; the entered count is lower and was not used.",
+                               "The dimensions imply {derived} parameters; the entered count is lower and was not used.",
+                               n="derived"),
                            {"derived": value(r["params_derived"], "count")}))
     note_items.append((N_("Rules of thumb are compared with this run on one GPU: {bytes}."),
                        {"bytes": value(r["shortcuts"]["single_gpu_bytes"], "bytes")}))

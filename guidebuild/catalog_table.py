@@ -3,8 +3,11 @@ so no figure is typed twice; numbers go through the same CLDR formatter as the c
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 import calculators
 from calcui import NumberFormat
+from calcui._figures import num
 from calculators import N_
 
 TIERS = {"datacenter": N_("Data centre"), "workstation": N_("Workstation"), "consumer": N_("Consumer")}
@@ -26,10 +29,12 @@ def render_table(env, pack: dict) -> str:
         {
             "name": g["name"],
             "tier": TIERS.get(g["tier"], g["tier"]),
-            "memory": fmt.unit("gb", g["memory_gb"], fmt.number(g["memory_gb"], 0)),
-            "bandwidth": fmt.number(g["bandwidth_gb_s"], 0) + " GB/s",
-            "bf16": fmt.number(g["bf16_dense_tflops"], 0) + " TFLOPS",
-            "interconnect": g["interconnect"]["name"] + " · " + fmt.number(g["interconnect"]["gb_s"], 0) + " GB/s",
+            # Figures as the calculators show them: isolated, each in the direction of its own script.
+            "memory": Markup(num(fmt.unit("gb", g["memory_gb"], fmt.number(g["memory_gb"], 0)))),
+            "bandwidth": Markup(num(fmt.number(g["bandwidth_gb_s"], 0) + " GB/s")),
+            "bf16": Markup(num(fmt.number(g["bf16_dense_tflops"], 0) + " TFLOPS")),
+            "interconnect": Markup(num(g["interconnect"]["name"] + " · " + fmt.number(g["interconnect"]["gb_s"], 0)
+                                       + " GB/s")),
             "stack": g["stack"],
         }
         for g in gpus

@@ -12,14 +12,23 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
 
+from calcui._lists import STYLES
 from calcui._plural import ORDER
 from calcui._text import message_key
+from calculators import NP_
 
 from .i18n import plurals
 from .locales import babel_locale
 
 CURRENCY = "USD"  # the catalog's prices are in US dollars
 UNITS = {"gb": "digital-gigabyte", "hour": "duration-hour", "day": "duration-day", "second": "duration-second"}
+# Units whose form after a number the translators choose, so the calculators write them as the pages'
+# prose does: CLDR's Arabic «غ.ب», in a left-to-right figure, read backwards beside the prose's "24 GB".
+UNIT_TEXT = {
+    # TRANSLATORS: gigabytes after a number in the calculators and the catalog table ({value} is the
+    # number). Write the unit exactly as this language's pages write it in prose.
+    "gb": NP_("unit after a number", "{value} GB"),
+}
 
 
 def number_data(locale: str) -> dict:
@@ -52,6 +61,12 @@ def unit_patterns(locale: str) -> dict[str, dict[str, str]]:
             for code, cldr in UNITS.items()}
 
 
+def list_patterns(locale: str) -> dict[str, dict[str, str]]:
+    """CLDR list style -> its patterns, as Babel's `format_list` applies them (`calcui._lists`)."""
+    data = babel_locale(locale).list_patterns
+    return {style: {key: data[style][key] for key in ("2", "start", "middle", "end")} for style in STYLES}
+
+
 def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
     """Key (msgid, or msgctxt + EOT + msgid) -> msgstr, or the list of forms of a plural entry, for
     translated, non-fuzzy entries (an untranslated string shows its msgid)."""
@@ -72,21 +87,32 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
 
 
 @lru_cache(maxsize=None)
-def _cldr(locale: str) -> tuple[dict, dict, str, dict]:
+def _cldr(locale: str) -> tuple[dict, dict, dict, str, dict]:
     plural = {"rules": plurals.cldr_rules(locale), "forms": plurals.forms(locale)}
-    return number_data(locale), unit_patterns(locale), babel_locale(locale).text_direction, plural
+    return (number_data(locale), unit_patterns(locale), list_patterns(locale), babel_locale(locale).text_direction,
+            plural)
 
 
 def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> dict:
     """`fallback` is the source locale: a string this locale has not translated yet shows in Spanish,
     like the untranslated pages, rather than as its English msgid."""
-    numbers, units, direction, plural = _cldr(locale)
+    numbers, units, lists, direction, plural = _cldr(locale)
     messages = catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
     if fallback and fallback != locale:
         borrowed = catalog_messages(locales_dir / fallback / "LC_MESSAGES" / "messages.po")
         messages = _reindexed(borrowed, plurals.forms(fallback), plural["forms"]) | messages
-    return {"locale": locale, "dir": direction, "numbers": numbers, "units": units, "plural": plural,
-            "messages": messages}
+    return {"locale": locale, "dir": direction, "numbers": numbers, "units": _translated_units(units, messages),
+            "lists": lists, "plural": plural, "messages": messages}
+
+
+def _translated_units(units: dict, messages: dict) -> dict:
+    """CLDR's unit patterns, with those of `UNIT_TEXT` the catalog translates in their place."""
+    chosen = {}
+    for code, msg in UNIT_TEXT.items():
+        text = messages.get(message_key(msg["msgid"], msg["context"]))
+        if isinstance(text, str) and "{value}" in text:
+            chosen[code] = {"other": text.replace("{value}", "{0}")}
+    return units | chosen
 
 
 def _reindexed(messages: dict, source_forms: list[str], target_forms: list[str]) -> dict:

@@ -16,6 +16,7 @@ from .. import model_config
 from .._figures import figure, num
 from .._isolate import clip, isolate, plain_strings
 from .._numbers import NumberFormat
+from .._render import input_labels
 from .._text import Translator
 from . import _charts
 from ._estimate import comparisons
@@ -90,7 +91,10 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     body, summary = panel(data, inputs, name, fmt, t)
     missing = sorted(k for k in declared(name) & set(result_inputs(data)) if k not in inputs)
     if missing:
-        kept = t(N_("Kept your values for inputs outside the calculator range: {names}"), names=", ".join(missing))
+        # Each input by its translated label, as the form shows it, in the locale's list form.
+        labels = input_labels(name)
+        kept = t(N_("Kept your values for inputs outside the calculator range: {names}"),
+                 names=fmt.join([t(labels[key]) if key in labels else key for key in missing]))
         body += f'<p class="guide-import__note">{escape(kept)}</p>'
     html = f'<section class="guide-import">{head}{body}</section>'
     return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}

@@ -1,8 +1,8 @@
 """Problems in words: the English `expected` phrase of each problem and its localized message.
 
 Both come from the same msgids, so the build's English line and the page's translated one never
-drift apart. Parameters are JSON scalars; numbers are formatted per locale when a
-`NumberFormat` is given.
+drift apart. Parameters are JSON scalars, or lists of alternatives joined as the locale joins an
+"or" list; numbers are formatted per locale when a `NumberFormat` is given.
 """
 
 from __future__ import annotations
@@ -88,7 +88,8 @@ def expected_text(code: str, params: dict, t: Translator, fmt: NumberFormat | No
     if code == "type":
         return type_names(params.get("types", ""), t)
     # A property name comes from the file and can be megabytes long: every echo is clipped.
-    shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else clip(v)
+    shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool)
+             else (fmt or ENGLISH_NUMBERS).join([clip(x) for x in v], "or") if isinstance(v, list) else clip(v)
              for k, v in params.items()}
     msg = EXPECTED.get(code, code)
     return t(msg, n=plural_count(msg, params), **shown)

@@ -142,7 +142,7 @@ def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, l
         return None, _finish(bad)
     if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():
         found = clip(json.dumps(data["schema_version"], ensure_ascii=False), 40)
-        return None, [problem("/schema_version", "schema_version", supported=", ".join(supported_versions()),
+        return None, [problem("/schema_version", "schema_version", supported=list(supported_versions()),
                               found=found)]
     problems = validate(data)
     return (None, problems) if problems else (data, [])

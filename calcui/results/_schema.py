@@ -147,7 +147,7 @@ class Validator:
         if "const" in schema and _canon(value) != _canon(schema["const"]):
             out.append((ptr, "const", {"value": json.dumps(schema["const"])}))
         if "enum" in schema and _canon(value) not in {_canon(v) for v in schema["enum"]}:
-            out.append((ptr, "enum", {"choices": ", ".join(str(v) for v in schema["enum"])}))
+            out.append((ptr, "enum", {"choices": [str(v) for v in schema["enum"]]}))  # a list: joined per locale
         kind = json_type(value)
         if kind in ("integer", "number"):
             out += self._number(schema, value, ptr)

@@ -271,4 +271,4 @@ def test_params_below_the_architecture_are_not_used():
     r = result(model="custom", params=1000)
     assert r["params"] == r["params_derived"] == LLAMA8B
     notes = r["display"][-1]["items"]
-    assert any("{derived}" in n["msg"] for n in notes)
+    assert any("{derived}" in n["msg"]["msgid"] for n in notes if isinstance(n["msg"], dict))

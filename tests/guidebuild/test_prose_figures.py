@@ -31,8 +31,8 @@ def embed(html: str, pack: dict, page: str) -> str:
 def test_figure_is_written_in_the_sentence_localized(packs):
     html = "<p>Unos <!-- figure: memory.llama8b_full --> en total.</p>"
     es = embed(html, packs["es"], "memory.md")
-    assert es == '<p>Unos <bdi class="guide-num" data-figure="memory.llama8b_full">178\u00a0GB</bdi> en total.</p>' \
-        or re.search(r'data-figure="memory.llama8b_full">178\sGB</bdi>', es)
+    assert es == '<p>Unos <bdi class="guide-num" data-figure="memory.llama8b_full" dir="ltr">178\u00a0GB</bdi> en total.</p>' \
+        or re.search(r'data-figure="memory.llama8b_full" dir="ltr">178\sGB</bdi>', es)
     ar = embed(html, packs["ar"], "memory.md")
     assert "<!--" not in ar and 'class="guide-num"' in ar
 

@@ -92,7 +92,7 @@ def test_cost_takes_measured_throughput_efficiency_and_memory():
     gpu = results.to_inputs(GPU, "cost")
     assert gpu["gpu"] == "h200-141gb" and gpu["memory_per_gpu_gb"] == 68.5  # the whole device's peak
     panel = results.import_result("cost", json.dumps(GPU), PACKS["es"])["html"]
-    assert "H200 141 GB" in panel and "68,5" in panel
+    assert "H200 SXM 141 GB" in panel and "68,5" in panel
 
 
 def test_values_the_calculator_refuses_are_left_out_and_named():
@@ -101,7 +101,9 @@ def test_values_the_calculator_refuses_are_left_out_and_named():
     inputs = results.to_inputs(data, "memory")
     assert "micro_batch" not in inputs and inputs["layers"] == 4
     out = results.import_result("memory", json.dumps(data), PACKS["es"])
-    assert out["ok"] and "micro_batch" in out["html"]
+    # Named by the label the form shows, not by its key.
+    assert out["ok"] and "campos fuera del rango de la calculadora: Tamaño del micro-lote</p>" in out["html"]
+    assert "micro_batch" not in out["html"]
 
 
 def test_import_panels_per_calculator():

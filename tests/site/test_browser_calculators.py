@@ -121,6 +121,44 @@ def test_answer_is_in_the_html_without_scripts(browser, site_url, built_site, lo
     context.close()
 
 
+# For each figure: its dir, text, and where its number and its unit (the text after the number) start on
+# screen, measured with a Range on the figure's text as the reader sees it laid out.
+_FIGURE_ORDER_JS = """sel => [...document.querySelectorAll(sel)].map(el => {
+  const node = el.firstChild, text = node.textContent, m = text.match(/^(\\D*)([\\d.,]+)(\\s*\\S.*)?$/);
+  if (!m || !m[3] || !m[3].trim()) return null;
+  const box = (start, end) => { const r = document.createRange(); r.setStart(node, start); r.setEnd(node, end);
+    const b = r.getClientRects()[0]; return {x: b.left + b.width / 2, top: b.top, height: b.height}; };
+  const numStart = m[1].length, numEnd = numStart + m[2].length;
+  const unitStart = numEnd + m[3].length - m[3].trimStart().length;
+  return {dir: el.getAttribute("dir"), text, number: box(numStart, numEnd), unit: box(unitStart, text.length)};
+}).filter(Boolean)"""
+
+
+@pytest.mark.parametrize(("path", "selector"), [
+    ("cost/", "#calc-cost .guide-num"),
+    ("memory/", "#calc-memory .guide-num"),
+    ("compare/", ".guide-catalog .guide-num"),
+])
+def test_arabic_figures_read_number_first_in_the_prose_gb(page: Page, site_url, path, selector):
+    """Right to left the number sits to the right of an Arabic unit («23.7 س» reads 23.7 first); a Latin unit
+    stays left to right after its number, as the prose writes «24 GB»; CLDR's «غ.ب» is gone."""
+    page.goto(site_url + "ar/" + path)
+    figures = page.evaluate(_FIGURE_ORDER_JS, selector)
+    assert figures and not any("غ.ب" in f["text"] for f in figures)
+    for f in figures:
+        rtl = any("\u0600" <= ch <= "\u06ff" or ch == "\u200f" for ch in f["text"])  # Arabic, or CLDR's RLM (US$)
+        assert f["dir"] == ("rtl" if rtl else "ltr"), f
+        number, unit = f["number"], f["unit"]
+        if abs(number["top"] - unit["top"]) > number["height"] / 2:  # a narrow cell wrapped it: number on the line above
+            assert number["top"] < unit["top"], f
+        else:
+            assert (number["x"] > unit["x"]) if rtl else (number["x"] < unit["x"]), f
+    assert any(f["text"].endswith(" GB") for f in figures)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(selector).first.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"ar-figures-{path.strip('/')}.png"))
+
+
 @pytest.mark.parametrize("name", PAGES)
 @pytest.mark.parametrize("locale", LOCALES)
 def test_live_answers_equal_cpython(page: Page, site_url, built_site, locale, name):

@@ -15,7 +15,7 @@ import calculators
 from tests.conftest import ARTIFACTS, LOCALES
 
 ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
-FIGURE = re.compile(r'<bdi class="guide-num" data-figure="([\w.-]+)">([^<]*)</bdi>')
+FIGURE = re.compile(r'<bdi class="guide-num" data-figure="([\w.-]+)" dir="(?:ltr|rtl)">([^<]*)</bdi>')
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 
 
