@@ -169,31 +169,36 @@ def option_price(option: dict, term: dict, quantities: dict) -> float:
     raise ValueError(f"unknown option pricing {option['per']!r}")  # a catalog error, caught by tests
 
 
-def per_plan_options(options: list[dict], quantities: dict) -> dict:
-    """Options billed once per plan (per TB moved)."""
-    return {o["id"]: o["usd"] * quantities[o["quantity"]] for o in options if o["per"] == "tb"}
+class OptionPrices:
+    """The options a plan carries, priced once per input set: each option over one copy of each term
+    (the same for every GPU and card count), their sum per term, and those billed once per plan."""
+
+    def __init__(self, options: list[dict], terms: dict, quantities: dict):
+        self.options = options
+        self.each = {(o["id"], tid): option_price(o, term, quantities) for o in options for tid, term in terms.items()}
+        self.per_term = {tid: math.fsum(self.each[(o["id"], tid)] for o in options) for tid in terms}
+        self.per_plan = {o["id"]: o["usd"] * quantities[o["quantity"]] for o in options if o["per"] == "tb"}
 
 
-def term_price(rate: float, cards: int, term: dict, options: list[dict], quantities: dict) -> float:
+def term_price(rate: float, cards: int, term: dict, options: OptionPrices) -> float:
     """One term of a plan: cards x hours x price per card-hour + the options billed by term."""
-    return cards * term["hours"] * rate + math.fsum(option_price(o, term, quantities) for o in options)
+    return cards * term["hours"] * rate + options.per_term[term["id"]]
 
 
-def plan_breakdown(plan: dict, rate_of, cards: int, terms: dict, options: list[dict], quantities: dict) -> dict:
+def plan_breakdown(plan: dict, rate_of, cards: int, terms: dict, options: OptionPrices) -> dict:
     """GPU time per term of the plan and each option's share of the plan's price."""
     gpu = {tid: count * cards * terms[tid]["hours"] * rate_of(tid) for tid, count in plan["terms"]}
-    opts = {o["id"]: math.fsum(count * option_price(o, terms[tid], quantities) for tid, count in plan["terms"])
-            for o in options if o["per"] != "tb"}
-    opts.update(per_plan_options(options, quantities))
+    opts = {o["id"]: math.fsum(count * options.each[(o["id"], tid)] for tid, count in plan["terms"])
+            for o in options.options if o["per"] != "tb"}
+    opts.update(options.per_plan)
     return {"gpu_usd": gpu, "options_usd": opts, "total_usd": math.fsum([*gpu.values(), *opts.values()])}
 
 
-def on_demand_price(rate: float, cards: int, hours: float, shortest: dict, options: list[dict],
-                    quantities: dict) -> float:
+def on_demand_price(rate: float, cards: int, hours: float, shortest: dict, options: OptionPrices) -> float:
     """Hourly billing: every started hour; options by day as if in terms of the shortest length."""
     billed = math.ceil(hours - 1e-9)
     periods = max(1, math.ceil(billed / shortest["hours"]))
-    by_time = math.fsum(option_price(o, shortest, quantities) * (billed / shortest["hours"] if o["per"] == "tb_day"
-                                                            else periods)
-                  for o in options if o["per"] != "tb")
-    return math.fsum([cards * billed * rate, by_time, *per_plan_options(options, quantities).values()])
+    by_time = math.fsum(options.each[(o["id"], shortest["id"])] * (billed / shortest["hours"] if o["per"] == "tb_day"
+                                                                   else periods)
+                        for o in options.options if o["per"] != "tb")
+    return math.fsum([cards * billed * rate, by_time, *options.per_plan.values()])

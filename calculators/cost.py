@@ -16,8 +16,8 @@ import math
 
 from . import _data, memory
 from ._cost_model import (
-    NODE_CARDS, StepWork, card_step, cheapest_plan, cluster_tokens_per_s, flops_per_token, modelled_scaling,
-    on_demand_price, plan_breakdown, run_hours, term_price,
+    NODE_CARDS, OptionPrices, StepWork, card_step, cheapest_plan, cluster_tokens_per_s, flops_per_token,
+    modelled_scaling, on_demand_price, plan_breakdown, run_hours, term_price,
 )
 from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
@@ -221,10 +221,10 @@ class _Quoter:
     """Everything shared by the quotes of one input set."""
 
     def __init__(self, values: dict):
-        self.values, self.runs, self.works, self.prices = values, _Runs(values), {}, {}
+        self.values, self.runs, self.works, self.prices, self.fitting = values, _Runs(values), {}, {}, {}
         self.terms = {t["id"]: t for t in _data.terms()}
-        self.options = [o for o in _PRICING["options"] if o["id"] in values["options"]]
-        self.quantities = {k: values[k] for k in QUANTITIES}
+        self.options = OptionPrices([o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
+                                    {k: values[k] for k in QUANTITIES})
         self.tokens_per_run = _tokens_per_run(values)
         self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
                                                       "export_hours"))
@@ -261,8 +261,7 @@ class _Quoter:
         key = (gpu["id"], cards)
         if key not in self.prices:
             rates = _PRICING["usd_per_card_hour"][gpu["id"]]
-            self.prices[key] = {tid: (tid, term["hours"], term_price(rates[tid], cards, term, self.options,
-                                                                      self.quantities))
+            self.prices[key] = {tid: (tid, term["hours"], term_price(rates[tid], cards, term, self.options))
                                 for tid, term in self.terms.items()}
         return self.prices[key]
 
@@ -270,7 +269,7 @@ class _Quoter:
         rates = _PRICING["usd_per_card_hour"][gpu["id"]]
         prices = self.term_prices(gpu, cards)
         plan = cheapest_plan(needed, [prices[tid] for tid in term_ids])
-        return {**plan, **plan_breakdown(plan, rates.get, cards, self.terms, self.options, self.quantities)}
+        return {**plan, **plan_breakdown(plan, rates.get, cards, self.terms, self.options)}
 
     def chosen_plan(self, gpu: dict, cards: int, scale: float = 1.0) -> tuple[dict, dict, float, dict]:
         """(throughput, hours per run, hours needed, the plan the reader asked for: cheapest or pinned)."""
@@ -282,7 +281,10 @@ class _Quoter:
                                                  else [v["term"]])
 
     def fits(self, gpu: dict, cards: int) -> bool:
-        return memory.fits(self.runs.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
+        key = (gpu["id"], cards)  # asked before each quote and again inside it
+        if key not in self.fitting:
+            self.fitting[key] = memory.fits(self.runs.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
+        return self.fitting[key]
 
     def usd_per_output(self, gpu: dict, cards: int, scale: float) -> float:
         """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
@@ -297,7 +299,7 @@ class _Quoter:
         on_demand = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu["id"])
         hourly = None
         if on_demand is not None:
-            hourly = on_demand_price(on_demand, cards, needed, _data.terms()[0], self.options, self.quantities)
+            hourly = on_demand_price(on_demand, cards, needed, _data.terms()[0], self.options)
         mem = self.runs.memory_per_gpu(cards)
         return {"gpu": gpu["id"], "name": gpu["name"], "cards": cards, **speed, "run_hours": per_run,
                 "needed_hours": needed, "plan": chosen["terms"], "plan_hours": chosen["hours"],

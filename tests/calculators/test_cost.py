@@ -296,5 +296,6 @@ def test_totals_are_exactly_rounded_in_every_python():
     terms = {"a": {"id": "a", "hours": 1}, "b": {"id": "b", "hours": 1}}
     rates = {"a": 0.1, "b": 0.2}
     egress = {"id": "egress", "per": "tb", "usd": 0.3, "quantity": "egress_tb"}
-    out = model.plan_breakdown({"terms": [["a", 1], ["b", 1]]}, rates.get, 1, terms, [egress], {"egress_tb": 1})
+    options = model.OptionPrices([egress], terms, {"egress_tb": 1})
+    out = model.plan_breakdown({"terms": [["a", 1], ["b", 1]]}, rates.get, 1, terms, options)
     assert out["total_usd"] == 0.6
