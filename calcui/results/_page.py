@@ -7,6 +7,7 @@ from html import escape
 
 from calculators import N_, NN_, NP_
 
+from .._dates import timestamp_html
 from .._figures import figure
 from .._isolate import bdi, isolate, plain, plain_strings
 from .._numbers import NumberFormat
@@ -224,11 +225,11 @@ def _list(title: str, items: list[str], cls: str) -> str:
     return f'<h4>{escape(title)}</h4><ul class="{cls}">{lis}</ul>'
 
 
-def run_section(name: str, data: dict, anchor: str, fmt: NumberFormat, t: Translator) -> str:
+def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberFormat, t: Translator) -> str:
     file_label, error_label = t(N_("File")), t(N_("Error recorded"))
     parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{isolate(data["label"] or name)}</h3>',
              f'<p class="guide-results__file">{escape(file_label)}: <code>{isolate(name)}</code> · '
-             f'<time>{isolate(data["created"])}</time></p>']
+             f'{timestamp_html(data["created"], pack, t)}</p>']
     if is_cpu(data):
         parts.append(cpu_badge(t))
     parts.append(partial_badge(data, fmt, t))
@@ -259,5 +260,5 @@ def results_page(runs: list[tuple[str, dict]], pack: dict) -> str:
     runs = [(plain(name), plain_strings(data)) for name, data in runs]  # every file string, before any is shown
     taken: set[str] = set()
     anchors = [section_id(name, taken) for name, _ in runs]
-    sections = "".join(run_section(name, data, a, fmt, t) for (name, data), a in zip(runs, anchors))
+    sections = "".join(run_section(name, data, a, pack, fmt, t) for (name, data), a in zip(runs, anchors))
     return f'<div class="guide-results">{runs_table(runs, anchors, fmt, t)}{sections}</div>'
