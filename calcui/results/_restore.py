@@ -74,7 +74,7 @@ def counts(restore: dict) -> tuple[int, int]:
     if "checks" in restore:
         passed = sum(1 for c in restore["checks"] if c["passed"])
         return passed, len(restore["checks"]) - passed
-    return len(restore["verified"]), len(restore["failures"])
+    return len(restore.get("verified", [])), len(restore.get("failures", []))
 
 
 def _count(value: int, fmt: NumberFormat) -> str:

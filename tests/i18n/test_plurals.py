@@ -61,11 +61,11 @@ def test_every_count_string_has_every_form_and_each_count_gets_its_own(locale):
         assert len(message.string) == len(forms) and all(message.string), message.id
         msg = NN_(*message.id)
         for n, expected_category in zip(COUNTS, EXPECTED_CATEGORY[locale]):
-            shown = t(msg, n=n, count=str(n), limit=str(n), source="S", threshold="5 %", mode="M", where="W",
-                      worst="1 %", goal="2 %")
+            params = dict(count=str(n), limit=str(n), source="S", threshold="5 %", mode="M", where="W", worst="1 %",
+                          goal="2 %", component="C", step="7", rtol="0.01", total=str(n), first="F")
+            shown = t(msg, n=n, **params)
             raw = message.string[forms.index(expected_category)]
-            assert shown == raw.format(count=str(n), limit=str(n), source="S", threshold="5 %", mode="M", where="W",
-                                       worst="1 %", goal="2 %"), (message.id, n)
+            assert shown == raw.format(**params), (message.id, n)
     if locale == "ar":  # the six Arabic forms are written out, not copied: one and two spell the number
         for message in entries:
             zero, one, two, few, many, other = message.string
