@@ -8,8 +8,11 @@ from ._isolate import direction
 
 # Each item takes two lines: its label across the full width, then its bar and value. A label of
 # any length in any script therefore never runs into a bar or a value.
-LABEL_LINE, BAR_LINE, GAP, BAR_H = 16, 20, 6, 14
-WIDTH, VALUE_W = 400, 110
+# Text is FONT user units high (guide.css), and the chart is drawn WIDTH units wide and shown at
+# most 1.25 times that (guide.css caps it at 20rem): from 13 px in a 300 px column up to 17.5 px,
+# readable at default zoom on a phone and not oversized on a desktop.
+LABEL_LINE, BAR_LINE, GAP, BAR_H = 18, 22, 6, 14
+WIDTH, VALUE_W, FONT = 320, 120, 14
 
 
 def _text(cls: str, x: float, y: float, anchor: str, text: str) -> str:
@@ -42,7 +45,7 @@ def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
             value_x, value_anchor = w + 6, "start"
         bar_y = y + LABEL_LINE + (BAR_LINE - BAR_H) / 2
         rows.append(
-            f'<g>{_text("guide-chart__label", label_x, y + LABEL_LINE - 4, anchor, label)}'
+            f'<g>{_text("guide-chart__label", label_x, y + LABEL_LINE - 5, anchor, label)}'
             f'<rect class="guide-bar guide-bar--{i % 8}" x="{bar_x:.1f}" y="{bar_y:.1f}" width="{w:.1f}" height="{BAR_H}" rx="2"></rect>'
             f'{_text("guide-chart__value", value_x, y + LABEL_LINE + BAR_LINE - 6, value_anchor, text)}</g>'
         )
@@ -50,7 +53,7 @@ def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
         # direction="ltr": the coordinates above are already mirrored for right to left (each text
         # sets its own direction, `_text`). overflow: a label longer than the chart is wide still
         # shows whole rather than cut at the edge.
-        f'<svg class="guide-chart" role="img" aria-label="{escape(title)}" direction="ltr" viewBox="0 0 {WIDTH} {height}" '
+        f'<svg class="guide-chart" role="img" aria-label="{escape(title)}" direction="ltr" font-size="{FONT}" viewBox="0 0 {WIDTH} {height}" '
         f'width="100%" preserveAspectRatio="xMinYMin meet" overflow="visible" xmlns="http://www.w3.org/2000/svg">'
         + "".join(rows) + "</svg>"
     )

@@ -67,6 +67,19 @@ def list_patterns(locale: str) -> dict[str, dict[str, str]]:
     return {style: {key: data[style][key] for key in ("2", "start", "middle", "end")} for style in STYLES}
 
 
+def date_data(locale: str) -> dict:
+    """What `calcui._dates` needs to write a timestamp as CLDR does: medium date, short time, the
+    pattern that joins them, abbreviated and wide month names, and the AM/PM marks."""
+    loc = babel_locale(locale)
+    months = loc.months["format"]
+    periods = loc.day_periods["format"]["abbreviated"]
+    return {"date": loc.date_formats["medium"].pattern, "time": loc.time_formats["short"].pattern,
+            "datetime": str(loc.datetime_formats["medium"]),
+            "months": [months["abbreviated"][i] for i in range(1, 13)],
+            "months_wide": [months["wide"][i] for i in range(1, 13)],
+            "periods": [periods["am"], periods["pm"]]}
+
+
 def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
     """Key (msgid, or msgctxt + EOT + msgid) -> msgstr, or the list of forms of a plural entry, for
     translated, non-fuzzy entries (an untranslated string shows its msgid)."""
@@ -87,22 +100,22 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
 
 
 @lru_cache(maxsize=None)
-def _cldr(locale: str) -> tuple[dict, dict, dict, str, dict]:
+def _cldr(locale: str) -> tuple[dict, dict, dict, str, dict, dict]:
     plural = {"rules": plurals.cldr_rules(locale), "forms": plurals.forms(locale)}
     return (number_data(locale), unit_patterns(locale), list_patterns(locale), babel_locale(locale).text_direction,
-            plural)
+            plural, date_data(locale))
 
 
 def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> dict:
     """`fallback` is the source locale: a string this locale has not translated yet shows in Spanish,
     like the untranslated pages, rather than as its English msgid."""
-    numbers, units, lists, direction, plural = _cldr(locale)
+    numbers, units, lists, direction, plural, dates = _cldr(locale)
     messages = catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
     if fallback and fallback != locale:
         borrowed = catalog_messages(locales_dir / fallback / "LC_MESSAGES" / "messages.po")
         messages = _reindexed(borrowed, plurals.forms(fallback), plural["forms"]) | messages
     return {"locale": locale, "dir": direction, "numbers": numbers, "units": _translated_units(units, messages),
-            "lists": lists, "plural": plural, "messages": messages}
+            "lists": lists, "plural": plural, "dates": dates, "messages": messages}
 
 
 def _translated_units(units: dict, messages: dict) -> dict:

@@ -129,26 +129,39 @@ def fingerprints(trainer) -> dict[str, dict[str, str]]:
     return out
 
 
-def compare_fingerprints(expected: dict[str, dict[str, str]], actual: dict[str, dict[str, str]]) -> list[str]:
-    """One precise sentence per component that differs."""
-    failures = []
+def state_differences(expected: dict[str, dict[str, str]], actual: dict[str, dict[str, str]]) -> list[dict]:
+    """One structured finding per kind of difference in a component (the result file's
+    `restore.checks` items): entries missing, unexpected, or with another fingerprint."""
+    found = []
     for component, want in expected.items():
         got = actual.get(component, {})
         missing = [k for k in want if k not in got]
         extra = [k for k in got if k not in want]
         differ = [k for k in want if k in got and got[k] != want[k]]
-        if not (missing or extra or differ):
-            continue
-        parts = []
-        if missing:
-            parts.append(f"{len(missing)} of {len(want)} entries missing (first: {missing[0]})")
-        if extra:
-            parts.append(f"{len(extra)} unexpected entries (first: {extra[0]})")
-        if differ:
-            k = differ[0]
-            parts.append(f"{len(differ)} of {len(want)} entries differ (first: {k}: expected {want[k]}, got {got[k]})")
-        failures.append(f"{component} not restored: " + "; ".join(parts))
-    return failures
+        for problem, keys in (("missing", missing), ("unexpected", extra), ("differ", differ)):
+            if keys:
+                # Clipped to the schema's limits: a key or a repr can be long.
+                item = {"check": "state", "passed": False, "component": component[:200], "problem": problem,
+                        "count": len(keys), "total": len(want), "first": keys[0][:1000]}
+                if problem == "differ":
+                    item.update(expected=want[keys[0]][:1000], got=got[keys[0]][:1000])
+                found.append(item)
+    return found
+
+
+def compare_fingerprints(expected: dict[str, dict[str, str]], actual: dict[str, dict[str, str]]) -> list[str]:
+    """One precise sentence per component that differs."""
+    by_component: dict[str, list[str]] = {}
+    for d in state_differences(expected, actual):
+        if d["problem"] == "missing":
+            part = f"{d['count']} of {d['total']} entries missing (first: {d['first']})"
+        elif d["problem"] == "unexpected":
+            part = f"{d['count']} unexpected entries (first: {d['first']})"
+        else:
+            part = (f"{d['count']} of {d['total']} entries differ "
+                    f"(first: {d['first']}: expected {d['expected']}, got {d['got']})")
+        by_component.setdefault(d["component"], []).append(part)
+    return [f"{component} not restored: " + "; ".join(parts) for component, parts in by_component.items()]
 
 
 def atomic_save(obj: Any, path: Path) -> tuple[float, int]:

@@ -146,6 +146,9 @@ class RestoreCheck:
     max_loss_abs_diff: float | None
     max_param_abs_diff: float | None
     duration_s: float
+    # The same findings as data (schema $defs/restore_item): the site words them in the reader's
+    # language; `verified` and `failures` are the English sentences for the terminal.
+    checks: list[dict] = field(default_factory=list)
 
 
 @dataclass

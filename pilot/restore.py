@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from .checkpoint import (_fingerprint, atomic_save, compare_fingerprints, fingerprints, load_checkpoint,
-                         restore_training_state, training_state)
+                         restore_training_state, state_differences, training_state)
 from .config import PilotConfig
 from .processes import run_child
 from .progress import Progress
@@ -104,6 +104,7 @@ def verify(cfg: PilotConfig, device: torch.device, reference: Reference, workdir
     if returncode != 0 or not out.exists():
         tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or ["no output"]
         check.failures.append(f"the fresh process could not resume (exit {returncode}): {tail[0]}")
+        check.checks.append({"check": "resume", "passed": False, "exit_code": returncode, "message": tail[0][:1000]})
     else:
         _compare(check, reference, json.loads(out.read_text(encoding="utf-8")), out.with_suffix(".pt"))
     check.passed = not check.failures
@@ -114,10 +115,13 @@ def verify(cfg: PilotConfig, device: torch.device, reference: Reference, workdir
 def _compare(check: RestoreCheck, ref: Reference, resumed: dict[str, Any], params_file: Path) -> None:
     state_failures = compare_fingerprints(ref.state, resumed["restored"])
     check.failures += state_failures
+    check.checks += state_differences(ref.state, resumed["restored"])
     failed = {f.split(" ", 1)[0] for f in state_failures}
     for component, entries in ref.state.items():
         if component not in failed:
             check.verified.append(f"{component}: {len(entries)} entries identical after restore at step {ref.step}")
+            check.checks.append({"check": "state", "passed": True, "component": component, "count": len(entries),
+                                 "step": ref.step})
     diffs = [abs(a - b) for a, b in zip(ref.losses, resumed["losses"])]
     check.max_loss_abs_diff = max(diffs, default=0.0)
     word = "bitwise identical" if check.mode == "bitwise" else f"within rtol {check.rtol:g}"
@@ -126,10 +130,13 @@ def _compare(check: RestoreCheck, ref: Reference, resumed: dict[str, Any], param
         for d, a in zip(diffs, ref.losses))
     if losses_ok:
         check.verified.append(f"continued losses for {len(diffs)} steps: {word}")
+        check.checks.append({"check": "losses", "passed": True, "count": len(diffs)})
     else:
         first = next((i for i, d in enumerate(diffs) if d != 0.0), 0)
         check.failures.append(f"continued losses diverge from the uninterrupted run at step {ref.step + first + 1}: "
                               f"expected {ref.losses[first]!r}, got {resumed['losses'][first]!r}")
+        check.checks.append({"check": "losses", "passed": False, "step": ref.step + first + 1,
+                             "expected": _number(ref.losses, first), "got": _number(resumed["losses"], first)})
     if check.mode == "bitwise":
         differ = [n for n in ref.final if resumed["final"].get(n) != ref.final[n]]
         check.max_param_abs_diff = None if differ else 0.0
@@ -142,7 +149,16 @@ def _compare(check: RestoreCheck, ref: Reference, resumed: dict[str, Any], param
     if differ:
         check.failures.append(f"final parameters differ from the uninterrupted run: {len(differ)} of "
                               f"{len(ref.final)} tensors (first: {differ[0]})")
+        check.checks.append({"check": "parameters", "passed": False, "count": len(differ), "total": len(ref.final),
+                             "first": differ[0]})
     else:
         check.verified.append(f"final trainable parameters ({len(ref.final)} tensors): {word}")
+        check.checks.append({"check": "parameters", "passed": True, "count": len(ref.final)})
     if check.max_param_abs_diff is not None and not math.isfinite(check.max_param_abs_diff):
         check.max_param_abs_diff = None
+
+
+def _number(losses: list[float], i: int) -> float | None:
+    """A loss for the file: JSON has no NaN (a diverged loss) and no value past a list's end."""
+    value = losses[i] if i < len(losses) else None
+    return value if value is not None and math.isfinite(value) else None

@@ -7,12 +7,14 @@ from html import escape
 
 from calculators import N_, NN_, NP_
 
+from .._dates import timestamp_html
 from .._figures import figure
 from .._isolate import bdi, isolate, plain, plain_strings
 from .._numbers import NumberFormat
 from .._scroll import scroll_region
 from .._text import Translator
 from . import _charts
+from . import _restore as _restore_lines
 from ._estimate import Comparison, comparisons
 from ._html import (DASH, choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge, partial_reason,
                     seconds, strategy_label)
@@ -131,16 +133,16 @@ def _restore(d, fmt, t):
     r = d.get("restore")
     if not r or not r["performed"]:
         return t(N_("Not run"))
+    passed, failed = _restore_lines.counts(r)
     if not r["passed"]:
         # TRANSLATORS: answers "Restore verified": no, and how many comparisons of the restored state failed.
-        return t(NN_("No: {count} check failed", "No: {count} checks failed"), n=len(r["failures"]),
-                 count=fmt.number(len(r["failures"]), 0))
+        return t(NN_("No: {count} check failed", "No: {count} checks failed"), n=failed, count=fmt.number(failed, 0))
     mode = t(N_("bit for bit")) if r["mode"] == "bitwise" else t(N_("within tolerance"))
     where = t(N_("in a fresh process")) if r["fresh_process"] else t(N_("in the same process"))
     # TRANSLATORS: answers "Restore verified": yes, how ({mode}: bit for bit or within tolerance), where
     # (in a fresh process...), and how many comparisons passed.
-    return t(NN_("Yes: {mode}, {where}, {count} check", "Yes: {mode}, {where}, {count} checks"), n=len(r["verified"]),
-             mode=mode, where=where, count=fmt.number(len(r["verified"]), 0))
+    return t(NN_("Yes: {mode}, {where}, {count} check", "Yes: {mode}, {where}, {count} checks"), n=passed,
+             mode=mode, where=where, count=fmt.number(passed, 0))
 
 
 def _scaling(d, fmt, t):
@@ -216,17 +218,18 @@ def runs_table(runs, anchors, fmt, t) -> str:
 
 
 def _list(title: str, items: list[str], cls: str) -> str:
+    """`items`: lines already HTML (their values from the file isolated)."""
     if not items:
         return ""
-    lis = "".join(f"<li>{isolate(i)}</li>" for i in items)
+    lis = "".join(f"<li>{i}</li>" for i in items)
     return f'<h4>{escape(title)}</h4><ul class="{cls}">{lis}</ul>'
 
 
-def run_section(name: str, data: dict, anchor: str, fmt: NumberFormat, t: Translator) -> str:
+def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberFormat, t: Translator) -> str:
     file_label, error_label = t(N_("File")), t(N_("Error recorded"))
     parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{isolate(data["label"] or name)}</h3>',
              f'<p class="guide-results__file">{escape(file_label)}: <code>{isolate(name)}</code> · '
-             f'<time>{isolate(data["created"])}</time></p>']
+             f'{timestamp_html(data["created"], pack, t)}</p>']
     if is_cpu(data):
         parts.append(cpu_badge(t))
     parts.append(partial_badge(data, fmt, t))
@@ -238,9 +241,12 @@ def run_section(name: str, data: dict, anchor: str, fmt: NumberFormat, t: Transl
     if rows:
         parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))
     parts.append(_charts.step_times(data, fmt, t) + _charts.memory(rows, fmt, t) + _charts.scaling(data, fmt, t))
-    restore = data.get("restore") or {}
-    parts.append(_list(t(N_("What the restore check verified")), restore.get("verified", []), "guide-results__verified"))
-    parts.append(_list(t(N_("What the restore check found different")), restore.get("failures", []), "guide-results__failures"))
+    restore = data.get("restore")
+    if restore and restore["performed"]:
+        parts.append(_list(t(N_("What the restore check verified")), _restore_lines.lines(restore, True, fmt, t),
+                           "guide-results__verified"))
+        parts.append(_list(t(N_("What the restore check found different")), _restore_lines.lines(restore, False, fmt, t),
+                           "guide-results__failures"))
     parts.append("</section>")
     return "".join(parts)
 
@@ -254,5 +260,5 @@ def results_page(runs: list[tuple[str, dict]], pack: dict) -> str:
     runs = [(plain(name), plain_strings(data)) for name, data in runs]  # every file string, before any is shown
     taken: set[str] = set()
     anchors = [section_id(name, taken) for name, _ in runs]
-    sections = "".join(run_section(name, data, a, fmt, t) for (name, data), a in zip(runs, anchors))
+    sections = "".join(run_section(name, data, a, pack, fmt, t) for (name, data), a in zip(runs, anchors))
     return f'<div class="guide-results">{runs_table(runs, anchors, fmt, t)}{sections}</div>'

@@ -31,9 +31,13 @@ def test_fault_is_caught_precisely(reference, fault, reason):
     check = restore.verify(cfg, torch.device("cpu"), ref, workdir, fault=fault)
     if reason is None:
         assert check.passed and not check.failures
+        assert len(check.checks) == len(check.verified) and all(c["passed"] for c in check.checks)
         return
     assert not check.passed
     assert check.failures[0].startswith(reason), check.failures
+    # The same finding as data, for the site to word in the reader's language.
+    state = [c for c in check.checks if c["check"] == "state" and not c["passed"]]
+    assert {c["component"] for c in state} == {reason.split(" ", 1)[0]}, check.checks
     # Only the planted part fails the state comparison.
     assert sum("not restored" in f for f in check.failures) == 1, check.failures
     if fault == "reset_scheduler":
@@ -48,6 +52,7 @@ def test_missing_checkpoint_is_reported(reference, tmp_path):
     broken = restore.Reference(tmp_path / "absent.pt", ref.step, ref.state, ref.losses, ref.final)
     check = restore.verify(cfg, torch.device("cpu"), broken, tmp_path)
     assert not check.passed and "could not resume" in check.failures[0]
+    assert [(c["check"], c["passed"]) for c in check.checks] == [("resume", False)] and check.checks[0]["exit_code"] != 0
 
 
 def test_the_restore_shows_progress(reference, capsys):

@@ -140,8 +140,18 @@ class Calculator {
     const picker = zone.querySelector('input[type="file"]');
     const limit = Number(zone.dataset.importMax);   // calcui.results.MAX_BYTES, rendered by the build
     this.refusals = JSON.parse(zone.dataset.refusals);  // calcui.results.page_refusals()
+    const shown = zone.querySelector(".guide-calc__file-name");
+    // The chosen file's name in the page's own sentence ("Chosen: {name}"), isolated: a name is
+    // text from outside and may run in the other direction.
+    const showName = (name) => {
+      const [before, after = ""] = shown.dataset.chosen.split("{name}");
+      const isolated = document.createElement("bdi");
+      isolated.textContent = name;
+      shown.replaceChildren(before, isolated, after);
+    };
     const take = async (file) => {
       if (!file) return;
+      showName(file.name);
       // Size first, from the file's metadata: a bigger file is refused without a byte of it read.
       if (file.size > limit) { this.refuse("too_large"); return; }
       // Bytes, not file.text(): decoding is Python's, so a BOM or bad UTF-8 is reported, not hidden.
@@ -168,6 +178,7 @@ class Calculator {
       if (!file && !text) return;
       event.preventDefault();
       if (file) { take(file); return; }
+      shown.textContent = shown.dataset.pasted;
       // UTF-8 takes at least a byte per UTF-16 unit, so a long text is refused before it is encoded.
       const bytes = text.length > limit ? null : new TextEncoder().encode(text);
       if (!bytes || bytes.byteLength > limit) { this.refuse("too_large"); return; }
