@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 import calculators
-from calculators import N_
+from calculators import N_, NN_
 
 from .._figures import figure, num
 from .._numbers import NumberFormat
@@ -66,8 +66,10 @@ def partial_badge(data: dict, fmt: NumberFormat, t: Translator) -> str:
     if reason is None:
         return ""
     badge = t(N_("Partial result"))
-    note = t(N_("The run stopped after {steps} steps: {reason}. Only what it measured before is shown."),
-             steps=fmt.number(data["outcome"]["partial"]["steps_done"], 0), reason=reason)
+    steps = data["outcome"]["partial"]["steps_done"]
+    note = t(NN_("The run stopped after {count} step: {reason}. Only what it measured before is shown.",
+                 "The run stopped after {count} steps: {reason}. Only what it measured before is shown."),
+             n=steps, count=fmt.number(steps, 0), reason=reason)
     return (f'<p class="guide-results__partial"><span class="guide-badge guide-badge--partial">{escape(badge)}</span> '
             f'{escape(note)}</p>')
 

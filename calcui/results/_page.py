@@ -40,8 +40,11 @@ def _model(d, fmt, t):
 
 def _shape(d, fmt, t):
     m = d["config"]["model"]
-    return t(N_("{layers} layers, hidden {hidden}, {heads} heads ({kv_heads} key/value)"),
-             **{k: fmt.number(m[k], 0) for k in ("layers", "hidden", "heads", "kv_heads")})
+    # TRANSLATORS: a model's shape; {layers} is "32 layers" and {heads} is "32 heads", translated apart.
+    return t(N_("{layers}, hidden {hidden}, {heads} ({kv_heads} key/value)"),
+             layers=t(NN_("{count} layer", "{count} layers"), n=m["layers"], count=fmt.number(m["layers"], 0)),
+             heads=t(NN_("{count} head", "{count} heads"), n=m["heads"], count=fmt.number(m["heads"], 0)),
+             hidden=fmt.number(m["hidden"], 0), kv_heads=fmt.number(m["kv_heads"], 0))
 
 
 def _method(d, fmt, t):

@@ -203,3 +203,22 @@ def test_a_partial_status_needs_its_reason_and_a_failed_checkpoint_shows():
     assert [p["code"] for p in results.validate(data)] == ["required"]
     data["outcome"]["partial"] = None
     assert results.validate(data) != []
+
+
+@pytest.mark.parametrize(("code", "steps", "words"), [
+    ("es", 1, "tras 1 paso:"), ("es", 7, "tras 7 pasos:"),
+    ("ar", 1, "بعد خطوة واحدة:"), ("ar", 2, "بعد خطوتين:"), ("ar", 7, "خطوات:"), ("ar", 11, "خطوةً:"),
+])
+def test_the_steps_a_partial_run_made_read_as_a_count(code, steps, words):
+    page = results.results_page([("partial.json", _partial_run(steps=steps))], PACKS[code])
+    assert words in page
+
+
+@pytest.mark.parametrize(("code", "layers", "heads"), [
+    ("es", "1 capa", "1 cabeza"), ("ar", "طبقة واحدة", "رأس واحد"),
+])
+def test_a_model_shape_counts_its_layers_and_heads(code, layers, heads):
+    data = json.loads(json.dumps(SAMPLE))
+    data["config"]["model"].update(layers=1, heads=1, kv_heads=1)
+    page = results.results_page([("one.json", data)], PACKS[code])
+    assert layers in page and heads in page
