@@ -26,7 +26,7 @@ def _groups(inputs: list[dict]) -> list[dict]:
     return list(groups.values())
 
 
-def render_calculator(name: str, env, pack: dict, runtime: dict) -> str:
+def render_calculator(name: str, env, pack: dict) -> str:
     description = calculators.describe(name)
     if "inputs" not in description:
         raise PluginError(f"Page places unknown calculator {name!r}; known: {', '.join(calculators.names())}")
@@ -39,7 +39,6 @@ def render_calculator(name: str, env, pack: dict, runtime: dict) -> str:
         groups=_groups(description["inputs"]),
         values=rendered["response"]["inputs"],
         rendered=rendered,
-        runtime=runtime,
         unit_labels=UNIT_LABELS,
         importable=results.importable(name),
         # The page refuses a bigger file from File.size alone, and answers when it cannot read a file

@@ -23,7 +23,6 @@ class PageContext:
     page: str  # the page's source path, for error messages
     runs: list[tuple[str, dict]]  # validated pilot results
     accuracy_file: Path
-    runtime: Callable[[], dict[str, str]]  # the calculator runtime's URLs, relative to this page
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ def _memory_accuracy(match: re.Match, ctx: PageContext) -> str:
 def _calculator(match: re.Match, ctx: PageContext) -> str:
     from . import calculator_embed
 
-    return calculator_embed.render_calculator(match[1], ctx.env, ctx.pack, ctx.runtime())
+    return calculator_embed.render_calculator(match[1], ctx.env, ctx.pack)
 
 
 def _figure(match: re.Match, ctx: PageContext) -> str:

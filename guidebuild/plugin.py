@@ -129,7 +129,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             page.meta["hide"] = [*page.meta.get("hide", []), "toc"]
         context = markers.PageContext(
             env=self.env, pack=self.pack, page=page.file.src_uri, runs=self.runs,
-            accuracy_file=self.root / self.config.accuracy_file, runtime=lambda: self._runtime_urls(page),
+            accuracy_file=self.root / self.config.accuracy_file,
         )
         # Bare tables (Markdown's and the catalog's) scroll in focusable boxes; calcui's wrap themselves.
         html = html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))
@@ -151,6 +151,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # One trailing slash: the service worker caches `assets/pyodide/x`, not `assets/pyodide//x`.
             "pyodide": rel("assets/pyodide/").rstrip("/") + "/",
             "worker": rel("assets/javascripts/calculator-worker.js"),
+            "messages": rel("assets/javascripts/calculator-messages.js"),
         }
 
     def on_page_context(self, context, page: Page, config: MkDocsConfig, nav):
@@ -159,6 +160,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         alternates = locales.page_alternates(page, config.site_url or "", self.all_locales)
         self.pages.setdefault(self.locale, {})[page.url] = alternates
         context["guide_locale_root"] = "" if self.locale == self.default_locale else f"/{self.locale}/"
+        # The head's calculator-boot.js starts the runtime of a page that places a calculator.
+        context["guide_calc_runtime"] = self._runtime_urls(page) if page.meta.get("guide_calculators") else None
         # A reader of a page that is still Spanish, or whose translation lags, is told so.
         translation = translation_status.page_state(
             Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale, config.use_directory_urls

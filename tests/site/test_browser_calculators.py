@@ -377,3 +377,23 @@ def test_an_unknown_url_choice_is_reported_not_dropped(page: Page, site_url, bui
     expected = calcui.render("memory", {"lora_targets": "q,zz"}, _pack(built_site, "es"))["errors"]
     expect(_field_error(page, "lora_targets")).to_have_text(expected[0]["message"])
     expect(page.locator("#calc-memory .guide-calc__result")).to_have_attribute("data-ok", "false")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_the_runtime_starts_while_the_page_is_still_being_parsed(page: Page, site_url, name):
+    """calculator-boot.js starts the one worker from the head; calculator.js takes it over rather
+    than waiting for the parsed page and starting its own."""
+    page.add_init_script("""(() => {
+        const Native = window.Worker;
+        window.__workers = [];
+        window.Worker = function (url, options) {
+            window.__workers.push({ url: String(url), parsing: document.readyState === "loading" });
+            return new Native(url, options);
+        };
+    })();""")
+    page.goto(site_url + PAGES[name])
+    _ready(page, name)
+    workers = [w for w in page.evaluate("window.__workers") if "calculator-worker" in w["url"]]
+    assert workers == [{"url": workers[0]["url"], "parsing": True}], workers
+    _set_field(page, name, "cards" if name == "cost" else "micro_batch", "3")
+    _wait_for(page, name, {"cards" if name == "cost" else "micro_batch": "3"})   # the boot worker answers

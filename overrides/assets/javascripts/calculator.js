@@ -355,6 +355,12 @@ class Calculator {
   }
 }
 
+/** Tell guide-page.js the calculators are live (or gave up): it registers the service worker only
+ *  then, since its first caching would otherwise take CPU from the runtime's start. */
+function settled() {
+  document.dispatchEvent(new Event("guide:calculators-settled"));
+}
+
 /** Ask the site's service worker to keep the runtime this page just loaded, so the next visit is
  *  live without the network (it may not have controlled this first visit's requests). */
 function cacheRuntime() {
@@ -365,15 +371,17 @@ function cacheRuntime() {
 function start() {
   const roots = document.querySelectorAll("[data-guide-calc]");
   if (!roots.length) return;
-  const first = roots[0].dataset;
-  const absolute = (path) => new URL(path, location.href).href;
   const calculators = [...roots].map((root) => new Calculator(root, null));
   calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
-  const urls = {
-    pyodide: absolute(first.pyodide),
-    wheels: first.wheels.split(" ").map(absolute),
-    modules: first.modules.split(" "),
-    pack: absolute(first.pack),
+  // calculator-boot.js, in the head, started the first worker before the page was parsed.
+  const boot = window.guideCalculatorBoot;
+  const own = document.querySelector("script[data-guide-calc-boot]").dataset;
+  const absolute = (path) => new URL(path, location.href).href;
+  const urls = boot ? boot.urls : {
+    pyodide: absolute(own.pyodide),
+    wheels: own.wheels.split(" ").map(absolute),
+    modules: own.modules.split(" "),
+    pack: absolute(own.pack),
   };
   const stallMs = Number(window.guideStartTimeoutMs) || START_STALL_MS;
   let worker = null;
@@ -388,7 +396,10 @@ function start() {
     console.warn(`Calculator runtime: start ${attempts} of ${START_ATTEMPTS} failed:`, why);
     worker.terminate();
     if (attempts < START_ATTEMPTS) launch();
-    else calculators.forEach((c) => c.onStartFailed());
+    else {
+      calculators.forEach((c) => c.onStartFailed());
+      settled();
+    }
   };
   const handle = (message) => {
     switch (message.type) {
@@ -399,6 +410,7 @@ function start() {
         clearTimeout(watchdog);
         started = true;
         calculators.forEach((c) => c.onReady());
+        settled();
         cacheRuntime();
         break;
       case MessageType.RESULT:
@@ -420,14 +432,17 @@ function start() {
   };
   const launch = () => {
     attempts += 1;
-    const current = new Worker(absolute(first.worker), { type: "module" });
+    const booted = attempts === 1 ? boot : null;   // a retry gets a fresh worker
+    const current = booted ? booted.worker : new Worker(absolute(own.worker), { type: "module" });
     worker = current;
     calculators.forEach((c) => { c.worker = current; });
     current.onmessage = ({ data }) => { if (current === worker) handle(data); };
     // The worker script itself failing to load or evaluate, before it could say anything.
     current.onerror = (event) => { if (current === worker && !started) startFailed(event.message || "worker error"); };
     arm();
-    current.postMessage({ type: MessageType.INIT, ...urls });
+    if (!booted) current.postMessage({ type: MessageType.INIT, ...urls });
+    else if (booted.errors.length) startFailed(booted.errors[0]);
+    else booted.messages.forEach(handle);   // what it said before this script ran, in order
   };
   launch();
 }

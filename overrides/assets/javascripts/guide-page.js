@@ -76,6 +76,11 @@
   addEventListener("scroll", scrolled, { passive: true });
 
   // The service worker (written by the build at the site root) caches the site for offline reading;
-  // registered after load so it never competes with the page itself.
-  if ("serviceWorker" in navigator) addEventListener("load", () => navigator.serviceWorker.register(own.serviceWorker));
+  // registered after load so it never competes with the page itself, and on a calculator's page once
+  // the calculators are live (calculator.js says so), since the runtime's start outlasts the load.
+  if ("serviceWorker" in navigator) {
+    const register = () => navigator.serviceWorker.register(own.serviceWorker);
+    if (document.querySelector("[data-guide-calc]")) document.addEventListener("guide:calculators-settled", register, { once: true });
+    else addEventListener("load", register);
+  }
 })();
