@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 DIRECTION = {"es": "ltr", "ja": "ltr", "ar": "rtl"}
-SITE_NAME = {"es": "Guía de GPU para ajuste fino", "ja": "ファインチューニング用GPUガイド", "ar": "دليل اختيار GPU للضبط الدقيق"}
+SITE_NAME = {"es": "Guía de GPU para ajuste fino", "ja": "ファインチューニング用 GPU ガイド", "ar": "دليل اختيار GPU للضبط الدقيق"}
 # A word each locale's guide uses, and the script its navigation is written in.
 QUERY = {"es": "memoria", "ja": "メモリ", "ar": "ذاكرة"}
 SCRIPT = {"es": r"[a-záéíóúñ]", "ja": r"[\u3040-\u30ff\u4e00-\u9fff]", "ar": r"[\u0600-\u06ff]"}
