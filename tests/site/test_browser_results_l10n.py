@@ -164,21 +164,27 @@ UNIT_ORDER = """(root) => [...document.querySelectorAll(root + " .guide-num")]
                                   return r.getBoundingClientRect(); };
         const [number, sign] = [rect(digits), rect(unit)];
         const style = getComputedStyle(el);
-        // Read left to right: the number left of its unit on one line, or on the line above it.
-        const numberLeft = Math.abs(number.top - sign.top) < number.height / 2 ? number.left < sign.left : number.top < sign.top;
+        // Read in the figure's own direction: the number before its unit on one line (left of it
+        // left to right, right of it right to left), or on the line above it.
+        const rtl = style.direction === "rtl";
+        const numberAhead = Math.abs(number.top - sign.top) < number.height / 2
+            ? (rtl ? number.left > sign.left : number.left < sign.left) : number.top < sign.top;
         return {text: text.textContent, direction: style.direction, bidi: style.unicodeBidi,
-                numberFirst: digits < unit, numberLeft};
+                // An Arabic unit, or CLDR's right-to-left mark before an amount in US$, sets right to left.
+                rightToLeft: /[\u0600-\u06ff\u200f]/.test(text.textContent), numberFirst: digits < unit, numberAhead};
     })"""
 
 
 @pytest.mark.parametrize(("path", "root"), [("memory/", ".guide-calc__result"), ("cost/", ".guide-calc__result"),
                                             ("compare/", ".guide-catalog td:not(:nth-child(6))")])  # not the interconnect's name
-def test_arabic_figures_read_number_then_unit_in_a_left_to_right_isolate(page: Page, site_url, path, root):
+def test_arabic_figures_read_number_then_unit_in_their_own_direction(page: Page, site_url, path, root):
+    """Each figure is isolated in its own direction («21.5 س» and CLDR's «‏96.80 US$» right to left,
+    "35.7 GB" left to right) and reads number first in it."""
     page.goto(site_url + "ar/" + path)
     figures = page.evaluate(UNIT_ORDER, root)
     assert figures, "no figure with a unit"
-    wrong = [f for f in figures if (f["direction"], f["bidi"]) != ("ltr", "isolate") or not f["numberFirst"]
-             or not f["numberLeft"]]
+    wrong = [f for f in figures if f["bidi"] != "isolate" or f["direction"] != ("rtl" if f["rightToLeft"] else "ltr")
+             or not f["numberFirst"] or not f["numberAhead"]]
     assert not wrong, wrong
 
 
