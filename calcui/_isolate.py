@@ -41,6 +41,8 @@ def bdi(text: str, cls: str = "", attrs: dict | None = None) -> str:
 def direction(text: str) -> str:
     """"rtl" or "ltr", as the first strongly directional character sets it (HTML's dir="auto"): a figure
     «3 أيام» reads right to left, number first; "35.7 GB" and a bare number read left to right."""
+    if text.isascii():  # no right-to-left letter in ASCII: most figures end here
+        return "ltr"
     for ch in text:
         kind = unicodedata.bidirectional(ch)
         if kind in ("R", "AL"):

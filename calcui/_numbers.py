@@ -9,9 +9,13 @@ the number as shown (CLDR rules from the pack): "1 día", "3 días"; Arabic "3 �
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import lru_cache
 
 from ._lists import ENGLISH, join
 from ._plural import category
+
+
+_CATEGORIES: dict[str, dict[str, str]] = {}
 
 
 class NumberFormat:
@@ -26,9 +30,13 @@ class NumberFormat:
         self.units: dict[str, dict[str, str]] = pack["units"]  # unit code -> {category: pattern with {0}}
         self.plural_rules: list = (pack.get("plural") or {}).get("rules", [])
         self.lists: dict[str, dict[str, str]] = pack.get("lists") or ENGLISH  # CLDR list style -> its four patterns
+        # Number as shown -> its plural category, shared by every formatter with the same rules: the
+        # worker makes one formatter per answer, and the next answer shows most of the same numbers.
+        self._categories: dict[str, str] = _CATEGORIES.setdefault(repr(self.plural_rules), {})
 
     # -- plain numbers -------------------------------------------------------------------------
     @staticmethod
+    @lru_cache(maxsize=4096)  # an answer shows each figure two or three times, the next answer most of them again
     def _digits(value: float, max_frac: int, min_frac: int) -> tuple[bool, str, str]:
         """(negative, integer digits, fraction digits) of `value` as shown, before localizing."""
         quantum = Decimal(1).scaleb(-max_frac)
@@ -88,8 +96,15 @@ class NumberFormat:
         the already formatted `text` of `value` rounded to `max_frac` decimals (default 0)."""
         decimals = self._significant_decimals(value) if max_frac is None and text is None else max_frac or 0
         patterns = self.units[code]
-        pattern = patterns.get(category(self.plural_rules, self.plain(value, decimals)), patterns["other"])
+        pattern = patterns.get(self._category(self.plain(value, decimals)), patterns["other"])
         return pattern.replace("{0}", text if text is not None else self.number(value, max_frac=decimals))
+
+    def _category(self, shown: str) -> str:
+        if shown not in self._categories:
+            if len(self._categories) > 4096:
+                self._categories.clear()
+            self._categories[shown] = category(self.plural_rules, shown)
+        return self._categories[shown]
 
     def join(self, items, style: str = "standard") -> str:
         """Localized `items` as one list: "standard" (a, b and c) or "or" for alternatives (a, b or c)."""

@@ -7,7 +7,6 @@ files). Plural forms are chosen by the locale's CLDR rule, which the pack carrie
 
 from __future__ import annotations
 
-import string
 from html import escape
 
 from ._plural import form_index
@@ -56,7 +55,7 @@ class Translator:
     def html(self, msg: str | dict, n: float | str | None = None, **params: str) -> str:
         """The translation as HTML: the template escaped, `params` inserted as the HTML they are
         (escaped or `<bdi>`-isolated by the caller)."""
-        return string.Formatter().vformat(escape(self(msg, n)), (), _Missing(params))
+        return escape(self(msg, n)).format_map(_Missing(params))
 
     def _text(self, context: str | None, msgid: str) -> str:
         """The translation of `msgid` in `context` (itself when untranslated)."""
@@ -80,7 +79,7 @@ def plural_count(msg: str | dict, params: dict):
 
 
 def _fill(text: str, params: dict) -> str:
-    return string.Formatter().vformat(text, (), _Missing(params)) if params else text
+    return text.format_map(_Missing(params)) if params else text
 
 
 class _Missing(dict):
