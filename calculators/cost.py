@@ -167,11 +167,14 @@ def check(values: dict) -> list[dict]:
     return errors
 
 
-class _Runs:
-    """The memory model's run and its unsharded components, one per parallelism mode."""
+class _Budget:
+    """The memory model's side of every quote, which only the memory inputs move: each parallelism
+    mode's run and unsharded components, the memory per GPU and whether it fits, per card count.
+    Kept across answers (`_budget`): on the cost page a reader mostly edits the rental and the
+    workload, and these were a quarter of each answer's time."""
 
     def __init__(self, values: dict):
-        self.values, self.states, self.totals = values, {}, {}
+        self.values, self.states, self.totals, self.fitting, self.works = values, {}, {}, {}, {}
 
     def state(self, cards: int):
         mv = _memory_values(self.values, cards)
@@ -187,6 +190,33 @@ class _Runs:
             self.totals[cards] = self.state(cards).per_gpu(cards)["total"]
         return self.totals[cards]
 
+    def fits(self, gpu: dict, cards: int) -> bool:
+        key = (gpu["id"], cards)  # asked before each quote and again inside it
+        if key not in self.fitting:
+            self.fitting[key] = memory.fits(self.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
+        return self.fitting[key]
+
+    def work(self, values: dict, cards: int) -> StepWork:
+        """The step's work depends on the card count and the workload's batch, not on the card."""
+        key = (cards, values["workload"] == "steps" and values["tokens_per_step"])
+        if key not in self.works:
+            self.works[key] = step_work(values, self, cards)
+        return self.works[key]
+
+
+_BUDGET_KEYS = tuple(i.name for i in MEMORY_INPUTS) + ("memory_per_gpu_gb",)
+_BUDGETS: dict[tuple, _Budget] = {}
+
+
+def _budget(values: dict) -> _Budget:
+    """The budget of these memory inputs, computed once for as long as they stay the same."""
+    key = tuple(tuple(v) if isinstance(v, list) else v for v in (values[k] for k in _BUDGET_KEYS))
+    if key not in _BUDGETS:
+        if len(_BUDGETS) >= 16:
+            _BUDGETS.pop(next(iter(_BUDGETS)))  # the oldest
+        _BUDGETS[key] = _Budget({k: values[k] for k in _BUDGET_KEYS})
+    return _BUDGETS[key]
+
 
 def _tokens_per_run(values: dict) -> float:
     if values["workload"] == "steps":
@@ -194,9 +224,9 @@ def _tokens_per_run(values: dict) -> float:
     return values["tokens"] * values["epochs"]
 
 
-def step_work(values: dict, runs: _Runs, cards: int) -> StepWork:
+def step_work(values: dict, budget: _Budget, cards: int) -> StepWork:
     """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others."""
-    state = runs.state(cards)
+    state = budget.state(cards)
     run = state.run
     a = run.arch
     micro_tokens = run.micro_batch * run.seq_len
@@ -221,7 +251,7 @@ class _Quoter:
     """Everything shared by the quotes of one input set."""
 
     def __init__(self, values: dict):
-        self.values, self.runs, self.works, self.prices, self.fitting = values, _Runs(values), {}, {}, {}
+        self.values, self.budget, self.prices = values, _budget(values), {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.options = OptionPrices([o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
                                     {k: values[k] for k in QUANTITIES})
@@ -230,10 +260,7 @@ class _Quoter:
                                                       "export_hours"))
 
     def work(self, cards: int) -> StepWork:
-        """The step's work depends on the card count, not on the card: computed once per count."""
-        if cards not in self.works:
-            self.works[cards] = step_work(self.values, self.runs, cards)
-        return self.works[cards]
+        return self.budget.work(self.values, cards)
 
     def throughput(self, gpu: dict, cards: int, scale: float) -> dict:
         v = self.values
@@ -281,10 +308,7 @@ class _Quoter:
                                                  else [v["term"]])
 
     def fits(self, gpu: dict, cards: int) -> bool:
-        key = (gpu["id"], cards)  # asked before each quote and again inside it
-        if key not in self.fitting:
-            self.fitting[key] = memory.fits(self.runs.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
-        return self.fitting[key]
+        return self.budget.fits(gpu, cards)
 
     def usd_per_output(self, gpu: dict, cards: int, scale: float) -> float:
         """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
@@ -300,7 +324,7 @@ class _Quoter:
         hourly = None
         if on_demand is not None:
             hourly = on_demand_price(on_demand, cards, needed, _data.terms()[0], self.options)
-        mem = self.runs.memory_per_gpu(cards)
+        mem = self.budget.memory_per_gpu(cards)
         return {"gpu": gpu["id"], "name": gpu["name"], "cards": cards, **speed, "run_hours": per_run,
                 "needed_hours": needed, "plan": chosen["terms"], "plan_hours": chosen["hours"],
                 "unused_hours": chosen["hours"] - needed, "total_usd": chosen["total_usd"],
@@ -342,7 +366,7 @@ def estimate(values: dict) -> dict:
         sensitivity[label] = _ranking([(q["gpu"], q["cards"], quoter.usd_per_output(gpus[q["gpu"]], q["cards"], scale))
                                        for q in by_gpu])
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
-    return {**chosen, "params": quoter.runs.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
+    return {**chosen, "params": quoter.budget.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
             "pinned": values["term"] != BEST, "illustrative_prices": bool(_PRICING.get("illustrative")),
             "prices_as_of": prices.get("as_of"), "currency": _PRICING.get("currency", "USD"),
             "ranking": ranking, "ranking_low": sensitivity["low"], "ranking_high": sensitivity["high"],

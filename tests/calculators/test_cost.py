@@ -299,3 +299,30 @@ def test_totals_are_exactly_rounded_in_every_python():
     options = model.OptionPrices([egress], terms, {"egress_tb": 1})
     out = model.plan_breakdown({"terms": [["a", 1], ["b", 1]]}, rates.get, 1, terms, options)
     assert out["total_usd"] == 0.6
+
+
+def _another_value(inp):
+    """A valid value of `inp` other than its default."""
+    if inp.kind == "choice":
+        return next(c.value for c in inp.choices if c.value != inp.default)
+    if inp.kind == "multichoice":
+        return list(inp.default[1:]) if inp.default else [inp.choices[0].value]
+    if inp.kind == "bool":
+        return not inp.default
+    if inp.kind == "int":
+        return inp.default + 1 if inp.max is None or inp.default < inp.max else inp.default - 1
+    return inp.default * 0.5 if inp.default else (inp.max or 1) * 0.5
+
+
+def test_an_answer_does_not_depend_on_the_answers_before_it():
+    """The memory budget is kept across answers while the memory inputs stay the same: each memory
+    input (and the measured memory) changed alone must give the answer that an empty cache gives."""
+    changed = 0
+    for inp in [*cost.MEMORY_INPUTS, next(i for i in cost.INPUTS if i.name == "memory_per_gpu_gb")]:
+        edit = {"model": "custom", inp.name: _another_value(inp)}  # a custom model: its dimensions count
+        compute("cost", {"model": "custom"})
+        after_another = compute("cost", edit)
+        cost._BUDGETS.clear()
+        assert compute("cost", edit) == after_another, inp.name
+        changed += after_another["ok"]
+    assert changed > 20  # most edits are valid answers, not refusals that stop before the budget
