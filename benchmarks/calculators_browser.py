@@ -8,17 +8,24 @@
    files (as `make serve` and a configured host do) against the same build served uncompressed.
 4. Recompute for one committed input change, in each calculator: p50/p95 of the time Python takes
    inside the worker, and of the round trip from the change to the new answer in the page (no
-   typing debounce: a committed change is computed at once). Each change waits until the previous
-   answer is painted, as a reader's next edit would. Beside the worker's own clock, the worker
+   typing debounce: a committed change is computed at once). The changes take turns over three
+   fields per calculator, one of them a model input, and each sets a value not set before, so no
+   answer is one the worker has already given. Each change comes once the previous answer is
+   painted and a reader's pause later (PAUSE_MS). Beside the worker's own clock, the worker
    thread's CPU time per message from a Chrome trace: on a busy machine the clock also counts the
    time other threads and processes held the CPU.
 
-    python -m benchmarks.calculators_browser [--loads 5] [--changes 100]
+With --against REV, the same measures for a git revision's site, built and served beside this one and
+loaded in turn with it, and this build's ratio to it.
+
+    python -m benchmarks.calculators_browser [--loads 5] [--changes 100] [--against REV]
+    (--loads 0: recompute only)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -45,8 +52,15 @@ RUNTIME_CACHED = """async () => {
     }
     return true;
 }"""
-# (page, calculator, an integer field and the values it cycles through) for the recompute timing.
-RECOMPUTE = (("memory/", "memory", "micro_batch", 16), ("cost/", "cost", "runs", 16))
+# (page, calculator, [(field, its value for the i-th change as a JavaScript expression of i)]) for the
+# recompute timing: a training input, a model input and, for cost, the rental and the throughput.
+RECOMPUTE = (
+    ("memory/", "memory", [("micro_batch", "1 + i % 64"), ("seq_len", "512 + 16 * i"), ("lora_rank", "4 + i")]),
+    ("cost/", "cost", [("runs", "1 + i"), ("utilization", "(0.2 + 0.003 * i).toFixed(3)"), ("seq_len", "512 + 16 * i")]),
+)
+# A reader's next edit comes no sooner than this after the answer is painted. Changes fired back to
+# back would also time the painting of the previous answer, which shares the CPU with the worker.
+PAUSE_MS = 150
 
 # The baseline: what Pyodide alone costs, in the same kind of module worker the site uses. Files, not
 # inline script or a blob: worker, since the site's Content-Security-Policy header governs them too.
@@ -108,7 +122,7 @@ def worker_cpu_ms(trace: Path) -> list[float]:
     return max(handled.values(), key=len, default=[])   # the calculator's worker: it handled every change
 
 
-def recompute_times(browser, url: str, name: str, field: str, cycle: int, changes: int) -> tuple[list[float], list[float], list[float]]:
+def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]], changes: int) -> tuple[list[float], list[float], list[float]]:
     """(round trips in the page, compute times inside the worker, the worker's CPU per message), in
     ms, for committed changes."""
     context = browser.new_context()
@@ -117,25 +131,27 @@ def recompute_times(browser, url: str, name: str, field: str, cycle: int, change
     page.wait_for_selector(f'#calc-{name} .guide-calc__status[data-state="ready"]', timeout=120_000)
     trace = Path(tempfile.mkdtemp()) / "trace.json"
     browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline", "toplevel"])
+    values = "[" + ", ".join(f"[{json.dumps(field)}, (i) => String({expression})]" for field, expression in fields) + "]"
     trips, inside = page.evaluate(
-        """async ([name, fieldName, cycle, changes]) => {
+        """async ([name, changes, pause]) => {
             const root = document.getElementById(`calc-${name}`);
-            const field = document.getElementById(`calc-${name}-${fieldName}`);
+            const fields = %s;
             const trips = [], inside = [];
             for (let i = 0; i < changes; i++) {
+                const [fieldName, value] = fields[i %% fields.length];
+                const field = document.getElementById(`calc-${name}-${fieldName}`);
                 const done = new Promise((resolve) => root.addEventListener('guide:result', (e) => resolve(e.detail), {once: true}));
                 const start = performance.now();
-                field.value = String(1 + (i % cycle));
+                field.value = value(i);
                 field.dispatchEvent(new Event('change', {bubbles: true}));
                 const detail = await done;
                 trips.push(performance.now() - start);
                 inside.push(detail.computeMs);
-                // The next change comes after this answer is on screen, as a reader's would.
-                await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, 0)));
+                await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, pause)));
             }
             return [trips, inside];
-        }""",
-        [name, field, cycle, changes],
+        }""" % values,
+        [name, changes, PAUSE_MS],
     )
     browser.stop_tracing()
     context.close()
@@ -149,49 +165,78 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _recompute_lines(name: str, fields, changes: int, times) -> list[str]:
+    trips, inside, cpu = times
+    lines = [f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms"]
+    if len(cpu) == changes:  # the trace holds each change's message, and nothing else
+        lines.append(f"  worker thread CPU  p50 {percentile(cpu, 0.5):5.1f} ms   p95 {percentile(cpu, 0.95):5.1f} ms")
+    lines.append(f"  page round trip    p50 {percentile(trips, 0.5):5.1f} ms   p95 {percentile(trips, 0.95):5.1f} ms")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--changes", type=int, default=100)
+    parser.add_argument("--against", metavar="REV", help="a git revision whose site is the baseline")
     args = parser.parse_args(argv)
     os.environ.setdefault("XDG_CONFIG_HOME", str(ROOT / ".tmp" / "xdg-config"))
     os.environ.setdefault("XDG_CACHE_HOME", str(ROOT / ".tmp" / "xdg-cache"))
-    with tempfile.TemporaryDirectory() as tmp:
-        site = build(Path(tmp) / "site")
+    sites = {"this build": None} | ({args.against: args.against} if args.against else {})
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        built = {label: build(Path(tmp) / f"site{i}", revision) for i, (label, revision) in enumerate(sites.items())}
+        site = built["this build"]
         for name, text in BASELINE_FILES.items():
             (site / name).write_text(text, encoding="utf-8")
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        p = stack.enter_context(sync_playwright())
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        if args.loads:
             with serve(site, compressed=False) as plain:
                 _, plain_calc = cold_load(browser, plain + "memory/", READY)
                 _, plain_guide = cold_load(browser, plain, "article")
-            with serve(site) as base:
-                bare, live, warm, calc_bytes = [], [], [], []
-                for _ in range(args.loads):  # interleaved, so drift hits all alike
-                    bare.append(cold_load(browser, base + "bench-empty.html", "body[data-ready]")[0])
-                    seconds, size = cold_load(browser, base + "memory/", READY)
-                    live.append(seconds)
+        bases = {label: stack.enter_context(serve(path)) for label, path in built.items()}
+        base = bases["this build"]
+        bare, calc_bytes = [], []
+        live, warm = {label: [] for label in sites}, {label: [] for label in sites}
+        for _ in range(args.loads):  # interleaved, so drift hits all alike
+            bare.append(cold_load(browser, base + "bench-empty.html", "body[data-ready]")[0])
+            for label, url in bases.items():
+                seconds, size = cold_load(browser, url + "memory/", READY)
+                live[label].append(seconds)
+                if url == base:
                     calc_bytes.append(size)
-                    warm.append(warm_load(browser, base + "memory/"))
-                _, guide_bytes = cold_load(browser, base, "article")
-                recompute = {name: recompute_times(browser, base + path, name, field, cycle, args.changes)
-                             for path, name, field, cycle in RECOMPUTE}
-            browser.close()
-    bare_m, live_m, warm_m = statistics.median(bare), statistics.median(live), statistics.median(warm)
-    calc_m = statistics.median(calc_bytes)
-    print(f"start-up, median of {args.loads} loads:")
-    print(f"  bare Pyodide, cold (baseline)  {bare_m:6.2f} s")
-    print(f"  memory calculator live, cold   {live_m:6.2f} s   ratio {live_m / bare_m:.2f}x bare Pyodide")
-    print(f"  memory calculator live, warm   {warm_m:6.2f} s   ratio {warm_m / live_m:.2f}x cold (service worker cache)")
-    print("bytes over the wire, cold (precompressed vs uncompressed):")
-    print(f"  calculator page  {calc_m / 1e6:6.2f} MB vs {plain_calc / 1e6:6.2f} MB   ratio {calc_m / plain_calc:.2f}")
-    print(f"  guide page       {guide_bytes / 1e3:6.0f} kB vs {plain_guide / 1e3:6.0f} kB   ratio {guide_bytes / plain_guide:.2f}")
-    for name, (trips, inside, cpu) in recompute.items():
-        print(f"{name} calculator, recompute over {args.changes} committed changes (no debounce):")
-        print(f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms")
-        if len(cpu) == args.changes:  # the trace holds each change's message, and nothing else
-            print(f"  worker thread CPU  p50 {percentile(cpu, 0.5):5.1f} ms   p95 {percentile(cpu, 0.95):5.1f} ms")
-        print(f"  page round trip    p50 {percentile(trips, 0.5):5.1f} ms   p95 {percentile(trips, 0.95):5.1f} ms")
+                warm[label].append(warm_load(browser, url + "memory/"))
+        if args.loads:
+            _, guide_bytes = cold_load(browser, base, "article")
+        recompute = {(label, name): recompute_times(browser, url + path, name, fields, args.changes)
+                     for path, name, fields in RECOMPUTE for label, url in bases.items()}
+        browser.close()
+    if args.loads:
+        bare_m = statistics.median(bare)
+        live_m, warm_m = statistics.median(live["this build"]), statistics.median(warm["this build"])
+        calc_m = statistics.median(calc_bytes)
+        print(f"start-up, median of {args.loads} loads:")
+        print(f"  bare Pyodide, cold (baseline)  {bare_m:6.2f} s")
+        print(f"  memory calculator live, cold   {live_m:6.2f} s   ratio {live_m / bare_m:.2f}x bare Pyodide")
+        print(f"  memory calculator live, warm   {warm_m:6.2f} s   ratio {warm_m / live_m:.2f}x cold (service worker cache)")
+        if args.against:
+            other = statistics.median(live[args.against])
+            print(f"  {args.against} live, cold {other:6.2f} s ({other / bare_m:.2f}x bare Pyodide); "
+                  f"this build {live_m / other:.2f}x it")
+        print("bytes over the wire, cold (precompressed vs uncompressed):")
+        print(f"  calculator page  {calc_m / 1e6:6.2f} MB vs {plain_calc / 1e6:6.2f} MB   ratio {calc_m / plain_calc:.2f}")
+        print(f"  guide page       {guide_bytes / 1e3:6.0f} kB vs {plain_guide / 1e3:6.0f} kB   ratio {guide_bytes / plain_guide:.2f}")
+    for _, name, fields in RECOMPUTE:
+        print(f"{name} calculator, recompute over {args.changes} committed changes to {', '.join(f for f, _ in fields)} "
+              f"(no debounce, {PAUSE_MS} ms apart):")
+        for label in sites:
+            if args.against:
+                print(f" {label}:")
+            print("\n".join(_recompute_lines(name, fields, args.changes, recompute[(label, name)])))
+        if args.against:
+            ours, theirs = recompute[("this build", name)][1], recompute[(args.against, name)][1]
+            print(f"  this build / {args.against}, inside the worker: p50 {percentile(ours, 0.5) / percentile(theirs, 0.5):.2f}x"
+                  f"   p95 {percentile(ours, 0.95) / percentile(theirs, 0.95):.2f}x")
     return 0
 
 

@@ -17,9 +17,18 @@ from guidebuild.serve import make_server
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def build(site: Path) -> Path:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)], cwd=ROOT, env=env, check=True)
+def build(site: Path, revision: str | None = None) -> Path:
+    """The working tree's site built into `site`; given a git revision, that revision's site, built
+    from its own files (the baseline of an A/B taken in one run)."""
+    source, env = ROOT, dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    if revision:
+        source = site.parent / f"{site.name}-source"
+        source.mkdir()
+        archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+        (source / "node_modules").symlink_to(ROOT / "node_modules")  # Pyodide, for the build's bytecode
+        env["PYTHONPATH"] = str(source)  # its packages, not the working tree's
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)], cwd=source, env=env, check=True)
     return site
 
 
