@@ -54,7 +54,16 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
     """Plain text for a value; the caller escapes it."""
     if value is None:
         return "—"
-    return FORMATS[unit](value, fmt, t)
+    if fmt.memo is None:
+        return FORMATS[unit](value, fmt, t)
+    # The type is part of the key: 1, 1.0 and True are one dict key, but not one "raw" text.
+    key = (unit, type(value), repr(value) if isinstance(value, (list, dict)) else value)
+    text = fmt.memo.get(key)
+    if text is None:
+        if len(fmt.memo) > 8192:
+            fmt.memo.clear()
+        text = fmt.memo[key] = FORMATS[unit](value, fmt, t)
+    return text
 
 
 def _plan(terms: list, fmt: NumberFormat, t: Translator) -> str:

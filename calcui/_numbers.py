@@ -19,7 +19,7 @@ _CATEGORIES: dict[str, dict[str, str]] = {}
 
 
 class NumberFormat:
-    def __init__(self, pack: dict):
+    def __init__(self, pack: dict, memo: bool = False):
         n = pack["numbers"]
         self.decimal: str = n["decimal"]
         self.group: str = n["group"]
@@ -33,6 +33,10 @@ class NumberFormat:
         # Number as shown -> its plural category, shared by every formatter with the same rules: the
         # worker makes one formatter per answer, and the next answer shows most of the same numbers.
         self._categories: dict[str, str] = _CATEGORIES.setdefault(repr(self.plural_rules), {})
+        # A long-lived formatter (the browser worker's, always used with the same pack's Translator)
+        # remembers each figure's text (`_figures.figure`): most figures of an answer are the last
+        # answer's too, or shown twice in it.
+        self.memo: dict | None = {} if memo else None
 
     # -- plain numbers -------------------------------------------------------------------------
     @staticmethod

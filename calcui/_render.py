@@ -16,15 +16,16 @@ from ._numbers import NumberFormat
 from ._text import Translator, plural_count
 
 
-def render(name: str, inputs: dict, pack: dict) -> dict:
-    """Run calculator `name` on `inputs` and localize the outcome with `pack`.
+def render(name: str, inputs: dict, pack: dict, localized: tuple[Translator, NumberFormat] | None = None) -> dict:
+    """Run calculator `name` on `inputs` and localize the outcome with `pack` (or with `localized`,
+    the pack's translator and formatter, which a caller that renders many answers keeps).
 
     Returns a JSON-able dict: `ok`, the boundary's own `response` (for comparisons and tests),
     `html` (the result panel), `summary` (one sentence for screen readers) and, on bad input,
     `errors` as [{"field", "message"}] for the page to place beside each field.
     """
     response = calculators.compute(name, inputs)
-    t, fmt = Translator(pack), NumberFormat(pack)
+    t, fmt = localized or (Translator(pack), NumberFormat(pack))
     if response["ok"]:
         html, summary = render_result(response["result"], t, fmt)
         return {"ok": True, "response": response, "html": html, "summary": summary, "errors": []}

@@ -10,9 +10,12 @@ from __future__ import annotations
 import importlib
 import json
 
+from ._numbers import NumberFormat
 from ._render import render as _render
+from ._text import Translator
 
 _PACK: dict | None = None
+_LOCALIZED: tuple | None = None  # (pack, its Translator, its NumberFormat), kept: the formatter remembers figures
 
 
 def start(modules: str, pack_json: str) -> None:
@@ -29,10 +32,19 @@ def _pack() -> dict:
     return _PACK
 
 
+def _localized() -> tuple[Translator, NumberFormat]:
+    """The pack's translator and formatter, made once per pack."""
+    global _LOCALIZED
+    pack = _pack()
+    if _LOCALIZED is None or _LOCALIZED[0] is not pack:
+        _LOCALIZED = pack, Translator(pack), NumberFormat(pack, memo=True)
+    return _LOCALIZED[1:]
+
+
 def render(name: str, inputs_json: str) -> str:
     """A COMPUTE message: `calcui.render` of the inputs the form sent, as JSON, with the response
     as `page_response` keeps it."""
-    out = _render(name, json.loads(inputs_json), _pack())
+    out = _render(name, json.loads(inputs_json), _pack(), _localized())
     return json.dumps({**out, "response": page_response(out["response"])})
 
 

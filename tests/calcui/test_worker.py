@@ -47,6 +47,27 @@ def test_render_answers_as_the_build_does(started):
     assert not bad["ok"] and bad["errors"][0]["field"] == "micro_batch"
 
 
+def test_answers_in_a_row_are_the_answers_each_would_be_alone(started):
+    """The worker's formatter remembers figure texts from one answer to the next; each answer of a
+    sequence of edits must still equal a fresh render of its own inputs."""
+    edits = [("cost", {"runs": str(n), "utilization": str(0.3 + n / 100), "seq_len": str(512 * n)}) for n in range(1, 6)]
+    edits += [("memory", {"micro_batch": str(n), "lora_rank": str(4 * n), "method": ("full", "lora", "qlora")[n % 3]})
+              for n in range(1, 6)]
+    for name, inputs in edits * 2:
+        fresh = calcui.render(name, inputs, PACK)
+        assert json.loads(started.render(name, json.dumps(inputs))) == json.loads(json.dumps(
+            {**fresh, "response": worker.page_response(fresh["response"])}))
+
+
+def test_a_remembered_figure_keeps_its_type():
+    from calcui._figures import figure
+    from calcui._numbers import NumberFormat
+    from calcui._text import Translator
+
+    t, fmt = Translator(PACK), NumberFormat(PACK, memo=True)
+    assert [figure(v, "raw", fmt, t) for v in (1, 1.0, True, 1)] == ["1", "1.0", "True", "1"]
+
+
 def test_the_page_gets_the_figures_and_inputs_not_the_rows_the_html_shows(started):
     sent = json.loads(started.render("cost", json.dumps({"runs": "3"})))
     full = calculators.compute("cost", {"runs": "3"})
