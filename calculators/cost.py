@@ -6,7 +6,9 @@ estimates the throughput (``_cost_model``: compute and bandwidth of that card, i
 several cards), the expected hours with interruptions, and the cheapest combination of the
 catalog's terms that covers them, or copies of a pinned term. Cost per successful output is the
 plan's price divided by the outputs it delivers. The memory budget takes the memory calculator's
-own inputs (declared once, in ``memory.INPUTS``, reused here).
+own inputs (declared once, in ``memory.INPUTS``, reused here). The result quotes the chosen GPU and
+card count, every card count of that GPU that fits (``options_table``) and each GPU's cheapest
+configuration (``best_by_gpu``, in ``ranking`` order).
 """
 
 from __future__ import annotations
@@ -251,7 +253,7 @@ class _Quoter:
     """Everything shared by the quotes of one input set."""
 
     def __init__(self, values: dict):
-        self.values, self.budget, self.prices = values, _budget(values), {}
+        self.values, self.budget, self.prices, self.needs, self.chosen = values, _budget(values), {}, {}, {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.options = OptionPrices([o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
                                     {k: values[k] for k in QUANTITIES})
@@ -298,14 +300,35 @@ class _Quoter:
         plan = cheapest_plan(needed, [prices[tid] for tid in term_ids])
         return {**plan, **plan_breakdown(plan, rates.get, cards, self.terms, self.options)}
 
+    def term_ids(self) -> list[str]:
+        """The terms a plan may combine: all of them, or the one the reader pinned."""
+        return list(self.terms) if self.values["term"] == BEST else [self.values["term"]]
+
+    def needed(self, gpu: dict, cards: int, scale: float = 1.0) -> tuple[dict, dict, float]:
+        """(throughput, hours per run, hours needed for every output)."""
+        key = (gpu["id"], cards, scale)
+        if key not in self.needs:
+            speed = self.throughput(gpu, cards, scale)
+            per_run = self.hours(speed["tokens_per_s"], cards)
+            self.needs[key] = speed, per_run, self.values["runs"] * per_run["total"]
+        return self.needs[key]
+
     def chosen_plan(self, gpu: dict, cards: int, scale: float = 1.0) -> tuple[dict, dict, float, dict]:
         """(throughput, hours per run, hours needed, the plan the reader asked for: cheapest or pinned)."""
-        v = self.values
-        speed = self.throughput(gpu, cards, scale)
-        per_run = self.hours(speed["tokens_per_s"], cards)
-        needed = v["runs"] * per_run["total"]
-        return speed, per_run, needed, self.plan(gpu, cards, needed, list(self.terms) if v["term"] == BEST
-                                                 else [v["term"]])
+        key = (gpu["id"], cards, scale)
+        if key not in self.chosen:
+            speed, per_run, needed = self.needed(gpu, cards, scale)
+            self.chosen[key] = speed, per_run, needed, self.plan(gpu, cards, needed, self.term_ids())
+        return self.chosen[key]
+
+    def least_usd_per_output(self, gpu: dict, cards: int) -> float:
+        """A lower bound on `usd_per_output` without the plan search: a plan pays at least the
+        cheapest term's price per hour for every hour needed, plus the options billed once per plan.
+        A hair under, so that rounding never lifts it above the true figure."""
+        prices = self.term_prices(gpu, cards)
+        per_hour = min(prices[tid][2] / prices[tid][1] for tid in self.term_ids())
+        floor = self.needed(gpu, cards)[2] * per_hour + math.fsum(self.options.per_plan.values())
+        return floor * (1 - 1e-9) / self.values["runs"]
 
     def fits(self, gpu: dict, cards: int) -> bool:
         return self.budget.fits(gpu, cards)
@@ -337,34 +360,42 @@ class _Quoter:
                 "memory_per_gpu_bytes": mem, "fits_memory": self.fits(gpu, cards)}
 
 
-def _ranking(rows: list[tuple[str, int, float]]) -> list[str]:
-    """GPUs by their cheapest fitting configuration's cost per output (ties: fewer cards).
+def _rank_key(usd_per_output: float, cards: int) -> tuple:
+    """How configurations compare: cost per output (to the micro-dollar), then fewer cards."""
+    return round(usd_per_output, 6), cards
 
-    `rows` are (GPU id, cards, cost per output)."""
-    best: dict[str, tuple] = {}
-    for gid, cards, usd in rows:
-        key = (round(usd, 6), cards)
-        if gid not in best or key < best[gid]:
-            best[gid] = key
-    return sorted(best, key=best.get)
+
+def _cheapest_configuration(quoter: _Quoter, gpu: dict) -> tuple | None:
+    """The rank key of a GPU's cheapest card count that fits, or None when none fits. Card counts
+    are priced from the lowest bound up (`least_usd_per_output`), and the search stops once a bound
+    is above the cheapest price found: a plan search per card count was most of an answer's time."""
+    bounds = sorted(_rank_key(quoter.least_usd_per_output(gpu, n), n) for n in TABLE_CARDS if quoter.fits(gpu, n))
+    best = None
+    for bound, cards in bounds:
+        if best is not None and bound > best[0]:
+            break
+        key = _rank_key(quoter.usd_per_output(gpu, cards, 1.0), cards)
+        best = key if best is None else min(best, key)
+    return best
 
 
 def estimate(values: dict) -> dict:
     quoter = _Quoter(values)
-    chosen = quoter.quote(_data.gpu(values["gpu"]), values["cards"])
     gpus = {g["id"]: g for g in _data.gpus()}
-    # Only the configurations that fit are priced: the memory check costs far less than a quote.
-    rows = [quoter.quote(g, n) for g in gpus.values() for n in TABLE_CARDS if quoter.fits(g, n)]
-    ranking = _ranking([(q["gpu"], q["cards"], q["usd_per_output"]) for q in rows])
-    by_gpu = [min((q for q in rows if q["gpu"] == gid), key=lambda q: (round(q["usd_per_output"], 6), q["cards"]))
-              for gid in ranking]
+    own = gpus[values["gpu"]]
+    chosen = quoter.quote(own, values["cards"])
+    # Every card count of the chosen GPU that fits, for its table; of each GPU, the cheapest.
+    rows = [quoter.quote(own, n) for n in TABLE_CARDS if quoter.fits(own, n)]
+    best = {gid: key for gid, gpu in gpus.items() if (key := _cheapest_configuration(quoter, gpu)) is not None}
+    ranking = sorted(best, key=best.get)
+    by_gpu = [quoter.quote(gpus[gid], best[gid][1]) for gid in ranking]
     # The sensitivity re-prices each GPU's cheapest configuration with the share of peak lower and
     # higher: the question is whether the pick survives a wrong guess, and pricing every card count
     # again would take most of the answer's time.
     sensitivity = {}
     for label, scale in (("low", 1 - SENSITIVITY), ("high", 1 + SENSITIVITY)):
-        sensitivity[label] = _ranking([(q["gpu"], q["cards"], quoter.usd_per_output(gpus[q["gpu"]], q["cards"], scale))
-                                       for q in by_gpu])
+        keys = {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], scale), q["cards"]) for q in by_gpu}
+        sensitivity[label] = sorted(keys, key=keys.get)
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
     return {**chosen, "params": quoter.budget.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
             "pinned": values["term"] != BEST, "illustrative_prices": bool(_PRICING.get("illustrative")),
@@ -427,7 +458,7 @@ def _display(values: dict, r: dict) -> list[dict]:
         all_columns.append((N_("Cheapest plan, per output"), "usd"))
     all_rows = [[q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], plan_text(q["plan"]),
                  q["total_usd"], q["usd_per_output"]] + ([q["best_usd_per_output"]] if r["pinned"] else [])
-                for q in r["options_table"] if q["gpu"] == r["gpu"]]  # the other GPUs: their best row above
+                for q in r["options_table"]]  # the chosen GPU's; the others': their cheapest row above
     note_items = []
     if r["prices_as_of"]:
         note_items.append((N_("Prices as of {date}.") if not r["illustrative_prices"]
@@ -454,7 +485,7 @@ def _display(values: dict, r: dict) -> list[dict]:
         note_items.append((NN_("More than {count} card spans several nodes: the efficiency across nodes applies.",
                                "More than {count} cards span several nodes: the efficiency across nodes applies."),
                            {"count": value(NODE_CARDS, "count")}))
-    if not r["options_table"]:
+    if not r["ranking"]:
         note_items.append((NN_("No catalog GPU fits the memory budget with up to {count} card.",
                                "No catalog GPU fits the memory budget with up to {count} cards."),
                            {"count": value(max(TABLE_CARDS), "count")}))

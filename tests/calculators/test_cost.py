@@ -2,6 +2,7 @@
 
 import json
 import math
+import random
 import shutil
 import subprocess
 import sys
@@ -149,21 +150,26 @@ def test_interruptions_follow_young():
     assert h["lost"] == pytest.approx(0.202) and h["total"] == pytest.approx(12.302)
 
 
+def one_card(**inputs) -> dict:
+    """Each GPU's one-card quote for the same inputs."""
+    return {g["id"]: result(**inputs, gpu=g["id"], cards=1) for g in catalog()["gpus"]}
+
+
 def test_throughput_respects_each_card():
-    default = {q["gpu"]: q for q in result()["options_table"] if q["cards"] == 1}
+    default = one_card()
     # Same compute, more bandwidth: H200 is faster than H100; A100 beats the power-limited RTX 6000 Ada.
     assert default["h200-141gb"]["tokens_per_s"] > default["h100-sxm-80gb"]["tokens_per_s"]
     assert default["a100-sxm-80gb"]["tokens_per_s"] > default["rtx-6000-ada-48gb"]["tokens_per_s"]
     # A memory-bound run (short sequences, one per micro-batch) follows the bandwidth ratio.
-    small = {q["gpu"]: q for q in result(seq_len=16, micro_batch=1)["options_table"] if q["cards"] == 1}
+    small = one_card(seq_len=16, micro_batch=1)
     ratio = small["h200-141gb"]["tokens_per_s"] / small["h100-sxm-80gb"]["tokens_per_s"]
     assert ratio == pytest.approx(4800 / 3350, rel=0.03)
 
 
 def test_measured_throughput_sets_only_its_own_card():
-    plain = {(q["gpu"], q["cards"]): q for q in result(memory_per_gpu_gb=40)["options_table"]}
+    plain = {(q["gpu"], q["cards"]): q for q in result(memory_per_gpu_gb=40, cards=1)["best_by_gpu"]}
     r = result(gpu="h100-sxm-80gb", throughput_per_gpu=5000, memory_per_gpu_gb=40)
-    rows = {(q["gpu"], q["cards"]): q for q in r["options_table"]}
+    rows = {(q["gpu"], q["cards"]): q for q in r["options_table"] + r["best_by_gpu"]}
     assert rows[("h100-sxm-80gb", 1)]["tokens_per_s"] == 5000 and rows[("h100-sxm-80gb", 1)]["measured"]
     assert rows[("mi300x-192gb", 1)]["tokens_per_s"] == plain[("mi300x-192gb", 1)]["tokens_per_s"]
     assert not rows[("mi300x-192gb", 1)]["measured"]
@@ -179,9 +185,11 @@ def test_measured_scaling_efficiency_on_the_chosen_card():
 
 def test_table_covers_1_to_8_and_16_32_64_cards():
     r = result(memory_per_gpu_gb=60)  # needs >= 66.7 GB cards with 10 % headroom
-    assert {q["gpu"] for q in r["options_table"]} == {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
-    assert sorted({q["cards"] for q in r["options_table"]}) == [1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64]
+    assert set(r["ranking"]) == {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
+    assert [q["cards"] for q in r["options_table"]] == [1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64]
+    assert {q["gpu"] for q in r["options_table"]} == {r["gpu"]}  # the chosen GPU's card counts
     assert [q["gpu"] for q in r["best_by_gpu"]] == r["ranking"]
+    assert not result(memory_per_gpu_gb=60, gpu="rtx-6000-ada-48gb")["options_table"]
 
 
 def test_inter_node_efficiency_applies_past_one_node():
@@ -199,11 +207,12 @@ def test_sensitivity_line():
 
 
 def test_memory_budget_from_memory_inputs_shards_with_cards():
-    r = result(gpu="h100-sxm-80gb", model="llama-3.1-70b", method="full", parallelism="fsdp", cards=8)
+    seventy = {"model": "llama-3.1-70b", "method": "full", "parallelism": "fsdp", "cards": 8}
+    r = result(gpu="h100-sxm-80gb", **seventy)
     rows = {(q["gpu"], q["cards"]): q for q in r["options_table"]}
     assert ("h100-sxm-80gb", 1) not in rows
-    per_gpu = [q["memory_per_gpu_bytes"] for q in r["options_table"] if q["gpu"] == "mi300x-192gb"]
-    assert per_gpu == sorted(per_gpu, reverse=True)
+    per_gpu = [q["memory_per_gpu_bytes"] for q in result(gpu="mi300x-192gb", **seventy)["options_table"]]
+    assert len(per_gpu) > 3 and per_gpu == sorted(per_gpu, reverse=True)
     mem = compute("memory", {"model": "llama-3.1-70b", "method": "full", "parallelism": "fsdp", "gpus": 8})
     assert r["memory_per_gpu_bytes"] == mem["result"]["per_gpu_bytes"]
 
@@ -326,3 +335,25 @@ def test_an_answer_does_not_depend_on_the_answers_before_it():
         assert compute("cost", edit) == after_another, inp.name
         changed += after_another["ok"]
     assert changed > 20  # most edits are valid answers, not refusals that stop before the budget
+
+
+def test_the_cheapest_configuration_of_each_gpu_is_the_cheapest_of_every_card_count():
+    """The ranking prices card counts from a lower bound up and stops early; pricing every GPU and
+    card count one by one, through the boundary, must find the same configurations."""
+    rng = random.Random(5)
+    options = [o["id"] for o in catalog()["pricing"]["options"]]
+    for _ in range(12):
+        inputs = {"runs": rng.randint(1, 40), "term": rng.choice(["best", "best", "1d", "1w", "1m", "3m"]),
+                  "options": rng.sample(options, rng.randint(0, len(options))), "tokens": rng.choice([1e6, 2e8, 3e10]),
+                  "utilization": rng.choice([0.2, 0.4, 0.6]), "method": rng.choice(["full", "lora", "qlora"]),
+                  "model": rng.choice(["llama-3.1-8b", "llama-3.1-70b"]), "egress_tb": rng.choice([0, 2.5])}
+        r = result(**inputs)
+        every = {}
+        for gpu in catalog()["gpus"]:
+            for cards in cost.TABLE_CARDS:
+                one = result(**inputs, gpu=gpu["id"], cards=cards)
+                if one["fits_memory"]:
+                    every.setdefault(gpu["id"], []).append((round(one["usd_per_output"], 6), cards))
+        cheapest = {gpu: min(keys) for gpu, keys in every.items()}
+        assert r["ranking"] == sorted(cheapest, key=cheapest.get), inputs
+        assert [(q["gpu"], q["cards"]) for q in r["best_by_gpu"]] == [(g, cheapest[g][1]) for g in r["ranking"]]
