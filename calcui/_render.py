@@ -117,14 +117,12 @@ def _bars(block, t, fmt) -> str:
 
 def _table(block, t, fmt) -> str:
     head = "".join(f'<th scope="col">{escape(t(c["label"]))}</th>' for c in block["columns"])
+    # (unit, whether the cells are figures to isolate) per column, looked up once per table
+    columns = [(c["unit"], _num if c["unit"] not in ("text", "raw", "bool") else escape) for c in block["columns"]]
     body = []
     for row in block["rows"]:
-        cells = []
-        for col, cell in zip(block["columns"], row):
-            text = figure(cell, col["unit"], fmt, t)
-            numeric = col["unit"] not in ("text", "raw", "bool")
-            cells.append(f"<td>{_num(text) if numeric else escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        cells = "".join(f"<td>{html(figure(cell, unit, fmt, t))}</td>" for (unit, html), cell in zip(columns, row))
+        body.append(f"<tr>{cells}</tr>")
     title = t(block["title"]) if block.get("title") else None
     caption = f"<caption>{escape(title)}</caption>" if title else ""
     return scroll_region(f'<table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>', title)

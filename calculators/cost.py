@@ -322,13 +322,16 @@ class _Quoter:
         return self.chosen[key]
 
     def least_usd_per_output(self, gpu: dict, cards: int) -> float:
-        """A lower bound on `usd_per_output` without the plan search: a plan pays at least the
-        cheapest term's price per hour for every hour needed, plus the options billed once per plan.
-        A hair under, so that rounding never lifts it above the true figure."""
-        prices = self.term_prices(gpu, cards)
-        per_hour = min(prices[tid][2] / prices[tid][1] for tid in self.term_ids())
-        floor = self.needed(gpu, cards)[2] * per_hour + math.fsum(self.options.per_plan.values())
-        return floor * (1 - 1e-9) / self.values["runs"]
+        """A lower bound on `usd_per_output` without the plan search. A plan covers the hours needed
+        with terms of at most the longest term's hours, so it pays for each hour at least the lowest
+        price per hour of a term, and holds at least (hours / longest term) terms, each at least the
+        lowest price of a term; plus the options billed once per plan. A hair under, so that
+        rounding never lifts it above the true figure."""
+        prices = [self.term_prices(gpu, cards)[tid] for tid in self.term_ids()]
+        needed = self.needed(gpu, cards)[2]
+        floor = max(needed * min(price / hours for _, hours, price in prices),
+                    math.ceil(needed / max(hours for _, hours, _ in prices) - 1e-9) * min(price for _, _, price in prices))
+        return (floor + math.fsum(self.options.per_plan.values())) * (1 - 1e-9) / self.values["runs"]
 
     def fits(self, gpu: dict, cards: int) -> bool:
         return self.budget.fits(gpu, cards)
