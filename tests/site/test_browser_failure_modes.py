@@ -130,3 +130,26 @@ def test_the_headline_returns_once_the_live_answer_is_for_the_urls_inputs(page: 
     expect(root).to_have_attribute("data-answer", "current")
     expect(root.locator(".guide-calc__headline")).to_have_text(root.locator(".guide-calc__live").inner_text())
     expect(root.locator(".guide-calc__for-defaults")).to_be_hidden()
+
+
+def test_a_blocked_boot_script_says_could_not_start_at_once(browser, site_url):
+    """calculator-boot.js holds the runtime's addresses and starts the worker; without it the page
+    says the runtime could not start, with no worker and no wait for a stall."""
+    context = browser.new_context(service_workers="block")
+    context.route("**/calculator-boot.js*", lambda route: route.abort())
+    page = context.new_page()
+    workers = []
+    page.on("worker", lambda worker: workers.append(worker.url))
+    page.goto(site_url + "memory/")
+    status = page.locator("#calc-memory .guide-calc__status")
+    expect(status).to_have_attribute("data-state", "failed", timeout=10_000)
+    assert not workers, workers
+    context.close()
+
+
+def test_the_worker_warms_up_once_live_after_the_first_answer_asked_for(page: Page, site_url):
+    page.add_init_script(SPY_ON_WORKERS)
+    page.goto(site_url + "cost/?runs=4")
+    page.wait_for_function("() => document.getElementById('calc-cost').guideResponse?.inputs.runs === 4", timeout=90_000)
+    posted = page.evaluate("() => window.__posted")
+    assert posted[:3] == ["init", "compute", "warm"], posted   # the URL's answer is not kept waiting

@@ -2,7 +2,7 @@
 // download and compile are most of the wait for a live calculator, and they no longer wait for the
 // page's own parsing, layout and scripts. calculator.js, a module that runs once the page is parsed,
 // takes the worker over together with whatever it has said so far. The runtime's URLs are this script
-// element's data attributes (the build's `runtime` for the page).
+// element's data attributes (the build's `runtime` for the page), read here and nowhere else.
 (() => {
   const own = document.currentScript.dataset;
   const absolute = (path) => new URL(path, location.href).href;
@@ -12,8 +12,10 @@
     modules: own.modules.split(" "),
     pack: absolute(own.pack),
   };
-  const worker = new Worker(absolute(own.worker), { type: "module" });
-  const boot = { worker, urls, messages: [], errors: [] };
+  // A retry (calculator.js) spawns a fresh worker from the same script.
+  const spawn = () => new Worker(absolute(own.worker), { type: "module" });
+  const worker = spawn();
+  const boot = { worker, urls, spawn, messages: [], errors: [] };
   worker.onmessage = ({ data }) => boot.messages.push(data);
   worker.onerror = (event) => boot.errors.push(event.message || "worker error");
   window.guideCalculatorBoot = boot;

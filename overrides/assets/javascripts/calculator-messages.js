@@ -5,6 +5,7 @@
 export const MessageType = Object.freeze({
   INIT: "init",         // page -> worker: {pyodide, wheels, pack} absolute URLs; {modules} to import
   COMPUTE: "compute",   // page -> worker: {id, name, inputs}
+  WARM: "warm",         // page -> worker: {names} answer each calculator's defaults once, unseen (see the worker)
   IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array, its buffer transferred)
   IMPORTED: "imported", // worker -> page: {id, name, ok, errors, inputs, html, summary}
   PROGRESS: "progress", // worker -> page: {stage}

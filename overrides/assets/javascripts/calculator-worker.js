@@ -59,6 +59,15 @@ self.onmessage = async (event) => {
         self.postMessage({ type: MessageType.FAILED, id: message.id, message: String(error && error.message || error) });
       }
       break;
+    case MessageType.WARM:
+      // Once live, each calculator answers its defaults once while the reader reads: the first
+      // answers of a fresh runtime take several times as long (first calls, WebAssembly still being
+      // optimized), and a reader's first change would otherwise pay for it.
+      await ready;
+      for (const name of message.names) {
+        try { render(name, "{}"); } catch (error) { console.warn("Calculator warm-up:", name, error); }
+      }
+      break;
     case MessageType.IMPORT:
       try {
         await ready;

@@ -373,16 +373,15 @@ function start() {
   if (!roots.length) return;
   const calculators = [...roots].map((root) => new Calculator(root, null));
   calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
-  // calculator-boot.js, in the head, started the first worker before the page was parsed.
+  // calculator-boot.js, in the head, started the first worker before the page was parsed; without
+  // it (blocked, or failed) there is no runtime to wait for.
   const boot = window.guideCalculatorBoot;
-  const own = document.querySelector("script[data-guide-calc-boot]").dataset;
-  const absolute = (path) => new URL(path, location.href).href;
-  const urls = boot ? boot.urls : {
-    pyodide: absolute(own.pyodide),
-    wheels: own.wheels.split(" ").map(absolute),
-    modules: own.modules.split(" "),
-    pack: absolute(own.pack),
-  };
+  if (!boot) {
+    console.warn("Calculator runtime: the boot script did not run");
+    calculators.forEach((c) => c.onStartFailed());
+    settled();
+    return;
+  }
   const stallMs = Number(window.guideStartTimeoutMs) || START_STALL_MS;
   let worker = null;
   let attempts = 0;
@@ -410,6 +409,8 @@ function start() {
         clearTimeout(watchdog);
         started = true;
         calculators.forEach((c) => c.onReady());
+        // After any computation onReady() asked for, so that one is not kept waiting.
+        worker.postMessage({ type: MessageType.WARM, names: [...new Set(calculators.map((c) => c.name))] });
         settled();
         cacheRuntime();
         break;
@@ -433,14 +434,14 @@ function start() {
   const launch = () => {
     attempts += 1;
     const booted = attempts === 1 ? boot : null;   // a retry gets a fresh worker
-    const current = booted ? booted.worker : new Worker(absolute(own.worker), { type: "module" });
+    const current = booted ? booted.worker : boot.spawn();
     worker = current;
     calculators.forEach((c) => { c.worker = current; });
     current.onmessage = ({ data }) => { if (current === worker) handle(data); };
     // The worker script itself failing to load or evaluate, before it could say anything.
     current.onerror = (event) => { if (current === worker && !started) startFailed(event.message || "worker error"); };
     arm();
-    if (!booted) current.postMessage({ type: MessageType.INIT, ...urls });
+    if (!booted) current.postMessage({ type: MessageType.INIT, ...boot.urls });
     else if (booted.errors.length) startFailed(booted.errors[0]);
     else booted.messages.forEach(handle);   // what it said before this script ran, in order
   };
