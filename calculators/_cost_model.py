@@ -178,6 +178,7 @@ class OptionPrices:
         self.each = {(o["id"], tid): option_price(o, term, quantities) for o in options for tid, term in terms.items()}
         self.per_term = {tid: math.fsum(self.each[(o["id"], tid)] for o in options) for tid in terms}
         self.per_plan = {o["id"]: o["usd"] * quantities[o["quantity"]] for o in options if o["per"] == "tb"}
+        self.once = math.fsum(self.per_plan.values())
 
 
 def term_price(rate: float, cards: int, term: dict, options: OptionPrices) -> float:

@@ -255,6 +255,7 @@ class _Quoter:
     def __init__(self, values: dict):
         self.values, self.budget, self.prices, self.needs, self.chosen = values, _budget(values), {}, {}, {}
         self.terms = {t["id"]: t for t in _data.terms()}
+        self.term_ids = list(self.terms) if values["term"] == BEST else [values["term"]]  # what a plan may combine
         self.options = OptionPrices([o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
                                     {k: values[k] for k in QUANTITIES})
         self.tokens_per_run = _tokens_per_run(values)
@@ -300,10 +301,6 @@ class _Quoter:
         plan = cheapest_plan(needed, [prices[tid] for tid in term_ids])
         return {**plan, **plan_breakdown(plan, rates.get, cards, self.terms, self.options)}
 
-    def term_ids(self) -> list[str]:
-        """The terms a plan may combine: all of them, or the one the reader pinned."""
-        return list(self.terms) if self.values["term"] == BEST else [self.values["term"]]
-
     def needed(self, gpu: dict, cards: int, scale: float = 1.0) -> tuple[dict, dict, float]:
         """(throughput, hours per run, hours needed for every output)."""
         key = (gpu["id"], cards, scale)
@@ -318,7 +315,7 @@ class _Quoter:
         key = (gpu["id"], cards, scale)
         if key not in self.chosen:
             speed, per_run, needed = self.needed(gpu, cards, scale)
-            self.chosen[key] = speed, per_run, needed, self.plan(gpu, cards, needed, self.term_ids())
+            self.chosen[key] = speed, per_run, needed, self.plan(gpu, cards, needed, self.term_ids)
         return self.chosen[key]
 
     def least_usd_per_output(self, gpu: dict, cards: int) -> float:
@@ -327,11 +324,12 @@ class _Quoter:
         price per hour of a term, and holds at least (hours / longest term) terms, each at least the
         lowest price of a term; plus the options billed once per plan. A hair under, so that
         rounding never lifts it above the true figure."""
-        prices = [self.term_prices(gpu, cards)[tid] for tid in self.term_ids()]
+        prices = self.term_prices(gpu, cards)
+        terms = [prices[tid] for tid in self.term_ids]
         needed = self.needed(gpu, cards)[2]
-        floor = max(needed * min(price / hours for _, hours, price in prices),
-                    math.ceil(needed / max(hours for _, hours, _ in prices) - 1e-9) * min(price for _, _, price in prices))
-        return (floor + math.fsum(self.options.per_plan.values())) * (1 - 1e-9) / self.values["runs"]
+        floor = max(needed * min(price / hours for _, hours, price in terms),
+                    math.ceil(needed / max(hours for _, hours, _ in terms) - 1e-9) * min(price for _, _, price in terms))
+        return (floor + self.options.once) * (1 - 1e-9) / self.values["runs"]
 
     def fits(self, gpu: dict, cards: int) -> bool:
         return self.budget.fits(gpu, cards)
