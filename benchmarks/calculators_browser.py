@@ -12,9 +12,9 @@
    fields per calculator, one of them a model input, and each sets a value not set before, so no
    answer is one the worker has already given. Each change comes once the previous answer is
    painted and a reader's pause later (PAUSE_MS), the first a second after the page is live
-   (FIRST_CHANGE_MS). Beside the worker's own clock, the worker
-   thread's CPU time per message from a Chrome trace: on a busy machine the clock also counts the
-   time other threads and processes held the CPU.
+   (FIRST_CHANGE_MS). Beside the worker's own clock, the worker thread's CPU time per message, from
+   a Chrome trace of as many further changes: on a busy machine the clock also counts the time other
+   threads and processes held the CPU.
 
 With --against REV, the same measures for a git revision's site, built and served beside this one and
 loaded in turn with it, and this build's ratio to it.
@@ -126,23 +126,16 @@ def worker_cpu_ms(trace: Path) -> list[float]:
     return max(handled.values(), key=len, default=[])   # the calculator's worker: it handled every change
 
 
-def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]], changes: int) -> tuple[list[float], list[float], list[float]]:
-    """(round trips in the page, compute times inside the worker, the worker's CPU per message), in
-    ms, for committed changes."""
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(url)
-    page.wait_for_selector(f'#calc-{name} .guide-calc__status[data-state="ready"]', timeout=120_000)
-    page.wait_for_timeout(FIRST_CHANGE_MS)
-    trace = Path(tempfile.mkdtemp()) / "trace.json"
-    browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline", "toplevel"])
+def _changes(page, name: str, fields: list[tuple[str, str]], changes: int, first: int) -> tuple[list[float], list[float]]:
+    """Make `changes` committed changes (values from the `first`-th on); (round trips in the page,
+    compute times inside the worker), in ms."""
     values = "[" + ", ".join(f"[{json.dumps(field)}, (i) => String({expression})]" for field, expression in fields) + "]"
-    trips, inside = page.evaluate(
-        """async ([name, changes, pause]) => {
+    return page.evaluate(
+        """async ([name, changes, first, pause]) => {
             const root = document.getElementById(`calc-${name}`);
             const fields = %s;
             const trips = [], inside = [];
-            for (let i = 0; i < changes; i++) {
+            for (let i = first; i < first + changes; i++) {
                 const [fieldName, value] = fields[i %% fields.length];
                 const field = document.getElementById(`calc-${name}-${fieldName}`);
                 const done = new Promise((resolve) => root.addEventListener('guide:result', (e) => resolve(e.detail), {once: true}));
@@ -156,8 +149,23 @@ def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]],
             }
             return [trips, inside];
         }""" % values,
-        [name, changes, PAUSE_MS],
+        [name, changes, first, PAUSE_MS],
     )
+
+
+def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]], changes: int) -> tuple[list[float], list[float], list[float]]:
+    """(round trips in the page, compute times inside the worker, the worker's CPU per message), in
+    ms, for committed changes. The clocks are read untraced; the CPU comes from as many further
+    changes under a Chrome trace, whose recording takes CPU from every thread."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector(f'#calc-{name} .guide-calc__status[data-state="ready"]', timeout=120_000)
+    page.wait_for_timeout(FIRST_CHANGE_MS)
+    trips, inside = _changes(page, name, fields, changes, 0)
+    trace = Path(tempfile.mkdtemp()) / "trace.json"
+    browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline", "toplevel"])
+    _changes(page, name, fields, changes, changes)
     browser.stop_tracing()
     context.close()
     cpu = worker_cpu_ms(trace)
