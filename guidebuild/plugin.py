@@ -151,7 +151,6 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # One trailing slash: the service worker caches `assets/pyodide/x`, not `assets/pyodide//x`.
             "pyodide": rel("assets/pyodide/").rstrip("/") + "/",
             "worker": rel("assets/javascripts/calculator-worker.js"),
-            "messages": rel("assets/javascripts/calculator-messages.js"),
         }
 
     def on_page_context(self, context, page: Page, config: MkDocsConfig, nav):
@@ -160,7 +159,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         alternates = locales.page_alternates(page, config.site_url or "", self.all_locales)
         self.pages.setdefault(self.locale, {})[page.url] = alternates
         context["guide_locale_root"] = "" if self.locale == self.default_locale else f"/{self.locale}/"
-        # The head's calculator-boot.js starts the runtime of a page that places a calculator.
+        # The head's calculator-boot.js holds the runtime's URLs for a page that places a calculator.
         context["guide_calc_runtime"] = self._runtime_urls(page) if page.meta.get("guide_calculators") else None
         # A reader of a page that is still Spanish, or whose translation lags, is told so.
         translation = translation_status.page_state(

@@ -133,8 +133,8 @@ def test_the_headline_returns_once_the_live_answer_is_for_the_urls_inputs(page: 
 
 
 def test_a_blocked_boot_script_says_could_not_start_at_once(browser, site_url):
-    """calculator-boot.js holds the runtime's addresses and starts the worker; without it the page
-    says the runtime could not start, with no worker and no wait for a stall."""
+    """calculator-boot.js holds the runtime's addresses; without it the page says the runtime could
+    not start, with no worker and no wait for a stall."""
     context = browser.new_context(service_workers="block")
     context.route("**/calculator-boot.js*", lambda route: route.abort())
     page = context.new_page()

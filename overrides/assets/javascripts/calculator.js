@@ -373,8 +373,8 @@ function start() {
   if (!roots.length) return;
   const calculators = [...roots].map((root) => new Calculator(root, null));
   calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
-  // calculator-boot.js, in the head, started the first worker before the page was parsed; without
-  // it (blocked, or failed) there is no runtime to wait for.
+  // calculator-boot.js holds the runtime's URLs; without it (blocked, or failed) there is no runtime
+  // to wait for.
   const boot = window.guideCalculatorBoot;
   if (!boot) {
     console.warn("Calculator runtime: the boot script did not run");
@@ -433,19 +433,25 @@ function start() {
   };
   const launch = () => {
     attempts += 1;
-    const booted = attempts === 1 ? boot : null;   // a retry gets a fresh worker
-    const current = booted ? booted.worker : boot.spawn();
+    const current = boot.spawn();   // a retry gets a fresh worker
     worker = current;
     calculators.forEach((c) => { c.worker = current; });
     current.onmessage = ({ data }) => { if (current === worker) handle(data); };
     // The worker script itself failing to load or evaluate, before it could say anything.
     current.onerror = (event) => { if (current === worker && !started) startFailed(event.message || "worker error"); };
     arm();
-    if (!booted) current.postMessage({ type: MessageType.INIT, ...boot.urls });
-    else if (booted.errors.length) startFailed(booted.errors[0]);
-    else booted.messages.forEach(handle);   // what it said before this script ran, in order
+    current.postMessage({ type: MessageType.INIT, ...boot.urls });
   };
-  launch();
+  afterFirstPaint(launch);
+}
+
+/** Runs `then` once the page's first frame is laid out and painted (at once in a hidden tab, which
+ *  paints nothing). That first layout is the longest task of a page's load; started before it,
+ *  Pyodide's download and compile took cores and bandwidth from it and from the stylesheets, and
+ *  Lighthouse's mobile run counted 0.1-1 s of blocking time on a calculator page. */
+function afterFirstPaint(then) {
+  if (document.visibilityState === "hidden") then();
+  else requestAnimationFrame(() => setTimeout(then, 0));
 }
 
 start();
