@@ -448,7 +448,7 @@ function start() {
 /** Runs `then` once the page's first frame is laid out and painted (at once in a hidden tab, which
  *  paints nothing). That first layout is the longest task of a page's load; started before it,
  *  Pyodide's download and compile took cores and bandwidth from it and from the stylesheets, and
- *  Lighthouse's mobile run counted 0.1-1 s of blocking time on a calculator page. */
+ *  Lighthouse's mobile run counted up to 1 s of blocking time on a calculator page. */
 function afterFirstPaint(then) {
   if (document.visibilityState === "hidden") then();
   else requestAnimationFrame(() => setTimeout(then, 0));
