@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from html import escape
+from ._escape import escape
 
 from ._isolate import direction
 

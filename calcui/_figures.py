@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from html import escape
+from ._escape import escape
 
 from calculators import N_, NN_
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from html import escape
+from ._escape import escape
 
 # Embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and the marks LRM, RLM, ALM.
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from html import escape
+from ._escape import escape
 
 
 def scroll_region(inner_html: str, label: str | None = None) -> str:

@@ -7,7 +7,7 @@ files). Plural forms are chosen by the locale's CLDR rule, which the pack carrie
 
 from __future__ import annotations
 
-from html import escape
+from ._escape import escape
 
 from ._plural import form_index
 

@@ -7,7 +7,7 @@ its answer into the import envelope the worker returns: {ok, errors, inputs, htm
 from __future__ import annotations
 
 import json
-from html import escape
+from ._escape import escape
 
 import calculators
 from calculators import ERROR_CODES, N_, NN_, hf_config

@@ -6,7 +6,7 @@ model's config.json goes to `calcui.model_config` instead, on calculators that t
 
 from __future__ import annotations
 
-from html import escape
+from .._escape import escape
 
 import calculators
 from calculators import N_

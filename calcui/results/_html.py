@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from html import escape
+from .._escape import escape
 
 import calculators
 from calculators import N_, NN_

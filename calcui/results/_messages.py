@@ -8,7 +8,7 @@ drift apart. Parameters are JSON scalars, or lists of alternatives joined as the
 from __future__ import annotations
 
 import math
-from html import escape
+from .._escape import escape
 
 from calculators import N_, NN_, NP_
 

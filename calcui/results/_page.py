@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from html import escape
+from .._escape import escape
 
 from calculators import N_, NN_, NP_
 

@@ -7,7 +7,7 @@ that says how many checks passed or failed instead.
 
 from __future__ import annotations
 
-from html import escape
+from .._escape import escape
 
 from calculators import N_, NN_
 
