@@ -1,10 +1,11 @@
 """Read the package data files (GPU catalog, model presets) beside this module.
 
 Both files are the single source of these numbers for Python, the build and the
-browser (Pyodide reads the same files from the installed package). They are read from the
-package's folder, not through importlib.resources: the package is always installed as files (pip,
-or the wheel the browser unpacks), and importlib.resources would import typing, tempfile, zipfile
-and lzma on every start of the browser's calculators (and pathlib, urllib and ipaddress).
+browser (Pyodide reads the same files from the site's wheel). They are read through the module's own
+loader, which reads them from the package's folder when it is installed as files (pip), or from the
+archive when it is imported from a zip (the browser puts the wheel itself on sys.path). Not through
+importlib.resources, which would import typing, tempfile, zipfile and lzma on every start of the
+browser's calculators (and pathlib, urllib and ipaddress).
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ _CATALOG_MSGIDS = (N_("1 day"), N_("1 week"), N_("1 month"), N_("3 months"),
 
 
 def _load(name: str) -> dict:
-    with open(os.path.join(os.path.dirname(__file__), "data", name), encoding="utf-8") as f:
-        return json.load(f)
+    return json.loads(__spec__.loader.get_data(os.path.join(os.path.dirname(__file__), "data", name)))
 
 
 @lru_cache(maxsize=None)

@@ -5,8 +5,10 @@ time the worker spends between Pyodide being up and the first answer. The `.pyc`
 Pyodide's own interpreter (its CPython version sets the format and the `cpython-3XX` tag), so the
 build runs that interpreter under Node, which `npm ci` already brought for Pyodide itself.
 
-They are "unchecked-hash" pycs (PEP 552): Python uses them without comparing the source's timestamp,
-which an unpacked archive does not keep.
+Each pyc lies beside its module (`calcui/worker.pyc`, not in `__pycache__/`): the browser imports the
+wheel straight from the archive (zipimport), which looks for `<module>.pyc` there and prefers it to the
+source. They are "unchecked-hash" pycs (PEP 552): Python uses them without comparing the source's
+timestamp, which an archive does not keep.
 
 `add_bytecode` is plain Python and runs inside Pyodide; `compile_wheels` drives it from the build.
 """
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import os
 import py_compile
 import shutil
@@ -54,7 +55,7 @@ def add_bytecode(wheel: str, packages: list[str]) -> int:
                 os.makedirs(os.path.dirname(source), exist_ok=True)
                 with open(source, "wb") as f:
                     f.write(data)
-                target = importlib.util.cache_from_source(source)
+                target = source + "c"   # beside its source, where zipimport looks
                 py_compile.compile(source, cfile=target, dfile=info.filename, doraise=True,
                                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
                 with open(target, "rb") as f:

@@ -19,4 +19,6 @@ def schema_path() -> Path:
 
 
 def load_schema() -> dict[str, Any]:
-    return json.loads(schema_path().read_text(encoding="utf-8"))
+    # Read through importlib.resources, not schema_path(): in the browser the package is imported
+    # from the site's wheel as a zip archive, where the schema is no file of its own.
+    return json.loads((resources.files(__name__) / "schema" / "result-v1.schema.json").read_text(encoding="utf-8"))

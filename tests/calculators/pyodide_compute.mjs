@@ -5,8 +5,9 @@ import { loadPyodide } from "pyodide";
 
 const [wheel, cases] = process.argv.slice(2);
 const py = await loadPyodide();
-const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-py.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: sitePackages });
+// On sys.path as the archive it is, as calculator-worker.js puts it.
+py.FS.writeFile("/home/pyodide/site-0.whl", new Uint8Array(readFileSync(wheel)));
+py.runPython("import sys; sys.path.insert(0, '/home/pyodide/site-0.whl')");
 py.globals.set("cases_json", readFileSync(cases, "utf8"));
 process.stdout.write(py.runPython(`
 import json, sys, calculators
