@@ -206,18 +206,40 @@ class _Budget:
         return self.works[key]
 
 
+def _kept(store: dict, names: tuple, values: dict, make):
+    """What `make()` gives for these values of the inputs `names`, made once for as long as they stay
+    the same (the last 16 sets of them): kept across answers, since a reader edits one input at a time."""
+    key = tuple(tuple(v) if isinstance(v, list) else v for v in (values[k] for k in names))
+    if key not in store:
+        if len(store) >= 16:
+            store.pop(next(iter(store)))  # the oldest
+        store[key] = make()
+    return store[key]
+
+
 _BUDGET_KEYS = tuple(i.name for i in MEMORY_INPUTS) + ("memory_per_gpu_gb",)
 _BUDGETS: dict[tuple, _Budget] = {}
 
 
 def _budget(values: dict) -> _Budget:
     """The budget of these memory inputs, computed once for as long as they stay the same."""
-    key = tuple(tuple(v) if isinstance(v, list) else v for v in (values[k] for k in _BUDGET_KEYS))
-    if key not in _BUDGETS:
-        if len(_BUDGETS) >= 16:
-            _BUDGETS.pop(next(iter(_BUDGETS)))  # the oldest
-        _BUDGETS[key] = _Budget({k: values[k] for k in _BUDGET_KEYS})
-    return _BUDGETS[key]
+    return _kept(_BUDGETS, _BUDGET_KEYS, values, lambda: _Budget({k: values[k] for k in _BUDGET_KEYS}))
+
+
+# What sets only the price of the hours, not the hours: while only these change (the reader trying run
+# counts, terms and options), each GPU and card count keeps its throughput and hours per run.
+_PRICE_KEYS = ("runs", "term", "cards", "options", *QUANTITIES)
+_SPEED_KEYS = tuple(i.name for i in INPUTS if i.name not in _PRICE_KEYS)
+_SPEEDS: dict[tuple, dict] = {}   # speed inputs -> {(GPU id, cards, scale): (throughput, hours per run)}
+# And the reverse: the price of each term for a GPU and card count depends on the options alone.
+_OPTION_KEYS = ("options", *QUANTITIES)
+_PRICES: dict[tuple, tuple] = {}  # option inputs -> (OptionPrices, {(GPU id, cards): term prices})
+
+
+def _forget() -> None:
+    """Drop what is kept across answers (tests compare an answer with one from nothing)."""
+    for store in (_BUDGETS, _SPEEDS, _PRICES):
+        store.clear()
 
 
 def _tokens_per_run(values: dict) -> float:
@@ -253,11 +275,13 @@ class _Quoter:
     """Everything shared by the quotes of one input set."""
 
     def __init__(self, values: dict):
-        self.values, self.budget, self.prices, self.needs, self.chosen = values, _budget(values), {}, {}, {}
+        self.values, self.budget, self.needs, self.chosen = values, _budget(values), {}, {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.term_ids = list(self.terms) if values["term"] == BEST else [values["term"]]  # what a plan may combine
-        self.options = OptionPrices([o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
-                                    {k: values[k] for k in QUANTITIES})
+        self.options, self.prices = _kept(_PRICES, _OPTION_KEYS, values, lambda: (OptionPrices(
+            [o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
+            {k: values[k] for k in QUANTITIES}), {}))
+        self.speeds = _kept(_SPEEDS, _SPEED_KEYS, values, dict)
         self.tokens_per_run = _tokens_per_run(values)
         self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
                                                       "export_hours"))
@@ -289,7 +313,7 @@ class _Quoter:
     def term_prices(self, gpu: dict, cards: int) -> dict:
         """(term id, hours, price) of every term for one GPU and card count, whatever the hours needed."""
         key = (gpu["id"], cards)
-        if key not in self.prices:
+        if key not in self.prices:  # kept across answers while the options stay the same
             rates = _PRICING["usd_per_card_hour"][gpu["id"]]
             self.prices[key] = {tid: (tid, term["hours"], term_price(rates[tid], cards, term, self.options))
                                 for tid, term in self.terms.items()}
@@ -305,8 +329,10 @@ class _Quoter:
         """(throughput, hours per run, hours needed for every output)."""
         key = (gpu["id"], cards, scale)
         if key not in self.needs:
-            speed = self.throughput(gpu, cards, scale)
-            per_run = self.hours(speed["tokens_per_s"], cards)
+            if key not in self.speeds:
+                speed = self.throughput(gpu, cards, scale)
+                self.speeds[key] = speed, self.hours(speed["tokens_per_s"], cards)
+            speed, per_run = self.speeds[key]
             self.needs[key] = speed, per_run, self.values["runs"] * per_run["total"]
         return self.needs[key]
 
@@ -324,11 +350,14 @@ class _Quoter:
         price per hour of a term, and holds at least (hours / longest term) terms, each at least the
         lowest price of a term; plus the options billed once per plan. A hair under, so that
         rounding never lifts it above the true figure."""
-        prices = self.term_prices(gpu, cards)
-        terms = [prices[tid] for tid in self.term_ids]
+        key = (gpu["id"], cards, *self.term_ids)
+        if key not in self.prices:  # kept with the term prices: the same while the options are
+            terms = [self.term_prices(gpu, cards)[tid] for tid in self.term_ids]
+            self.prices[key] = (min(price / hours for _, hours, price in terms), max(hours for _, hours, _ in terms),
+                                min(price for _, _, price in terms))
+        per_hour, longest, cheapest = self.prices[key]
         needed = self.needed(gpu, cards)[2]
-        floor = max(needed * min(price / hours for _, hours, price in terms),
-                    math.ceil(needed / max(hours for _, hours, _ in terms) - 1e-9) * min(price for _, _, price in terms))
+        floor = max(needed * per_hour, math.ceil(needed / longest - 1e-9) * cheapest)
         return (floor + self.options.once) * (1 - 1e-9) / self.values["runs"]
 
     def fits(self, gpu: dict, cards: int) -> bool:

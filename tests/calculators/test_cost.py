@@ -324,17 +324,21 @@ def _another_value(inp):
 
 
 def test_an_answer_does_not_depend_on_the_answers_before_it():
-    """The memory budget is kept across answers while the memory inputs stay the same: each memory
-    input (and the measured memory) changed alone must give the answer that an empty cache gives."""
+    """The memory budget, each configuration's throughput and hours, and the term prices are kept
+    across answers while the inputs they depend on stay the same: each input changed alone, after
+    an answer without the change, must give the answer that nothing kept gives."""
     changed = 0
-    for inp in [*cost.MEMORY_INPUTS, next(i for i in cost.INPUTS if i.name == "memory_per_gpu_gb")]:
-        edit = {"model": "custom", inp.name: _another_value(inp)}  # a custom model: its dimensions count
-        compute("cost", {"model": "custom"})
+    base = {"model": "custom"}  # a custom model: its dimensions count
+    cost._forget()
+    fresh_base = compute("cost", base)
+    for inp in cost.INPUTS:
+        edit = {**base, inp.name: _another_value(inp)}
         after_another = compute("cost", edit)
-        cost._BUDGETS.clear()
+        cost._forget()
         assert compute("cost", edit) == after_another, inp.name
+        assert compute("cost", base) == fresh_base, f"back from {inp.name}"
         changed += after_another["ok"]
-    assert changed > 20  # most edits are valid answers, not refusals that stop before the budget
+    assert changed > 40  # most edits are valid answers, not refusals that stop before the budget
 
 
 def test_the_cheapest_configuration_of_each_gpu_is_the_cheapest_of_every_card_count():
@@ -357,3 +361,24 @@ def test_the_cheapest_configuration_of_each_gpu_is_the_cheapest_of_every_card_co
         cheapest = {gpu: min(keys) for gpu, keys in every.items()}
         assert r["ranking"] == sorted(cheapest, key=cheapest.get), inputs
         assert [(q["gpu"], q["cards"]) for q in r["best_by_gpu"]] == [(g, cheapest[g][1]) for g in r["ranking"]]
+
+
+def test_the_kept_lower_bounds_stay_below_every_price_from_one_answer_to_the_next():
+    """The ranking's search stops on a lower bound per GPU and card count, whose term statistics are
+    kept across answers: after answers with other terms and options, each bound must still be at or
+    under the price it bounds (a bound kept under the wrong inputs prunes the cheapest configuration)."""
+    rng = random.Random(11)
+    options = [o["id"] for o in catalog()["pricing"]["options"]]
+    cost._forget()
+    for _ in range(10):
+        inputs = {"runs": rng.randint(1, 60), "term": rng.choice(["best", "1d", "1w", "1m", "3m"]),
+                  "options": rng.sample(options, rng.randint(0, len(options))), "egress_tb": rng.choice([0, 2.5]),
+                  "tokens": rng.choice([1e6, 2e8, 3e10])}
+        response = compute("cost", inputs)
+        assert response["ok"], inputs
+        quoter = cost._Quoter(response["inputs"])
+        for gpu in catalog()["gpus"]:
+            for cards in cost.TABLE_CARDS:
+                if quoter.fits(gpu, cards):
+                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, 1.0), \
+                        (inputs, gpu["id"], cards)
