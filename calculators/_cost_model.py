@@ -95,6 +95,18 @@ def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> d
     cover = _cover(tuple(items))
     # Whole units; a rounding residue (24.000000001 h) does not buy a second term, any real need buys one.
     need = max(int(needed_hours > 0), _whole_units(needed_hours, cover.unit))
+    # The plan is the same for every need in these units: most hours an answer plans were planned by
+    # the answer before (a card count's hours move less than a unit when the reader edits the rental).
+    plan = cover.plans.get(need)
+    if plan is None:
+        if len(cover.plans) >= 256:
+            cover.plans.clear()
+        plan = cover.plans[need] = _plan(cover, need, items)
+    return plan
+
+
+def _plan(cover: _Cover, need: int, items: list[tuple[str, int, float]]) -> dict:
+    """The cheapest plan of `need` units (see `cheapest_plan`). Kept and shared: never changed after."""
     forced = max(0, -(-(need - cover.bound) // cover.sizes[cover.best]))  # integer ceil division: exact
     rest = need - forced * cover.sizes[cover.best]
     table = cover.table_upto(rest)
@@ -135,6 +147,7 @@ class _Cover:
         self.bound = sizes[best] + min(sizes[best] * (max(others, default=0) + 1),
                                        sum((sizes[best] // math.gcd(s, sizes[best]) - 1) * s for s in others))
         self.table = [(0.0, 0, 0, -1)]
+        self.plans: dict[int, dict] = {}  # need in units -> its plan
 
     def table_upto(self, upto: int) -> list:
         """table[u] = (cost, units, count, item) of the cheapest cover of at least u units, grown on demand."""

@@ -150,13 +150,14 @@ def prepare(values: dict) -> dict:
     return memory.prepare(values)
 
 
+def _parallelism(values: dict, cards: int) -> str:
+    """The parallelism a card count runs: "one GPU" becomes replicated DDP beyond one card."""
+    return "ddp" if values["parallelism"] == "single" and cards > 1 else values["parallelism"]
+
+
 def _memory_values(values: dict, cards: int) -> dict:
-    """Memory inputs for a card count; "one GPU" becomes replicated DDP beyond one card."""
-    out = {i.name: values[i.name] for i in MEMORY_INPUTS}
-    out["gpus"] = cards
-    if out["parallelism"] == "single" and cards > 1:
-        out["parallelism"] = "ddp"
-    return out
+    """Memory inputs for a card count."""
+    return {**{i.name: values[i.name] for i in MEMORY_INPUTS}, "gpus": cards, "parallelism": _parallelism(values, cards)}
 
 
 def check(values: dict) -> list[dict]:
@@ -179,10 +180,10 @@ class _Budget:
         self.values, self.states, self.totals, self.fitting, self.works = values, {}, {}, {}, {}
 
     def state(self, cards: int):
-        mv = _memory_values(self.values, cards)
-        if mv["parallelism"] not in self.states:
-            self.states[mv["parallelism"]] = unsharded(memory.build_run(mv))
-        return self.states[mv["parallelism"]]
+        mode = _parallelism(self.values, cards)
+        if mode not in self.states:
+            self.states[mode] = unsharded(memory.build_run(_memory_values(self.values, cards)))
+        return self.states[mode]
 
     def memory_per_gpu(self, cards: int) -> int:
         measured = self.values["memory_per_gpu_gb"] * 1e9
