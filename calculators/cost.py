@@ -234,7 +234,8 @@ _SPEED_KEYS = tuple(i.name for i in INPUTS if i.name not in _PRICE_KEYS)
 _SPEEDS: dict[tuple, dict] = {}   # speed inputs -> {(GPU id, cards, scale): (throughput, hours per run)}
 # And the reverse: the price of each term for a GPU and card count depends on the options alone.
 _OPTION_KEYS = ("options", *QUANTITIES)
-_PRICES: dict[tuple, tuple] = {}  # option inputs -> (OptionPrices, {(GPU id, cards): term prices})
+# option inputs -> (OptionPrices, {(GPU id, cards): its term prices, (GPU id, cards, *term ids): their bound's figures})
+_PRICES: dict[tuple, tuple] = {}
 
 
 def _forget() -> None:
