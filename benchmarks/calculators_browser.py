@@ -178,12 +178,21 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _by_field(fields, times: list[float], first: int) -> str:
+    """p50 / p95 of the changes to each field: the i-th change (from the `first`-th) set fields[i % n]."""
+    n = len(fields)
+    return ";  ".join(f"{field} {percentile(times[(k - first) % n::n], 0.5):.1f} / {percentile(times[(k - first) % n::n], 0.95):.1f}"
+                      for k, (field, _) in enumerate(fields))
+
+
 def _recompute_lines(name: str, fields, changes: int, times) -> list[str]:
     trips, inside, cpu = times
     lines = [f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms"
-             f"   (the first change {inside[0]:.1f} ms)"]
-    if len(cpu) == changes:  # the trace holds each change's message, and nothing else
+             f"   (the first change {inside[0]:.1f} ms)",
+             f"    by field changed, p50 / p95 ms: {_by_field(fields, inside, 0)}"]
+    if len(cpu) == changes:  # the trace holds each change's message, and nothing else (changes `changes` on)
         lines.append(f"  worker thread CPU  p50 {percentile(cpu, 0.5):5.1f} ms   p95 {percentile(cpu, 0.95):5.1f} ms")
+        lines.append(f"    by field changed, p50 / p95 ms: {_by_field(fields, cpu, changes)}")
     lines.append(f"  page round trip    p50 {percentile(trips, 0.5):5.1f} ms   p95 {percentile(trips, 0.95):5.1f} ms")
     return lines
 
