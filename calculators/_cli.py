@@ -24,8 +24,8 @@ def fmt(number, unit: str) -> str:
         return "—"
     if unit == "bool":
         return "yes" if number else "no"
-    if unit == "plan":
-        return " + ".join(f"{count:,} × {label}" for count, label in number) or "—"
+    if unit == "plan":  # a single term is its label alone, as on the site: "1 × 1 day" says it twice
+        return " + ".join(label if count == 1 else f"{count:,} × {label}" for count, label in number) or "—"
     if unit in ("text", "raw"):
         return str(number)
     if unit == "bytes":
@@ -42,9 +42,21 @@ def fmt(number, unit: str) -> str:
     return f"{number:,.{digits}f}{UNITS[unit].suffix}"
 
 
+def english(msg, params: dict | None = None) -> str:
+    """A display string in English: a msgid, a msgid with a context, or a count string in the form its
+    count takes (the count is the param the string names)."""
+    if isinstance(msg, str):
+        return msg
+    if "plural" in msg:
+        count = (params or {}).get(msg["n"])
+        count = count["value"] if isinstance(count, dict) else count
+        return msg["msgid"] if count == 1 else msg["plural"]
+    return msg["msgid"]
+
+
 def _note(item: dict) -> str:
     params = {k: (fmt(v["value"], v["unit"]) if isinstance(v, dict) else v) for k, v in item["params"].items()}
-    return item["msg"].format(**params)
+    return english(item["msg"], item["params"]).format(**params)
 
 
 def render(result: dict) -> str:
@@ -52,15 +64,15 @@ def render(result: dict) -> str:
     out = []
     for block in result["display"]:
         if block.get("title"):
-            out.append(f"== {block['title']} ==")
+            out.append(f"== {english(block['title'])} ==")
         if block["kind"] == "metrics":
-            rows = [[i["label"], fmt(i["value"], i["unit"]), f"[{i['status']}]" if i["status"] else ""]
+            rows = [[english(i["label"]), fmt(i["value"], i["unit"]), f"[{i['status']}]" if i["status"] else ""]
                     for i in block["items"]]
         elif block["kind"] == "bars":
-            rows = [[i["label"], fmt(i["value"], block["unit"])] for i in block["items"]]
+            rows = [[english(i["label"]), fmt(i["value"], block["unit"])] for i in block["items"]]
         elif block["kind"] == "table":
             units = [c["unit"] for c in block["columns"]]
-            rows = [[c["label"] for c in block["columns"]]]
+            rows = [[english(c["label"]) for c in block["columns"]]]
             rows += [[fmt(cell, u) for cell, u in zip(row, units)] for row in block["rows"]]
         else:
             out += ["- " + _note(i) for i in block["items"]]

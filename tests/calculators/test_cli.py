@@ -99,4 +99,56 @@ def test_stale_prices_lists_old_prices_and_fails(capsys):
 
 def test_plan_column_prints_as_terms():
     assert fmt([], "plan") == "—"
-    assert fmt([[2, "1 day"], [1, "1 week"]], "plan") == "2 × 1 day + 1 × 1 week"
+    assert fmt([[2, "1 day"], [1, "1 week"]], "plan") == "2 × 1 day + 1 week"   # a single term: its label
+
+
+def test_cost_tables(capsys):
+    # Labels with a context ("Loading", hours in the plan) and count strings (the note on cards that
+    # span nodes) print as English text.
+    code, out, err = run_main(capsys, "cost", "--set", "cards=16")
+    assert code == 0 and not err
+    assert "== Hours in the plan ==" in out and "\nLoading " in out
+    assert "- More than 8 cards span several nodes" in out
+
+
+def test_english_takes_the_form_of_the_count():
+    from calculators import NN_, N_
+    from calculators._i18n import NP_
+    from calculators._cli import english
+
+    msg = NN_("{count} card", "{count} cards")
+    assert english(msg, {"count": {"value": 1, "unit": "count"}}) == "{count} card"
+    assert english(msg, {"count": {"value": 3, "unit": "count"}}) == "{count} cards"
+    assert english(msg, {"count": 1}) == "{count} card"
+    assert english(NP_("hours in the plan", "Loading")) == "Loading" and english(N_("Plan")) == "Plan"
+
+
+def _readme_examples():
+    """(command, the output the README shows) for each `$ python -m calculators ...` line of
+    calculators/README.md's example blocks."""
+    text = (ROOT / "calculators" / "README.md").read_text(encoding="utf-8")
+    examples = []
+    for block in text.split("```")[1::2]:
+        command, shown = None, []
+        for line in block.strip("\n").split("\n"):
+            if line.startswith("$ python -m calculators "):
+                if command:
+                    examples.append((command, shown))
+                command, shown = line[2:], []
+            elif command:
+                shown.append(line)
+        if command:
+            examples.append((command, shown))
+    return examples
+
+
+@pytest.mark.parametrize("command, shown", _readme_examples(), ids=lambda v: v if isinstance(v, str) else "")
+def test_the_readme_examples_are_what_the_command_prints(command, shown, capsys):
+    argv, _, pipe = command.partition(" | ")
+    code, out, _ = run_main(capsys, *argv.split()[3:])
+    assert code == 0
+    lines = out.rstrip("\n").split("\n")
+    if pipe:  # only `head -N` is used
+        assert pipe.startswith("head -")
+        lines = lines[: int(pipe.removeprefix("head -"))]
+    assert "\n".join(lines).rstrip() == "\n".join(shown).rstrip()
