@@ -57,6 +57,7 @@ import math
 from dataclasses import dataclass
 
 from ._architecture import Architecture, Tensor
+from ._kept import key_of, kept
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 DTYPES = tuple(BYTES)
@@ -500,6 +501,27 @@ class Unsharded:
                 "total": tensors + context + fragmentation, "host_bytes": self.host_bytes(n)}
 
 
+# The fields of a Run (its properties' included) that each part of `unsharded` reads. A part is kept
+# across calls while they stay the same: a reader editing the sequence length or the batch keeps the
+# model states, and one GPU and DDP (the cost page prices both) share all but the temporaries.
+# tests/calculators/test_memory.py holds each list to what the code reads.
+MODEL_STATE_FIELDS = ("arch", "params", "method", "lora_rank", "lora_targets", "adapter_dtype", "quant",
+                      "double_quant", "weights_dtype", "master_weights", "optimizer", "optimizer_impl")
+PASS_FIELDS = ("arch", "method", "lora_rank", "lora_targets", "lora_dropout", "adapter_dtype", "weights_dtype",
+               "autocast", "seq_len", "micro_batch", "checkpointing", "attention", "loss", "cpu_masks")
+_MODEL_STATES: dict[tuple, tuple] = {}
+_PASSES: dict[tuple, tuple] = {}
+
+
+def forget() -> None:
+    """Drop the kept parts (tests compare an answer with one from nothing)."""
+    _MODEL_STATES.clear()
+    _PASSES.clear()
+
+
 def unsharded(run: Run) -> Unsharded:
-    return Unsharded(run, weight_bytes(run), gradient_bytes(run), optimizer_bytes(run),
-                     activation_bytes(run), logits_bytes(run), temporary_bytes(run), optimizer_step_bytes(run))
+    weights, gradients, optimizer, step = kept(_MODEL_STATES, key_of(run, MODEL_STATE_FIELDS), lambda: (
+        weight_bytes(run), gradient_bytes(run), optimizer_bytes(run), optimizer_step_bytes(run)))
+    activations, logits = kept(_PASSES, key_of(run, PASS_FIELDS), lambda: (activation_bytes(run), logits_bytes(run)))
+    # Copies of the kept dicts: an Unsharded is the caller's to read, not a view of the store.
+    return Unsharded(run, weights, gradients, dict(optimizer), dict(activations), logits, temporary_bytes(run), step)

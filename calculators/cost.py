@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from . import _data, memory
+from . import _data, _memory_formulas, memory
 from ._cost_model import (
     NODE_CARDS, OptionPrices, StepWork, card_step, cheapest_plan, cluster_tokens_per_s, flops_per_token,
     modelled_scaling, on_demand_price, plan_breakdown, run_hours, term_price,
@@ -25,6 +25,7 @@ from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_, NN_, NP_
 from ._inputs import Choice, Input
+from ._kept import key_of, kept
 from ._memory_formulas import unsharded
 
 NAME = "cost"
@@ -208,14 +209,8 @@ class _Budget:
 
 
 def _kept(store: dict, names: tuple, values: dict, make):
-    """What `make()` gives for these values of the inputs `names`, made once for as long as they stay
-    the same (the last 16 sets of them): kept across answers, since a reader edits one input at a time."""
-    key = tuple(tuple(v) if isinstance(v, list) else v for v in (values[k] for k in names))
-    if key not in store:
-        if len(store) >= 16:
-            store.pop(next(iter(store)))  # the oldest
-        store[key] = make()
-    return store[key]
+    """What `make()` gives for these values of the inputs `names`, kept across answers (`_kept.kept`)."""
+    return kept(store, key_of(values, names), make)
 
 
 _BUDGET_KEYS = tuple(i.name for i in MEMORY_INPUTS) + ("memory_per_gpu_gb",)
@@ -242,6 +237,7 @@ def _forget() -> None:
     """Drop what is kept across answers (tests compare an answer with one from nothing)."""
     for store in (_BUDGETS, _SPEEDS, _PRICES):
         store.clear()
+    _memory_formulas.forget()
 
 
 def _tokens_per_run(values: dict) -> float:

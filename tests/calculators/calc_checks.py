@@ -2,6 +2,7 @@
 
 import math
 
+from calculators import compute
 from calculators.display import UNITS
 
 
@@ -66,3 +67,33 @@ def ok_result(name, inputs):
     assert_finite(answer["result"])
     assert_display(answer["result"]["display"])
     return answer["result"]
+
+
+def another_value(inp):
+    """A valid value of `inp` other than its default."""
+    if inp.kind == "choice":
+        return next(c.value for c in inp.choices if c.value != inp.default)
+    if inp.kind == "multichoice":
+        return list(inp.default[1:]) if inp.default else [inp.choices[0].value]
+    if inp.kind == "bool":
+        return not inp.default
+    if inp.kind == "int":
+        return inp.default + 1 if inp.max is None or inp.default < inp.max else inp.default - 1
+    return inp.default * 0.5 if inp.default else (inp.max or 1) * 0.5
+
+
+def valid_edits_answered_as_from_nothing(name: str, inputs, base: dict, forget) -> int:
+    """Each of `inputs` changed alone from `base`, after an answer without the change, must give the
+    answer that nothing kept gives (`forget()` drops what is kept), and so must going back to `base`.
+    Returns how many of the edits were valid answers."""
+    forget()
+    fresh_base = compute(name, base)
+    valid = 0
+    for inp in inputs:
+        edit = {**base, inp.name: another_value(inp)}
+        after_another = compute(name, edit)
+        forget()
+        assert compute(name, edit) == after_another, inp.name
+        assert compute(name, base) == fresh_base, f"back from {inp.name}"
+        valid += after_another["ok"]
+    return valid

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from calc_checks import ok_result
+from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
 from calculators import _cost_model as model
 from calculators import _prices, catalog, compute, cost
@@ -310,34 +310,12 @@ def test_totals_are_exactly_rounded_in_every_python():
     assert out["total_usd"] == 0.6
 
 
-def _another_value(inp):
-    """A valid value of `inp` other than its default."""
-    if inp.kind == "choice":
-        return next(c.value for c in inp.choices if c.value != inp.default)
-    if inp.kind == "multichoice":
-        return list(inp.default[1:]) if inp.default else [inp.choices[0].value]
-    if inp.kind == "bool":
-        return not inp.default
-    if inp.kind == "int":
-        return inp.default + 1 if inp.max is None or inp.default < inp.max else inp.default - 1
-    return inp.default * 0.5 if inp.default else (inp.max or 1) * 0.5
-
-
 def test_an_answer_does_not_depend_on_the_answers_before_it():
     """The memory budget, each configuration's throughput and hours, and the term prices are kept
     across answers while the inputs they depend on stay the same: each input changed alone, after
     an answer without the change, must give the answer that nothing kept gives."""
-    changed = 0
-    base = {"model": "custom"}  # a custom model: its dimensions count
-    cost._forget()
-    fresh_base = compute("cost", base)
-    for inp in cost.INPUTS:
-        edit = {**base, inp.name: _another_value(inp)}
-        after_another = compute("cost", edit)
-        cost._forget()
-        assert compute("cost", edit) == after_another, inp.name
-        assert compute("cost", base) == fresh_base, f"back from {inp.name}"
-        changed += after_another["ok"]
+    # A custom model, so that its dimensions count.
+    changed = valid_edits_answered_as_from_nothing("cost", cost.INPUTS, {"model": "custom"}, cost._forget)
     assert changed > 40  # most edits are valid answers, not refusals that stop before the budget
 
 

@@ -1,9 +1,13 @@
 """The memory model against hand-worked cases from the published formulas."""
 
-import pytest
-from calc_checks import ok_result
+import random
+from dataclasses import fields
 
-from calculators import compute
+import pytest
+from calc_checks import ok_result, valid_edits_answered_as_from_nothing
+
+from calculators import _memory_formulas as formulas
+from calculators import compute, memory
 from calculators._architecture import Architecture
 from calculators._memory_formulas import quantized_bytes
 
@@ -272,3 +276,50 @@ def test_params_below_the_architecture_are_not_used():
     assert r["params"] == r["params_derived"] == LLAMA8B
     notes = r["display"][-1]["items"]
     assert any("{derived}" in n["msg"]["msgid"] for n in notes if isinstance(n["msg"], dict))
+
+
+def _reads(run, part) -> set:
+    """The fields of `run` that `part(run)` reads, its properties' reads included."""
+    names, seen = {f.name for f in fields(run)}, set()
+
+    class Recording(type(run)):
+        def __getattribute__(self, name):
+            if name in names:
+                seen.add(name)
+            return super().__getattribute__(name)
+
+    part(Recording(**{f.name: getattr(run, f.name) for f in fields(run)}))
+    return seen
+
+
+def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
+    """`unsharded` keeps the model states and the passes' figures across calls, keyed by the fields
+    listed for each: a field one of them reads but its key lacks would serve a stale figure."""
+    choices = {"method": ["full", "lora", "qlora"], "optimizer": ["adamw", "adamw_8bit", "sgd_momentum", "adafactor"],
+               "optimizer_impl": list(formulas.OPTIMIZER_IMPLS), "weights_dtype": list(formulas.DTYPES),
+               "autocast": ["off", "bf16", "fp16"], "quant": ["nf4", "int8"], "adapter_dtype": ["fp32", "weights"],
+               "attention": ["fused", "eager"], "loss": ["standard", "fused"], "gradient_checkpointing": [True, False],
+               "master_weights": [True, False], "lora_dropout": [0.0, 0.1], "double_quant": [True, False],
+               "model": ["llama-3.1-8b", "qwen2.5-0.5b", "custom"], "parallelism": ["single", "ddp", "fsdp"],
+               "fused_projections": [True, False], "qkv_bias": [True, False]}
+    rng = random.Random(3)
+    model_states, passes = set(), set()
+    for _ in range(150):
+        values = memory.prepare({**{i.name: i.default for i in memory.INPUTS},
+                                 **{k: rng.choice(v) for k, v in choices.items()}})
+        run = memory.build_run(values)
+        for part in (formulas.weight_bytes, formulas.gradient_bytes, formulas.optimizer_bytes,
+                     formulas.optimizer_step_bytes):
+            model_states |= _reads(run, part)
+        for part in (formulas.activation_bytes, formulas.logits_bytes):
+            passes |= _reads(run, part)
+    assert not model_states - set(formulas.MODEL_STATE_FIELDS), model_states - set(formulas.MODEL_STATE_FIELDS)
+    assert not passes - set(formulas.PASS_FIELDS), passes - set(formulas.PASS_FIELDS)
+    assert {"quant", "optimizer_impl"} <= model_states and {"seq_len", "cpu_masks", "loss"} <= passes  # the probe sees
+
+
+def test_a_memory_answer_does_not_depend_on_the_answers_before_it():
+    """Each memory input changed alone, after an answer without the change, gives the answer that
+    nothing kept gives, and so does going back (the kept parts of `unsharded`)."""
+    base = {"model": "custom", "parallelism": "fsdp", "gpus": 4}
+    assert valid_edits_answered_as_from_nothing("memory", memory.INPUTS, base, formulas.forget) > 30
