@@ -159,16 +159,39 @@ def _changes(page, name: str, fields: list[tuple[str, str]], changes: int, first
     )
 
 
-def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]], changes: int) -> tuple[list[float], list[float], list[float]]:
+def machine_times() -> list[int] | None:
+    """The whole machine's CPU time so far, from /proc/stat (Linux): [busy, idle, steal] in clock ticks,
+    all cores together; None elsewhere."""
+    try:
+        user, nice, system, idle, iowait, irq, softirq, steal = map(int, Path("/proc/stat").read_text().split()[1:9])
+    except (OSError, ValueError):
+        return None
+    return [user + nice + system + irq + softirq, idle + iowait, steal]
+
+
+def machine_share(before: list[int] | None, after: list[int] | None) -> str:
+    """How busy the machine was between two `machine_times`: the worker's clock counts the time other
+    threads and processes held its core, and a hypervisor's steal time too."""
+    if before is None or after is None:
+        return "not measured (no /proc/stat)"
+    busy, idle, steal = (a - b for a, b in zip(after, before))
+    total = max(1, busy + idle + steal)
+    return f"busy {busy / total:.0%} of all cores' time, stolen by the host {steal / total:.0%}"
+
+
+def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]], changes: int) -> tuple[list[float], list[float], list[float], str]:
     """(round trips in the page, compute times inside the worker, the worker's CPU per message), in
-    ms, for committed changes. The clocks are read untraced; the CPU comes from as many further
-    changes under a Chrome trace, whose recording takes CPU from every thread."""
+    ms, for committed changes, and how busy the machine was while the clocks were read. The clocks are
+    read untraced; the CPU comes from as many further changes under a Chrome trace, whose recording
+    takes CPU from every thread."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(url)
     page.wait_for_selector(f'#calc-{name} .guide-calc__status[data-state="ready"]', timeout=120_000)
     page.wait_for_timeout(FIRST_CHANGE_MS)
+    before = machine_times()
     trips, inside = _changes(page, name, fields, changes, 0)
+    machine = machine_share(before, machine_times())
     trace = Path(tempfile.mkdtemp()) / "trace.json"
     browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline", "toplevel"])
     _changes(page, name, fields, changes, changes)
@@ -176,7 +199,7 @@ def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]],
     context.close()
     cpu = worker_cpu_ms(trace)
     shutil.rmtree(trace.parent)
-    return trips, inside, cpu
+    return trips, inside, cpu, machine
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -192,8 +215,9 @@ def _by_field(fields, times: list[float], first: int) -> str:
 
 
 def _recompute_lines(name: str, fields, changes: int, times) -> list[str]:
-    trips, inside, cpu = times
-    lines = [f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms"
+    trips, inside, cpu, machine = times
+    lines = [f"  machine while the clocks were read: {machine}",
+             f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms"
              f"   (the first change {inside[0]:.1f} ms)",
              f"    by field changed, p50 / p95 ms: {_by_field(fields, inside, 0)}"]
     if len(cpu) == changes:  # the trace holds each change's message, and nothing else (changes `changes` on)
