@@ -29,7 +29,9 @@ def render(name: str, inputs: dict, pack: dict, localized: tuple[Translator, Num
     if response["ok"]:
         html, summary = render_result(response["result"], t, fmt)
         return {"ok": True, "response": response, "html": html, "summary": summary, "errors": []}
-    errors = [{"field": e["field"], "message": error_message(e, t, fmt)} for e in response["errors"]]
+    choices = choice_labels(name)
+    errors = [{"field": e["field"], "message": error_message(e, t, fmt, choices.get(e["field"]))}
+              for e in response["errors"]]
     labels = input_labels(name)
     lines = "".join(
         # The same "label: value" pattern as the headline, so Japanese gets its full-width colon.
@@ -52,12 +54,21 @@ def input_labels(name: str) -> dict[str, str]:
     return {i["name"]: i["label"] for i in description.get("inputs", [])}
 
 
+def choice_labels(name: str) -> dict[str, dict[str, str]]:
+    """Input name -> {choice value: its label msgid}, for each choice input of calculator `name`."""
+    description = calculators.describe(name)
+    return {i["name"]: {c["value"]: c["label"] for c in i["choices"]}
+            for i in description.get("inputs", []) if i.get("choices")}
+
+
 def list_text(key: str, items: list[str], fmt: NumberFormat) -> str:
     """A list param of an error as the locale writes lists: `choices` are alternatives ("a, b o c")."""
     return fmt.join(items, "or" if key == "choices" else "standard")
 
 
-def error_message(error: dict, t: Translator, fmt: NumberFormat) -> str:
+def error_message(error: dict, t: Translator, fmt: NumberFormat, choices: dict[str, str] | None = None) -> str:
+    """An error in the reader's language. `choices` (value -> label msgid) names the field's allowed
+    values as its menu shows them: the boundary lists ids ("h200-141gb"), which the CLI prints as is."""
     template = calculators.ERROR_CODES.get(error["code"], error["code"])
     params = {}
     for key, value in error.items():
@@ -68,7 +79,8 @@ def error_message(error: dict, t: Translator, fmt: NumberFormat) -> str:
         elif isinstance(value, (int, float)):
             params[key] = fmt.number(value, max_frac=4)
         elif isinstance(value, list):
-            params[key] = list_text(key, [t(str(v)) for v in value], fmt)
+            named = (choices or {}) if key == "choices" else {}
+            params[key] = list_text(key, [t(named.get(v, str(v))) for v in value], fmt)
         else:
             params[key] = t(str(value))
     return t(template, **params)

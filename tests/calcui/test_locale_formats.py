@@ -41,11 +41,12 @@ def test_a_list_item_is_never_read_as_a_pattern():
 
 
 @pytest.mark.parametrize(("locale", "expected"), [
-    ("es", "Elige una de estas opciones: full, lora o qlora."),
-    ("ja", "次のいずれかを選んでください：full、lora、またはqlora。"),
-    ("ar", "اختر واحدًا مما يلي: full أو lora أو qlora."),
+    ("es", "Elige una de estas opciones: Ajuste completo, LoRA o QLoRA (base cuantizada + LoRA)."),
+    ("ja", "次のいずれかを選んでください：フルファインチューニング、LoRA、またはQLoRA（量子化したベース + LoRA）。"),
+    ("ar", "اختر واحدًا مما يلي: الضبط الدقيق الكامل أو LoRA أو QLoRA (نموذج أساسي مكمَّم + LoRA)."),
 ])
 def test_choices_in_an_error_are_an_or_list(locale, expected):
+    """The allowed values by the labels the menu shows, translated, joined as alternatives."""
     out = calcui.render("memory", {"method": "nope"}, PACKS[locale])
     assert [e["message"] for e in out["errors"] if e["field"] == "method"] == [expected]
 

@@ -75,3 +75,15 @@ def test_chart_mirrors_for_right_to_left():
     rtl = calcui.render("memory", {}, locale_pack("ar", LOCALES_DIR))["html"]
     assert 'text-anchor="start"' in ltr and 'text-anchor="end"' not in ltr.split("<svg", 1)[1].split("</svg>")[0]
     assert 'text-anchor="end"' in rtl.split("<svg", 1)[1].split("</svg>")[0]
+
+
+def test_an_unknown_choice_names_the_allowed_ones_as_the_menu_does(pack):
+    """The boundary lists choice ids (the CLI prints them); the page names them by their labels,
+    translated, so a reader who followed a stale link sees "Plan más barato", not "best"."""
+    t = calcui.Translator(pack)
+    out = calcui.render("cost", {"gpu": "b300", "term": "forever"}, pack)
+    fields = {e["field"]: e["message"] for e in out["errors"]}
+    assert set(fields) == {"gpu", "term"}
+    assert "H200 SXM 141 GB" in fields["gpu"] and "h200-141gb" not in fields["gpu"]
+    assert t("Cheapest plan") in fields["term"] and "best" not in fields["term"]
+    assert t("Cheapest plan") != "Cheapest plan"  # translated in every locale, so the check can tell
