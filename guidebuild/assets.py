@@ -4,9 +4,12 @@ and the name of Material's search worker, looked up in the theme's files."""
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+
+import calcui
 
 # What a browser fetches to start Pyodide (npm `pyodide`); the rest of the npm package is typings,
 # source maps and consoles that the site does not need.
@@ -62,3 +65,31 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
         raise PluginError(f"Could not build pure-Python wheels of {projects} for Pyodide:\n"
                           f"{result.stderr.strip() or impure}")
     return wheels
+
+
+def browser_files(packages: list[str]) -> tuple[str, ...]:
+    """What `browser_only` keeps: calcui's own needs, and each top-level package or module the worker
+    imports at start (`packages`)."""
+    return (*calcui.BROWSER_FILES, *(f"{top}/" for top in packages), *(f"{top}.py" for top in packages))
+
+
+def browser_only(wheel: Path, keep: tuple[str, ...]) -> int:
+    """Rewrite `wheel` in place with only its files whose path starts with one of `keep`, its metadata,
+    and their RECORD lines; returns how many files were dropped.
+
+    This project's wheel also packs the build (`guidebuild`) and the pilot, which no browser runs: a
+    quarter of its bytes, fetched on every reader's first visit."""
+    def kept(name: str) -> bool:
+        return name.split("/", 1)[0].endswith(".dist-info") or name.startswith(keep)
+
+    with zipfile.ZipFile(wheel) as original:
+        members = [(info, original.read(info)) for info in original.infolist()]
+    record = next(info.filename for info, _ in members if info.filename.endswith(".dist-info/RECORD"))
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
+        for info, data in members:
+            if info.filename == record:
+                data = "".join(line for line in data.decode().splitlines(keepends=True)
+                               if kept(line.split(",", 1)[0])).encode()
+            if kept(info.filename):
+                out.writestr(info, data)
+    return sum(not kept(info.filename) for info, _ in members)

@@ -102,6 +102,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
             # The packages the worker imports at start, compiled once here instead of in each browser.
             packages = sorted({"calcui", *(m.split(".")[0] for m in self._worker_modules())})
+            dropped = sum(assets.browser_only(wheel, assets.browser_files(packages)) for wheel in self.wheels)
+            log.info(f"Browser wheels: {dropped} files the browser does not run left out")
             try:
                 log.info(bytecode.compile_wheels(self.wheels, packages, self.root / self.config.pyodide_dir))
             except RuntimeError as exc:
