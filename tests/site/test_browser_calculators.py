@@ -398,3 +398,24 @@ def test_the_runtime_starts_once_the_page_has_been_painted(page: Page, site_url,
     assert workers == [{"url": workers[0]["url"], "framed": True}], workers
     _set_field(page, name, "cards" if name == "cost" else "micro_batch", "3")
     _wait_for(page, name, {"cards" if name == "cost" else "micro_batch": "3"})   # that one worker answers
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_table_headers_read_in_a_few_lines_on_phones(browser, site_url, locale):
+    """412 px: a header reads in four lines at most. The answers' tables scroll sideways rather than
+    squeeze a column until its header falls apart, as Japanese did one character per line
+    ("カ/ー/ド/枚/数", nine lines)."""
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    page = context.new_page()
+    for name in PAGES:
+        page.goto(site_url + ROOTS[locale] + PAGES[name])
+        lines = page.locator(f"#calc-{name} table.guide-table th").evaluate_all(
+            """ths => ths.map((th) => {
+                const range = document.createRange();
+                range.selectNodeContents(th);
+                return [th.textContent, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size];
+            })"""
+        )
+        assert lines, name
+        assert all(count <= 4 for _, count in lines), (locale, name, [l for l in lines if l[1] > 4])
+    context.close()
