@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -87,3 +88,16 @@ def test_an_unknown_choice_names_the_allowed_ones_as_the_menu_does(pack):
     assert "H200 SXM 141 GB" in fields["gpu"] and "h200-141gb" not in fields["gpu"]
     assert t("Cheapest plan") in fields["term"] and "best" not in fields["term"]
     assert t("Cheapest plan") != "Cheapest plan"  # translated in every locale, so the check can tell
+
+
+@pytest.mark.parametrize("name", ["memory", "cost"])
+def test_no_two_columns_of_a_table_share_a_header(name, pack):
+    """Arabic wrote "Throughput is" (whose cells say measured or estimated) as «الإنتاجية», the
+    header of the throughput column beside it: two columns a reader and a screen reader could not
+    tell apart."""
+    out = calcui.render(name, {"term": "1w"} if name == "cost" else {}, pack)
+    tables = re.findall(r"<thead>(.*?)</thead>", out["html"])
+    assert tables
+    for head in tables:
+        headers = re.findall(r'<th scope="col">(.*?)</th>', head)
+        assert len(headers) == len(set(headers)) > 1, headers
