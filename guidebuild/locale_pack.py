@@ -38,6 +38,11 @@ def number_data(locale: str) -> dict:
     percent = parse_pattern(loc.percent_formats[None])
     currency = parse_pattern(loc.currency_formats["standard"])
     symbol = get_currency_symbol(CURRENCY, loc)
+    if loc.character_order == "right-to-left" and any(ch.isascii() and ch.isalpha() for ch in symbol):
+        # CLDR's Arabic «‏96.80 US$» reads right to left, where "$", a neutral after the Latin letters,
+        # takes the figure's direction and is drawn before them: "$US 96.80". A left-to-right mark
+        # after it keeps the symbol whole: "US$ 96.80", the amount read first.
+        symbol += "\u200e"
     return {
         "decimal": symbols["decimal"],
         "group": symbols["group"],

@@ -419,3 +419,18 @@ def test_table_headers_read_in_a_few_lines_on_phones(browser, site_url, locale):
         assert lines, name
         assert all(count <= 4 for _, count in lines), (locale, name, [l for l in lines if l[1] > 4])
     context.close()
+
+
+def test_arabic_amounts_draw_us_dollar_as_written(page: Page, site_url):
+    """In a right-to-left amount «US$» is drawn U, S, $ from the left, not "$US" (CLDR's text alone
+    gave the "$" the figure's direction)."""
+    page.goto(site_url + "ar/cost/")
+    drawn = page.evaluate("""() => [...document.querySelectorAll('.guide-calc__result .guide-num')]
+        .filter((el) => el.textContent.includes('US$')).map((el) => {
+            const text = el.firstChild, at = text.textContent.indexOf('US$');
+            const left = (i) => { const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
+                                  return r.getBoundingClientRect().left; };
+            return [text.textContent, left(at), left(at + 1), left(at + 2)];
+        })""")
+    assert len(drawn) > 10
+    assert all(u < s < dollar for _, u, s, dollar in drawn), [d for d in drawn if not d[1] < d[2] < d[3]][:3]
