@@ -67,6 +67,11 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
     return wheels
 
 
+def worker_packages(modules: list[str]) -> list[str]:
+    """The top-level packages the browser worker imports at start: calcui and each calculator module's."""
+    return sorted({"calcui", *(m.split(".")[0] for m in modules)})
+
+
 def browser_files(packages: list[str]) -> tuple[str, ...]:
     """What `browser_only` keeps: calcui's own needs, and each top-level package or module the worker
     imports at start (`packages`)."""

@@ -101,7 +101,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
             # The packages the worker imports at start, compiled once here instead of in each browser.
-            packages = sorted({"calcui", *(m.split(".")[0] for m in self._worker_modules())})
+            packages = assets.worker_packages(self._worker_modules())
             dropped = sum(assets.browser_only(wheel, assets.browser_files(packages)) for wheel in self.wheels)
             log.info(f"Browser wheels: {dropped} files the browser does not run left out")
             try:

@@ -13,8 +13,8 @@ from guidebuild import assets
 from guidebuild.locale_pack import locale_pack
 from tests.conftest import ROOT
 
-# As the plugin asks for it: calcui, and the calculator package the worker imports at start.
-PACKAGES = ["calcui", "calculators"]
+# As the plugin asks for it for this site, whose worker imports the calculators package at start.
+PACKAGES = assets.worker_packages(["calculators"])
 
 # Run with only the wheel on the path (-I -S: no site-packages, no editable install, no working
 # folder), as the worker imports it: every module the wheel ships imports, and the worker answers and
