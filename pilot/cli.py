@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
-import signal
 import sys
 import tomllib
 import traceback
@@ -16,6 +14,7 @@ from . import config as config_module
 from .atomic import check_writable
 from .config import DataConfig, ModelConfig, PilotConfig, TrainConfig
 from .errors import EXIT_DISK, EXIT_RESTORE_FAILED, Interrupted, PartialRun, PilotError, describe
+from .interrupts import signals_raise
 
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
 RENAMED = {("model", "source"): "model", ("model", "config_file"): "model_config", ("data", "source"): "data"}
@@ -126,23 +125,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
-def _signals_raise():
-    """SIGINT and SIGTERM become an exception, so `finally` blocks stop child processes, remove the
-    temporary workdir and the partial result is written; the previous handlers come back after."""
-    def handler(signum, frame):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Interrupted(signum)
-
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
 def _fail(exc: BaseException, debug: bool) -> int:
     message, code = describe(exc)
     if debug:
@@ -195,7 +177,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if output.exists() and not args.overwrite:
         raise FileExistsError(f"{output} already exists; pass --overwrite to replace it")
     check_writable(output)
-    with _signals_raise():
+    with signals_raise():
         try:
             if args.command == "run":
                 from .runner import run

@@ -1,10 +1,13 @@
 """Child processes that never outlive the pilot: stopped on return, on an error, and on SIGINT/SIGTERM
-(which the CLI turns into exceptions, so this `finally` runs)."""
+(which `interrupts` turns into exceptions, so the stopping callback runs)."""
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from pathlib import Path
 from typing import Callable
+
+from .interrupts import deferred
 
 STOP_GRACE_S = 10
 
@@ -26,12 +29,11 @@ def run_child(cmd: list[str], log: Path, timeout: float, on_line: Callable[[str]
               env: dict[str, str] | None = None) -> int:
     """Run `cmd` with its stderr in `log`, and its stdout too unless `on_line` takes each line of it
     (a progress channel); returns the exit code. TimeoutExpired after `timeout` seconds."""
-    with open(log, "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if on_line else out, stderr=out, text=True, env=env)
-        try:
-            if on_line is not None:
-                for line in proc.stdout:
-                    on_line(line)
-            return proc.wait(timeout=timeout)
-        finally:
-            stop_process(proc)
+    with open(log, "w", encoding="utf-8") as out, contextlib.ExitStack() as stopping:
+        with deferred():  # a signal inside Popen would otherwise leave the child with nobody to stop it
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if on_line else out, stderr=out, text=True, env=env)
+            stopping.callback(stop_process, proc)
+        if on_line is not None:
+            for line in proc.stdout:
+                on_line(line)
+        return proc.wait(timeout=timeout)

@@ -23,15 +23,17 @@ FLAGS = [f"--{k.replace('_', '-')}={v}" for k, v in TINY_MODEL.items()] + ["--se
 WAIT_S = 120
 
 
-def _processes_mentioning(text: str) -> list[int]:
+def _processes_mentioning(*texts: str) -> list[int]:
+    """Processes other than this one whose command line holds every one of `texts`."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                if text.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:  # it ended while we looked
                 continue
+            if all(t.encode() in cmdline for t in texts):
+                found.append(int(entry.name))
     return found
 
 
@@ -62,9 +64,7 @@ def test_signal_stops_children_and_removes_the_workdir(tmp_path, phase, signum):
     if phase == "training":
         _wait_for(lambda: re.search(r"pilot:.*\| *[1-9]\d*/4002", "".join(stderr)), "a training step", proc, stderr)
     else:
-        _wait_for(lambda: _processes_mentioning(str(tmp)) and any(
-            b"_resume" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _processes_mentioning(str(tmp))),
-            "the restore process", proc, stderr)
+        _wait_for(lambda: _processes_mentioning(str(tmp), "_resume"), "the restore process", proc, stderr)
     proc.send_signal(signum)
     assert proc.wait(timeout=WAIT_S) == 128 + signum
     reader.join(timeout=10)
