@@ -1,7 +1,8 @@
 """CLDR plural categories, evaluated from the rule the locale pack carries (standard library only).
 
 The build exports Babel's parsed CLDR rule (`PluralRule.abstract`, nested lists) into the pack; this turns
-it into Python functions once per rule set. No `eval`/`exec` and no Babel, so the same code runs in Pyodide and picks the same form the build did.
+it into Python functions once per rule set. No `eval`/`exec` and no Babel, so the same code runs in
+Pyodide and picks the same form the build did.
 Operands follow UTS #35: n absolute value, i integer digits, v/w visible fraction digits (with/without
 trailing zeros), f/t the fraction digits as integers, e the compact exponent (always 0 here).
 """

@@ -434,3 +434,24 @@ def test_arabic_amounts_draw_us_dollar_as_written(page: Page, site_url):
         })""")
     assert len(drawn) > 10
     assert all(u < s < dollar for _, u, s, dollar in drawn), [d for d in drawn if not d[1] < d[2] < d[3]][:3]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_figure_lines_up_with_its_label(browser, site_url, locale):
+    """A figure tile's value starts where its label starts, on the reading side. Material indents
+    every `dd` by 1.875em through a `[dir] .md-typeset dd` rule, which outranked the tiles' own reset
+    and pushed each value 49 px in from its label."""
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    page = context.new_page()
+    for name in PAGES:
+        page.goto(site_url + ROOTS[locale] + PAGES[name])
+        edges = page.locator(f"#calc-{name} .guide-metric").evaluate_all(
+            """tiles => tiles.map((tile) => {
+                const side = getComputedStyle(tile).direction === "rtl" ? "right" : "left";
+                const [label, value] = [tile.querySelector("dt"), tile.querySelector("dd")];
+                return [label.textContent, Math.abs(label.getBoundingClientRect()[side] - value.getBoundingClientRect()[side])];
+            })"""
+        )
+        assert edges, name
+        assert all(gap < 1 for _, gap in edges), (locale, name, [e for e in edges if e[1] >= 1])
+    context.close()
