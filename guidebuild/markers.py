@@ -2,16 +2,20 @@
 
 Each marker has a name, one pattern (the same in the Markdown and in the rendered HTML) and a renderer.
 The plugin replaces markers through `embed`; the page-skeleton check (`i18n.structure`) counts them
-through `block_keys` and `figure_names`. A marker added here is therefore both rendered and checked:
-a translation that loses it fails `guide-i18n status --strict` and the build.
+through `block_key` and `figure_names`. A marker added here is therefore both rendered and checked:
+a translation that loses it fails `guide-i18n status --strict` and the build. An inline marker crosses
+Markdown as its slot (`inline_slots`), so it stays in its sentence wherever it stands in the line.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
+
+from .i18n.markdown import CODE_SPAN, scan
 
 
 @dataclass
@@ -35,6 +39,17 @@ class Marker:
     def key(self, match: re.Match) -> str:
         """How the skeleton check names one occurrence, e.g. `calculator: memory`."""
         return f"{self.name}: {match[1]}" if self.pattern.groups else self.name
+
+    def slot(self, match: re.Match) -> str:
+        """An inline marker's stand-in while Markdown reads the page. Python-Markdown takes an HTML comment that
+        starts a line for a raw HTML block and pulls it out of its paragraph; an empty <span> stays in the
+        sentence wherever it stands. `embed` renders the slot. (Arguments are `[\\w.-]`: no quoting needed.)"""
+        return f'<span data-guide-{self.name}="{match[1] if self.pattern.groups else ""}"></span>'
+
+    @cached_property
+    def slot_pattern(self) -> re.Pattern:
+        """The slot in the HTML; group 1 is the argument, as in `pattern`."""
+        return re.compile(rf'<span data-guide-{re.escape(self.name)}="([^"<>]*)"></span>')
 
 
 def _catalog_table(match: re.Match, ctx: PageContext) -> str:
@@ -91,12 +106,40 @@ def block_key(line: str) -> str | None:
 
 
 def figure_names(line: str) -> list[str]:
-    """The arguments of the inline markers in `line`."""
-    return [match[1] for marker in MARKERS if marker.inline for match in marker.pattern.finditer(line)]
+    """The arguments of the inline markers in `line`, outside code spans (those are shown, not rendered)."""
+    prose = CODE_SPAN.sub("", line)
+    return [match[1] for marker in MARKERS if marker.inline for match in marker.pattern.finditer(prose)]
+
+
+def _outside_code_spans(line: str, change: Callable[[str], str]) -> str:
+    pieces, start = [], 0
+    for span in CODE_SPAN.finditer(line):
+        pieces += [change(line[start:span.start()]), span[0]]
+        start = span.end()
+    return "".join([*pieces, change(line[start:])])
+
+
+def inline_slots(markdown: str) -> str:
+    """A page's Markdown with each inline marker of its prose replaced by the marker's slot; markers in fenced
+    code and code spans stay as written, to be shown. (Indented code blocks are not told apart: the pages
+    fence their code.)"""
+    def slots(prose: str) -> str:
+        for marker in MARKERS:
+            if marker.inline:
+                prose = marker.pattern.sub(marker.slot, prose)
+        return prose
+
+    return "".join(_outside_code_spans(line, slots) if kind == "text" else line
+                   for kind, line in scan(markdown.splitlines(keepends=True)))
 
 
 def embed(html: str, ctx: PageContext) -> str:
-    """Every marker in a page's HTML replaced by what its renderer makes."""
+    """Every marker in a page's HTML, and every inline marker's slot, replaced by what its renderer makes."""
     for marker in MARKERS:
-        html = marker.pattern.sub(lambda match, marker=marker: marker.render(match, ctx), html)
+        def render(match: re.Match, marker: Marker = marker) -> str:
+            return marker.render(match, ctx)
+
+        if marker.inline:
+            html = marker.slot_pattern.sub(render, html)
+        html = marker.pattern.sub(render, html)
     return html

@@ -118,6 +118,13 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         return env
 
     # -- per page ------------------------------------------------------------------------------
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files):
+        if not self.config.enabled:
+            return markdown
+        # A figure marker that starts a line would leave its sentence as a raw HTML block: Markdown gets a
+        # slot that stays inline, and on_page_content renders it (markers.embed).
+        return markers.inline_slots(markdown)
+
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
         if not self.config.enabled:
             return html

@@ -2,7 +2,8 @@
 
 Generic: it knows the calculators' figure registry (`calculators.figure`), not which figures exist.
 The value goes through the same localized formatter as the calculators' answers, isolated for
-right-to-left text. An unknown name stops the build, naming the page and the figure.
+right-to-left text. An unknown name, or a figure with nothing to write, stops the build, naming the page
+and the figure: a sentence with a hole in it ("the cheapest plan is , and") must not be published.
 """
 
 from __future__ import annotations
@@ -18,5 +19,10 @@ def render_figure(name: str, pack: dict, page: str) -> str:
     if found is None:
         raise PluginError(f"{page}: unknown figure {name!r} in <!-- figure: ... -->; "
                           f"known: {', '.join(calculators.figure_names())}")
-    text = figure(found["value"], found["unit"], NumberFormat(pack), Translator(pack))
+    fmt, t = NumberFormat(pack), Translator(pack)
+    text = figure(found["value"], found["unit"], fmt, t)
+    # Blank, or the mark calcui writes for a missing value ("—"): either leaves a hole in the sentence.
+    if text.strip() in ("", figure(None, found["unit"], fmt, t)):
+        raise PluginError(f"{page}: figure {name!r} in <!-- figure: ... --> is empty: the calculators gave it "
+                          f"{found['value']!r} ({found['unit']}), which writes nothing into the sentence")
     return num(text, figure_name=name)

@@ -11,6 +11,8 @@ import re
 from typing import Iterator, Literal
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+# A code span on one line: its text is shown as written, never read as Markdown or as a marker.
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 FRONT_MATTER_FIELD = re.compile(r"^([A-Za-z_][\w-]*):\s*(.*?)\s*$")
 
 Kind = Literal["open", "code", "text"]

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import markers
-from .markdown import scan, split_front_matter
+from .markdown import CODE_SPAN, scan, split_front_matter
 
 # The content rules' range for a meta description, in display columns: a search result has room for about
 # as many full-width Japanese characters as half that many Latin letters, so wide characters count twice.
@@ -24,7 +24,6 @@ HEADING = re.compile(r"^\s{0,12}(#{1,6})\s+(.*?)\s*#*\s*$")
 ANCHOR = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
 ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s+([A-Za-z][\w-]*)")
 TAB = re.compile(r'^\s*===\+?\s+"')
-CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 INLINE_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 LINK_DEFINITION = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
