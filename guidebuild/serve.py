@@ -5,6 +5,9 @@ It sends the `.br` or `.gz` file the build wrote beside an asset, with `Content-
 deployment section recommends, and the security headers of guidebuild/headers.py with every
 response (the calculator's worker has its Content-Security-Policy only from them). `--prefix /path/`
 serves the folder under a subpath, as a host that publishes the site at https://example.org/path/ would.
+Like such a host it answers a malformed path with 400, a missing file or a folder without index.html
+with the site's 404 page (/ja/404.html under /ja/), and never serves `_headers` or a file that a
+symbolic link places outside the folder.
 
     python -m guidebuild.serve site [--port 8000] [--bind 127.0.0.1] [--prefix /guia/]
 """
@@ -15,6 +18,7 @@ import argparse
 import email.utils
 import functools
 import os
+import posixpath
 import re
 import sys
 import urllib.parse
@@ -28,6 +32,30 @@ ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
 # Material's own files carry a content hash in their name and never change; everything else
 # (pages, sw.js, the guide's scripts, Pyodide) is revalidated, so a new build shows at once.
 IMMUTABLE = re.compile(r"\.[0-9a-f]{8}\.min\.(js|css)$")
+
+
+# The host's own configuration, which the build writes beside the pages (guidebuild/headers.py): a host
+# reads it and never serves it.
+HOST_FILES = frozenset({"_headers"})
+# A `%` not followed by two hex digits.
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def request_path(target: str) -> str | None:
+    """The decoded, normalized path of a request target ("/a/../b%20c/?q" -> "/b c/"), or None when
+    it is malformed: a bad `%` escape, bytes that are not UTF-8, or a NUL (which no file name holds)."""
+    raw = target.split("?", 1)[0].split("#", 1)[0]
+    if _BAD_ESCAPE.search(raw):
+        return None
+    try:
+        path = urllib.parse.unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\0" in path:
+        return None
+    # `..` cannot climb above the root, as on a real host; a trailing slash still means a folder.
+    normal = "/" + posixpath.normpath("/" + path).lstrip("/")
+    return normal + "/" if path.endswith(("/", "/.", "/..")) and normal != "/" else normal
 
 
 def cache_control(path: str) -> str:
@@ -53,28 +81,62 @@ def accepted_encodings(header: str) -> set[str]:
 class Handler(SimpleHTTPRequestHandler):
     prefix = "/"
 
-    def translate_path(self, path: str) -> str:
-        return super().translate_path("/" + path[len(self.prefix):])
-
     def send_head(self):
-        # Under a subpath, anything outside it does not exist (a 404, as on the real host).
-        if not urllib.parse.urlsplit(self.path).path.startswith(self.prefix):
+        path = request_path(self.path)
+        if path is None:
+            self.send_error(HTTPStatus.BAD_REQUEST, "Malformed path")
+            return None
+        # Under a subpath, anything outside it is not the site's (a plain 404, as on the real host).
+        if not path.startswith(self.prefix):
             self.send_error(HTTPStatus.NOT_FOUND, "File not found")
             return None
-        path = self.translate_path(self.path)
-        if os.path.isdir(path):
-            if not self.path.split("?", 1)[0].endswith("/"):
-                return super().send_head()  # the redirect to the folder with a slash
-            path = os.path.join(path, "index.html")
+        parts = [part for part in path[len(self.prefix):].split("/") if part]
+        file = os.path.join(self.directory, *parts)
+        if os.path.isdir(file):
+            index = os.path.join(file, "index.html")
+            if not self._servable(index):
+                return self._send_not_found(parts)  # never a listing
+            if not path.endswith("/"):
+                # The normalized path, never the raw one: a raw "//host/x" would send the browser to another site.
+                query = urllib.parse.urlsplit(self.path).query
+                return self._redirect(urllib.parse.quote(path + "/") + (f"?{query}" if query else ""))
+            file = index
+        elif path.endswith("/") or not self._servable(file):
+            return self._send_not_found(parts[:-1])
+        return self._send_file(file, *self._encoded(file))
+
+    def _servable(self, file: str) -> bool:
+        """A file inside the served folder once symbolic links are followed, and not the host's own."""
+        if os.path.basename(file).removesuffix(".br").removesuffix(".gz") in HOST_FILES:
+            return False
+        root = os.path.realpath(self.directory)
+        return os.path.isfile(file) and os.path.realpath(file).startswith(root + os.sep)
+
+    def _encoded(self, file: str) -> tuple[str, str | None]:
+        """The file to send for `file` and its Content-Encoding: the `.br` or `.gz` copy the client accepts."""
         accepted = accepted_encodings(self.headers.get("Accept-Encoding", ""))
         for coding, suffix in ENCODINGS:
-            if coding in accepted and os.path.isfile(path + suffix):
-                return self._send_file(path, path + suffix, coding)
-        if os.path.isfile(path):
-            return self._send_file(path, path, None)
-        return super().send_head()
+            if coding in accepted and self._servable(file + suffix):
+                return file + suffix, coding
+        return file, None
 
-    def _send_file(self, path: str, body_path: str, coding: str | None):
+    def _send_not_found(self, folders: list[str]):
+        """The site's 404 page nearest the missing path (/ja/404.html under /ja/, else the root's)."""
+        for depth in range(len(folders), -1, -1):
+            page = os.path.join(self.directory, *folders[:depth], "404.html")
+            if self._servable(page):
+                return self._send_file(page, *self._encoded(page), status=HTTPStatus.NOT_FOUND)
+        self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+        return None
+
+    def _redirect(self, location: str):
+        self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return None
+
+    def _send_file(self, path: str, body_path: str, coding: str | None, status: HTTPStatus = HTTPStatus.OK):
         try:
             f = open(body_path, "rb")
         except OSError:
@@ -86,13 +148,13 @@ class Handler(SimpleHTTPRequestHandler):
             unchanged = since is not None and email.utils.parsedate_to_datetime(since).timestamp() >= int(stat.st_mtime)
         except (TypeError, ValueError):
             unchanged = False
-        if unchanged:
+        if unchanged and status == HTTPStatus.OK:
             f.close()
             self.send_response(HTTPStatus.NOT_MODIFIED)
             self.send_header("Cache-Control", cache_control(path))
             self.end_headers()
             return None
-        self.send_response(HTTPStatus.OK)
+        self.send_response(status)
         self.send_header("Content-Type", self.guess_type(path))
         self.send_header("Content-Length", str(stat.st_size))
         self.send_header("Last-Modified", self.date_time_string(stat.st_mtime))

@@ -8,9 +8,10 @@ from guidebuild.html_rewrite import focusable_code, inline_script_problems
 
 
 @pytest.mark.parametrize(("html", "expected"), [
-    # Pygments' highlighted block and a plain fenced block both take focus.
-    ('<pre><span></span><code>x = 1</code></pre>', '<pre><span></span><code tabindex="0">x = 1</code></pre>'),
-    ('<pre><code>nvidia-smi</code></pre>', '<pre><code tabindex="0">nvidia-smi</code></pre>'),
+    # Pygments' highlighted block and a plain fenced block both take focus on the <pre>, which scrolls:
+    # Material's script removes a <code>'s tabindex on a phone.
+    ('<pre><span></span><code>x = 1</code></pre>', '<pre tabindex="0"><span></span><code>x = 1</code></pre>'),
+    ('<pre><code>nvidia-smi</code></pre>', '<pre tabindex="0"><code>nvidia-smi</code></pre>'),
     # Inline code in prose does not scroll and stays out of the tab order.
     ('<p>run <code>make serve</code></p>', '<p>run <code>make serve</code></p>'),
 ])

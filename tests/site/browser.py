@@ -51,6 +51,25 @@ def wait_until(page: Page, predicate: str, timeout_s: float = 90.0):
         page.wait_for_timeout(500)
 
 
+# A phone as it reports itself, not a desktop browser at a phone's width: touch, no hover, its pixel
+# ratio. Material's script treats a device without hover differently (it takes code blocks out of the
+# tab order), so a narrow desktop window misses what a phone's reader meets.
+PHONE = {"viewport": {"width": 412, "height": 823}, "is_mobile": True, "has_touch": True, "device_scale_factor": 1.75}
+
+
+def wake_materials_script(page: Page):
+    """Do what the reader's first touch does (guide-page.js then loads Material's bundle), and return
+    once the bundle has mounted the page's components and they have measured themselves."""
+    page.evaluate("""() => new Promise((resolve, reject) => {
+        const settled = () => requestAnimationFrame(() => requestAnimationFrame(resolve));
+        if (window.component$) return settled();
+        // Material mounts in its own DOMContentLoaded listener, which runs after this one.
+        document.addEventListener("DOMContentLoaded", () => setTimeout(settled), {once: true});
+        setTimeout(() => reject(new Error("Material's bundle did not load within 30 s")), 30000);
+        dispatchEvent(new Event("pointerdown"));
+    })""")
+
+
 def axe_violations(page: Page, impacts=("minor", "moderate", "serious", "critical")) -> list[str]:
     """Run axe-core (from node_modules, evaluated through the DevTools protocol so the page's CSP
     is untouched) and return its violations of every impact, one line each."""
