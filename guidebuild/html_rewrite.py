@@ -76,11 +76,13 @@ _URL_NOISE = re.compile(r"[\x00-\x20]")
 
 
 class _InlineScripts(HTMLParser):
-    """Every piece of markup that would run script from the page itself rather than from a file."""
+    """Every piece of markup that would run script from the page itself rather than from a file
+    (`found`), and every <meta> that would override the site's policies (`meta`)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.found: list[str] = []
+        self.meta: list[str] = []
         self._in_script = False
 
     def handle_starttag(self, tag, attrs):
@@ -90,6 +92,8 @@ class _InlineScripts(HTMLParser):
         if tag == "script" and "src" not in names:
             kind = names.get("type", "").split(";")[0].strip().lower()
             self._in_script = kind in _SCRIPT_TYPES
+        if tag == "meta" and ("http-equiv" in names or names.get("name", "").strip().lower() == "referrer"):
+            self.meta.append(_excerpt(source))
         for name, value in attrs:
             if name.startswith("on") and len(name) > 2:
                 self.found.append(f"event handler {name}= in {_excerpt(source)}")
@@ -112,13 +116,24 @@ def _excerpt(text: str, limit: int = 80) -> str:
     return repr(text[:limit] + ("…" if len(text) > limit else ""))
 
 
-def inline_script_problems(html: str) -> list[str]:
-    """What in `html` the site's policy would block as inline script: a <script> with a body and no
-    src (unless it is a data block), an on*= event handler attribute, a javascript: URL."""
+def _scan(html: str) -> _InlineScripts:
     parser = _InlineScripts()
     parser.feed(html)
     parser.close()
-    return parser.found
+    return parser
+
+
+def inline_script_problems(html: str) -> list[str]:
+    """What in `html` the site's policy would block as inline script: a <script> with a body and no
+    src (unless it is a data block), an on*= event handler attribute, a javascript: URL."""
+    return _scan(html).found
+
+
+def policy_meta_problems(html: str) -> list[str]:
+    """Each <meta http-equiv> (a refresh sends the reader elsewhere; others set headers) and
+    <meta name="referrer"> (it overrides the site's no-referrer policy) in `html`: only the build's
+    own, which `add_security_meta` puts first in <head>, may set them."""
+    return _scan(html).meta
 
 
 def add_security_meta(html: str) -> str:

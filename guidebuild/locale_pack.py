@@ -90,8 +90,12 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
     translated, non-fuzzy entries (an untranslated string shows its msgid)."""
     if not po_file.is_file():
         return {}
-    with po_file.open("rb") as fh:
-        catalog = read_po(fh)
+    try:
+        with po_file.open("rb") as fh:
+            catalog = read_po(fh)
+    except UnicodeDecodeError as exc:  # a ValueError: the plugin reports it as one line
+        raise ValueError(f"{po_file}: not UTF-8 text ({exc.reason}: byte {exc.object[exc.start:exc.start + 1]!r}); "
+                         "save the catalog as UTF-8") from None
     messages = {}
     for m in catalog:
         if not m.id or m.fuzzy:

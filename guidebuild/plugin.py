@@ -24,6 +24,7 @@ from mkdocs.utils import get_relative_url
 
 from . import (
     assets, bytecode, headers, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
+    sources_guard,
 )
 from .i18n import status as translation_status
 from .config import GuideConfig
@@ -48,10 +49,23 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         i18n.reconfigure_search_duplicates = lambda entries: None
         self.root = Path(config.config_file_path).parent
         if not i18n.building:
+            # Before anything is read or written: a link out of these folders would publish what it points at.
+            self._refuse_outside_links(config)
             # The outer build (`mkdocs build`, or each rebuild of `mkdocs serve`) starts afresh; the nested
             # builds of the other locales that static-i18n runs from it add to what it starts.
             self._start_build()
-        self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir, self.default_locale)
+        try:
+            self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir, self.default_locale)
+        except ValueError as exc:  # an unreadable catalog
+            raise PluginError(str(exc)) from None
+
+    def _refuse_outside_links(self, config: MkDocsConfig) -> None:
+        folders = [Path(config.docs_dir), self.root / self.config.results_dir, self.root / self.config.locales_dir]
+        if config.theme.custom_dir:  # its assets are published too
+            folders.append(Path(config.theme.custom_dir))
+        lines = [line for folder in folders for line in sources_guard.outside_links(folder, self.root)]
+        if lines:
+            raise PluginError("\n".join(lines))
 
     def _start_build(self) -> None:
         # Kept across the nested builds: locale -> {page url: {locale: absolute url}}.
@@ -131,7 +145,15 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         # Checked before the build adds its own markup, so a problem here is the Markdown's.
         _refuse_inline_script(html, f"{self._source(page)}: the page's content has", "Remove it, or move the "
                               "script into a file under overrides/assets/javascripts/ loaded by a template.")
+        _refuse_policy_meta(html, f"{self._source(page)}: the page's content has")
+        # Before any template prints them: the theme treats these fields as HTML, the author wrote text.
+        if problems := sources_guard.front_matter_as_html(page.meta):
+            raise PluginError(f"{self._source(page)}: {'; '.join(problems)}")
         names = markers.arguments(html, "calculator")
+        if twice := sorted({name for name in names if names.count(name) > 1}):
+            # Two forms of one calculator share their element ids and the browser's state for that name.
+            raise PluginError(f"{self._source(page)}: the calculator {', '.join(map(repr, twice))} is placed more "
+                              "than once on this page; place each calculator once per page")
         if names:
             page.meta["guide_calculators"] = names
             # The table of contents gives its column to the calculator, so the form and the answer fit side by side.
@@ -188,6 +210,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         _refuse_inline_script(output, f"The theme's templates put into {what}", "Move it into a file under "
                               "overrides/assets/javascripts/ and load that with <script src>, as "
                               "overrides/partials/javascripts/base.html does.")
+        _refuse_policy_meta(output, f"The theme's templates put into {what}")
         output = html_rewrite.wrap_fallback(output)
         output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
         return html_rewrite.add_security_meta(output)
@@ -245,6 +268,15 @@ def _refuse_inline_script(html: str, where: str, fix: str) -> None:
     if problems:
         raise PluginError(f"{where} inline script, which the site's Content-Security-Policy blocks "
                           f"(script-src 'self'): {'; '.join(problems)}. {fix}")
+
+
+def _refuse_policy_meta(html: str, where: str) -> None:
+    """A <meta http-equiv> or <meta name=referrer> would override the policies the build sets (a refresh
+    sends the reader to another site; `unsafe-url` leaks each page's address): stop the build."""
+    problems = html_rewrite.policy_meta_problems(html)
+    if problems:
+        raise PluginError(f"{where} a <meta> that overrides the site's policies: {'; '.join(problems)}. Remove it: "
+                          "the build sets the page's policy and referrer policy itself (guidebuild/headers.py).")
 
 
 def _digest(data: bytes) -> str:

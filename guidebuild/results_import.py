@@ -11,6 +11,8 @@ from pathlib import Path
 from calcui import Translator, results
 from mkdocs.exceptions import PluginError
 
+from .sources_guard import one_line as _safe
+
 
 def _read(path: Path) -> tuple[bytes | None, str | None]:
     """The file's bytes, or why not: size and kind are checked before reading (a symlink to
@@ -26,13 +28,6 @@ def _read(path: Path) -> tuple[bytes | None, str | None]:
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
     return data, None
-
-
-def _safe(text: str) -> str:
-    """A name or message as one log line: control and bidi characters escaped, so a file name
-    cannot start a new line of its own or reverse the text around it."""
-    return "".join(ch if ch.isprintable() and not 0x202A <= ord(ch) <= 0x202E and not 0x2066 <= ord(ch) <= 0x2069
-                   else ascii(ch)[1:-1] for ch in text)
 
 
 def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:

@@ -1,8 +1,14 @@
 """Checks on a locale's PO catalog: untranslated and fuzzy entries, entries not merged from the template,
 placeholders a translation dropped or invented, and HTML a translation brings in.
 
-HTML matters because the theme's gettext (Jinja's i18n extension, new style) marks a translation as safe
-markup when autoescaping is on: a `<script>` in a msgstr would reach the page as is.
+HTML matters because a translation is data: the renderers escape it, and a tag its msgid does not have
+is refused as well, so no renderer that missed one could put a translator's `<script>` into a page.
+
+Placeholders are `{name}` fields (str.format syntax, `{{`/`}}` for a literal brace), in every UI string:
+calcui fills them in the build and in the browser, and the templates' `_()` is the same Translator
+(guidebuild/partials_env.py). `%` is text everywhere ("el 50 %"): nothing formats a UI string with `%`.
+So a translation is judged by its braces only: the fields of its msgid, no other, and well formed
+wherever the msgid is (a lone `{` would stop the formatting).
 """
 
 from __future__ import annotations
@@ -16,10 +22,6 @@ from babel.messages.catalog import Catalog, Message
 
 from . import pofile
 
-# `%(name)s` always; positional `%s`/`%d` only where the entry is flagged python-format (else "50 %d…" in
-# prose would read as one).
-NAMED_PERCENT = re.compile(r"%\(\w+\)[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
-POSITIONAL_PERCENT = re.compile(r"%[#0\- +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
 # A tag opens with "<" and a letter (or "</"), as HTML parses it: "{min} < x < {max}" is text, not a tag.
 TAG = re.compile(r"</?[A-Za-z][^<>]*>?")
 # Keywords that mark a UI string: N_ (Python declarations), _ (templates).
@@ -46,18 +48,14 @@ def brace_placeholders(text: str) -> Counter:
     return fields
 
 
-def placeholders(text: str, python_format: bool = False) -> Counter:
-    found = Counter(NAMED_PERCENT.findall(text))
-    if python_format:
-        found += Counter(m for m in POSITIONAL_PERCENT.findall(text.replace("%%", "")) if m not in found)
+def placeholders(text: str) -> Counter:
     try:
-        found += brace_placeholders(text)
+        return brace_placeholders(text)
     except ValueError:
-        pass  # a msgid with a literal brace; its translation is judged by placeholder_problem
-    return found
+        return Counter()  # a lone brace: never formatted (its translation is judged by placeholder_problem)
 
 
-def placeholder_problem(msgid: str, msgstr: str, python_format: bool = False, allow_missing: bool = False) -> str | None:
+def placeholder_problem(msgid: str, msgstr: str, allow_missing: bool = False) -> str | None:
     """Why `msgstr` does not carry exactly the placeholders of `msgid`, or None.
 
     `allow_missing` is for plural forms, where a language's "one" form may spell the number out."""
@@ -70,7 +68,7 @@ def placeholder_problem(msgid: str, msgstr: str, python_format: bool = False, al
             brace_placeholders(msgstr)
         except ValueError as error:
             return f"malformed {{placeholder}} in msgstr ({error})"
-    want, got = placeholders(msgid, python_format), placeholders(msgstr, python_format)
+    want, got = placeholders(msgid), placeholders(msgstr)
     missing = [] if allow_missing else sorted((want - got).elements())
     extra = sorted(set(got) - set(want)) if allow_missing else sorted((got - want).elements())
     if not missing and not extra:
@@ -105,12 +103,11 @@ def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[En
             problems.append(EntryProblem("fuzzy", where, shown, "check the translation, then remove the fuzzy flag"))
         if not all(forms):
             problems.append(EntryProblem("untranslated", where, shown, ""))
-        python_format = "python-format" in message.flags
         plural = not isinstance(message.id, str)
         source = " ".join(message.id) if plural else message.id
         # A fuzzy entry is a suggestion the build does not use: it is checked once a translator accepts it.
         for form in filter(None, [] if message.fuzzy else forms):
-            if reason := placeholder_problem(source, form, python_format, allow_missing=plural):
+            if reason := placeholder_problem(source, form, allow_missing=plural):
                 problems.append(EntryProblem("placeholder", where, shown, reason))
             if tags := injected_tags(source, form):
                 problems.append(EntryProblem("html", where, shown, "HTML not in the msgid: " + " ".join(tags)))

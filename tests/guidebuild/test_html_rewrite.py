@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from guidebuild.html_rewrite import focusable_code, inline_script_problems
+from guidebuild.html_rewrite import focusable_code, inline_script_problems, policy_meta_problems
 
 
 @pytest.mark.parametrize(("html", "expected"), [
@@ -56,3 +56,24 @@ def test_what_is_not_inline_script(html):
 def test_the_log_line_quotes_markup_short_and_on_one_line():
     [problem] = inline_script_problems("<script>\nalert('ok')\n" + "x" * 500 + "</script>")
     assert "\n" not in problem and len(problem) < 120
+
+
+@pytest.mark.parametrize(("html", "found"), [
+    ('<meta http-equiv="refresh" content="4;url=https://evil.example/">', ["'<meta http-equiv=\"refresh\" content=\"4;url=https://evil.example/\">'"]),
+    ('<p>x</p><META HTTP-EQUIV=Refresh CONTENT="0; url=//evil.example">', ["'<META HTTP-EQUIV=Refresh CONTENT=\"0; url=//evil.example\">'"]),
+    ('<meta name="referrer" content="unsafe-url" />', ["'<meta name=\"referrer\" content=\"unsafe-url\" />'"]),
+    ('<meta name=" Referrer " content="origin">', ["'<meta name=\" Referrer \" content=\"origin\">'"]),
+    ('<meta http-equiv="Content-Security-Policy" content="script-src *">', ["'<meta http-equiv=\"Content-Security-Policy\" content=\"script-src *\">'"]),
+])
+def test_a_meta_that_overrides_the_policies_is_found(html, found):
+    assert policy_meta_problems(html) == found
+
+
+@pytest.mark.parametrize("html", [
+    '<meta name="description" content="refresh">',
+    "<pre><code>&lt;meta http-equiv=\"refresh\" content=\"0\"&gt;</code></pre>",  # shown as code
+    '<!-- <meta http-equiv="refresh" content="0"> -->',
+    '<p>http-equiv="refresh"</p>',
+])
+def test_what_is_not_a_policy_meta(html):
+    assert policy_meta_problems(html) == []

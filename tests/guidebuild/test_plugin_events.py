@@ -80,7 +80,8 @@ def test_each_outer_build_starts_afresh_and_the_nested_builds_add_to_it():
     """`mkdocs serve` may rebuild with the same plugin: a page removed since must leave the sitemap."""
     guide = plugin()
     i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
-    config = SimpleNamespace(plugins={"i18n": i18n}, config_file_path=str(ROOT / "mkdocs.yml"))
+    config = SimpleNamespace(plugins={"i18n": i18n}, config_file_path=str(ROOT / "mkdocs.yml"), docs_dir=str(ROOT / "docs"),
+                             theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")))
     guide.on_config(config)
     guide.pages["es"] = {"removed/": {"es": "http://x/removed/"}}
     guide.default_404 = "<html>old</html>"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from guidebuild.i18n.catalog import injected_tags, placeholder_problem
+from guidebuild.i18n.catalog import entry_problems, injected_tags, placeholder_problem
 from guidebuild.i18n.status import broken
 
 from .conftest import guide_i18n
@@ -86,18 +87,30 @@ def test_fuzzy_and_untranslated_fail_strict_but_ship(capsys, tiny_project):
     ("{count} cards", "{count} cartes {count}", "placeholders differ: not in msgid {count}"),
     ("{margin:.0%} headroom", "{margin} de marge", "placeholders differ: missing {margin:.0%}; not in msgid {margin}"),
     ("{count} cards", "{count cartes", "malformed {placeholder} in msgstr (expected '}' before end of string)"),
-    ("%(name)s files", "%(nom)s fichiers", "placeholders differ: missing %(name)s; not in msgid %(nom)s"),
-    ("%(count)d files", "%(count)s fichiers", "placeholders differ: missing %(count)d; not in msgid %(count)s"),
-    ("50% of the peak", "50 % du pic", None),  # a percent sign is not a placeholder
     ("Use {{braces}}", "Utilisez {{accolades}}", None),
+    # A field where the msgid has a literal brace, or none: the formatter would fill it (or leave "{x}" showing).
+    ("Use {{braces}}", "Utilisez {accolades}", "placeholders differ: not in msgid {accolades}"),
+    ("Share", "Part {x}", "placeholders differ: not in msgid {x}"),
+    ("Share", "Part {}", "placeholders differ: not in msgid {}"),  # positional: format_map raises
+    ("{gpu} fits", "{gpu.__class__} tient", "placeholders differ: missing {gpu}; not in msgid {gpu.__class__}"),
+    # A lone brace where the msgid is a format string: "Single '{' encountered" when it is filled.
+    ("Share", "Part {", "malformed {placeholder} in msgstr (Single '{' encountered in format string)"),
+    ("a { b", "un { b", None),  # a msgid that is not a format string is never filled: its braces are text
+    # `%` is text in every UI string (nothing formats one with `%`), wherever it stands.
+    ("50% of the peak", "50 % du pic", None),
+    ("Runs at 50 % speed", "el 50 % sí", None),
+    ("%(name)s files", "%(nom)s fichiers %", None),
 ])
 def test_placeholder_problem(msgid, msgstr, problem):
     assert placeholder_problem(msgid, msgstr) == problem
 
 
-def test_positional_percent_only_for_python_format_entries():
-    assert placeholder_problem("%s files", "fichiers", python_format=True) == "placeholders differ: missing %s"
-    assert placeholder_problem("5 %d", "5", python_format=False) is None
+def test_a_percent_sign_is_text_even_where_babel_flags_python_format():
+    """Babel flags "50 % speed" python-format (it reads "% s" as a directive); nothing formats it so."""
+    catalog = Catalog(locale="es")
+    catalog.add("Runs at 50 % speed", "Funciona al 50 % de velocidad", lineno=3)
+    assert "python-format" in catalog["Runs at 50 % speed"].flags
+    assert entry_problems(catalog) == []
 
 
 @pytest.mark.parametrize(("msgid", "msgstr", "tags"), [

@@ -5,9 +5,9 @@ from __future__ import annotations
 import jinja2
 import pytest
 
-from calcui import Translator
-from guidebuild.locale_pack import locale_pack
 from guidebuild.i18n.status import page_state, source_url
+from guidebuild.locale_pack import locale_pack
+from guidebuild.partials_env import partials_env
 
 from .conftest import ROOT
 
@@ -36,12 +36,10 @@ def test_source_url(page, directory_urls, url):
 
 
 def render_banner(locale: str, state: dict) -> str:
-    """The partial as the theme renders it: autoescaped, `_` from the locale's catalog (as the plugin installs it)."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"), autoescape=True, extensions=["jinja2.ext.i18n"])
-    translate = Translator(locale_pack(locale, ROOT / "locales"))
-    env.install_gettext_callables(gettext=lambda msg, **kw: translate(msg, **kw),
-                                  ngettext=lambda one, many, n, **kw: translate(one if n == 1 else many, **kw), newstyle=True)
-    env.filters["url"] = lambda path: "../../" + path  # MkDocs' filter, for a page at ja/memory/
+    """The partial as the plugin renders it: in its partials' environment, `_` from the locale's catalog."""
+    theme = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"), extensions=["jinja2.ext.i18n"])
+    theme.filters["url"] = lambda path: "../../" + path  # MkDocs' filter, for a page at ja/memory/
+    env = partials_env(theme, locale_pack(locale, ROOT / "locales"))
     return env.get_template("partials/translation-banner.html").render(guide_translation=state, guide_default_locale="es")
 
 

@@ -103,7 +103,8 @@ def test_jinja_partials_get_plural_and_context_aware_gettext():
 
     env = partials_env(Environment(), locale_pack("ar", ROOT / "locales"))
     template = env.from_string('{{ ngettext("{count} token", "{count} tokens", n) }}|{{ pgettext("pilot run", "Run") }}')
-    assert template.render(n=3) == "{count} رموز|التشغيل"
+    # ngettext fills {count} with n, as calcui's Translator does for the calculators' own plurals.
+    assert template.render(n=3) == "3 رموز|التشغيل"
     assert template.render(n=2).startswith("رمزان|")
 
 

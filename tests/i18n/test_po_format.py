@@ -134,3 +134,17 @@ def test_a_new_locales_catalog_is_valid_gettext(locale, tmp_path):
     assert run.returncode == 0 and not run.stderr, run.stderr
     assert msgcat_no_wrap(po) == po.read_text(encoding="utf-8")
     assert f"nplurals={len(plurals.forms(locale))};" in po.read_text(encoding="utf-8")
+
+
+@gnu
+def test_a_percent_sign_is_not_a_format_to_gnu_either(tmp_path):
+    """Babel flags "50 % speed" python-format; written without the flag, msgfmt --check-format takes
+    the translation's "50 %" as the text it is, as the build does."""
+    catalog = Catalog(locale="es")
+    catalog.add("Runs at 50 % speed", "Funciona al 50 % de velocidad")
+    po = tmp_path / "messages.po"
+    po.write_text(po_text(catalog, [], [("Content-Type", "text/plain; charset=UTF-8")]), encoding="utf-8")
+    assert "python-format" not in po.read_text(encoding="utf-8")
+    run = subprocess.run(["msgfmt", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and not run.stderr, run.stderr

@@ -76,3 +76,27 @@ def test_materials_own_inline_snippets_fail_the_build_naming_the_template(tmp_pa
     log = result.stdout + result.stderr
     assert result.returncode != 0
     assert "The theme's templates put into" in log and "inline <script> '__md_scope=" in log, log
+
+
+@pytest.mark.parametrize("markdown", [
+    # The finding: a refresh sent readers to another site; `unsafe-url` gave every link the page's address.
+    '# Hola\n\n<meta http-equiv="refresh" content="4;url=https://evil.example/">\n',
+    '# Hola\n\nTexto.\n\n<meta name="referrer" content="unsafe-url">\n',
+])
+def test_a_meta_that_overrides_the_policies_fails_the_build_naming_the_file(tmp_path, markdown):
+    result = _build(tmp_path, {"index.md": "# Inicio\n", "guia/hostil.md": markdown})
+    log = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in log, log
+    assert "docs/es/guia/hostil.md: the page's content has a <meta> that overrides the site's policies: '<meta " in log
+    assert not (tmp_path / "site" / "guia" / "hostil" / "index.html").exists()
+
+
+def test_one_calculator_placed_twice_on_a_page_fails_the_build_naming_both(tmp_path):
+    """Two forms of one calculator share their element ids and the page's state for it: the second
+    would write into the first."""
+    page = "# Memoria\n\n<!-- calculator: memory -->\n\nOtra vez:\n\n<!-- calculator: memory -->\n"
+    result = _build(tmp_path, {"index.md": "# Inicio\n", "memoria.md": page})
+    log = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in log, log
+    assert ("docs/es/memoria.md: the calculator 'memory' is placed more than once on this page; "
+            "place each calculator once per page") in log

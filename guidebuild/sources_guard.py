@@ -1,0 +1,73 @@
+"""What the project's sources may bring into the site: their own files, and front matter as text.
+
+MkDocs follows symbolic links under `docs/` (folders too) and publishes what they point at, so
+`docs/es/environ.txt -> /proc/self/environ` would publish the build's environment; the plugin reads
+`results/` and the catalogs the same way. A link that stays inside its own folder (a locale sharing
+another's images) publishes nothing new and is allowed; one that leads out of it is refused before
+anything is written.
+
+Front matter is YAML text, but the theme prints `title`, `description` and the others into the page
+as HTML, unescaped (MkDocs' Jinja does not autoescape): `title: '"><meta http-equiv=refresh ...>'`
+became markup in <head>. MkDocs' own titles (from a page's `# heading`) are HTML already, so these
+fields are made HTML the same way, once, and every template, the nav and the search index show them
+as written.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+# Front-matter fields Material's templates print unescaped: <title>, the header, the nav and the search
+# index (title), <meta name=description|author>, the nav's <small> (subtitle), a class name (status).
+PRINTED_FIELDS = ("title", "description", "author", "subtitle", "status")
+
+
+def one_line(text: str) -> str:
+    """A name or message as one log line: control and bidi characters escaped, so a file name
+    cannot start a new line of its own or reverse the text around it."""
+    return "".join(ch if ch.isprintable() and not 0x202A <= ord(ch) <= 0x202E and not 0x2066 <= ord(ch) <= 0x2069
+                   else ascii(ch)[1:-1] for ch in text)
+
+
+def outside_links(folder: Path, root: Path) -> list[str]:
+    """One line for each symbolic link under `folder`, at any depth, that resolves outside it
+    (links are not followed while looking, so a link to `/` costs nothing)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    home = os.path.realpath(folder)
+    shown = _shown(folder, root)
+    lines = []
+    for parent, dirs, files in os.walk(folder, followlinks=False):
+        for name in sorted(dirs + files):
+            path = Path(parent, name)
+            if not path.is_symlink():
+                continue
+            target = os.path.realpath(path)
+            if os.path.commonpath([home, target]) != home:
+                link = f"{one_line(_shown(path, root))} is a symbolic link to {one_line(os.readlink(path))}"
+                lines.append(f"{link}, outside {shown}/: only files inside {shown}/ are published or read. "
+                             "Replace the link with a copy of what it points at, or remove it")
+    return lines
+
+
+def _shown(path: Path, root: Path) -> str:
+    path = Path(os.path.abspath(path))
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def front_matter_as_html(meta: dict) -> list[str]:
+    """Turns the printed fields of `meta` into HTML text in place; returns what cannot be text (a
+    list or mapping where the theme prints a string)."""
+    problems = []
+    for field in PRINTED_FIELDS:
+        value = meta.get(field)
+        if value is None:
+            continue
+        if isinstance(value, (dict, list, tuple, set)):
+            problems.append(f"front matter '{field}' must be text, not a {type(value).__name__}")
+            continue
+        meta[field] = html.escape(str(value), quote=True)
+    return problems
