@@ -6,7 +6,6 @@ its answer into the import envelope the worker returns: {ok, errors, inputs, htm
 
 from __future__ import annotations
 
-import json
 from ._escape import escape
 
 import calculators
@@ -27,11 +26,11 @@ def is_model_config(text) -> bool:
     # Cheap tests first: result files, huge or hostile ones included, go to the result parser untouched.
     if len(raw) > hf_config.MAX_BYTES or b'"model_type"' not in raw or b'"schema_version"' in raw:
         return False
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(data, dict) and "model_type" in data
+    # The config reader's own parse: json.loads alone would meet deep nesting on the browser's small stack.
+    data, errors = hf_config.parse(raw)
+    if errors:  # a number or a nesting only the config reader names; other trouble is the result parser's
+        return errors[0]["code"] in ("config_huge_number", "config_too_deep")
+    return "model_type" in data
 
 
 def _message(err: dict, t: Translator, fmt: NumberFormat) -> str:

@@ -25,6 +25,10 @@ ERROR_CODES: dict[str, str] = {
     "config_not_json": N_("This is not a config.json: the file is not a JSON object."),
     "config_too_large": N_("The file is larger than a config.json can be ({limit} bytes at most)."),
     "config_missing_key": N_("The config.json has no valid {key}."),
+    "config_not_count": N_("In the config.json, {key} must be a whole number of 1 or more, not {got}."),
+    "config_not_boolean": N_("In the config.json, {key} must be true or false, not {got}."),
+    "config_huge_number": N_("In the config.json, {key} holds a number too large to read: {got}."),
+    "config_too_deep": N_("The file nests deeper than a config.json can ({limit} levels at most)."),
     "unsupported_model_type": N_("Model type {got} is not supported; supported: {choices}."),
 }
 

@@ -64,18 +64,48 @@ class Input:
         }
 
 
+_ASCII_SPACE = " \t\n\r\f\v"
+
+
+def _ascii_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def number_from_text(text: str) -> int | float | None:
+    """The number a form field or a URL query value spells, or None: the one place that decides
+    what a typed number looks like (locale-aware input will extend it here).
+
+    ASCII digits with an optional sign, decimal point and exponent: `8`, `+8`, `-0.5`, `.5`, `1e3`,
+    `2.5E-4`; ASCII spaces around it are dropped (the form then shows the number as read: `+8` and
+    ` 8 ` become 8). Refused, though Python's int() and float() take them: underscores (`1_6`),
+    digits of other scripts (`١٢`, `８`), any other space (a no-break space may be a locale's digit
+    group separator), nan, inf and numbers beyond a double (`1e309`). Only str methods, no regular
+    expression: the value comes from an address anyone can write. An int when there is neither a
+    point nor an exponent."""
+    text = text.strip(_ASCII_SPACE)
+    unsigned = text[1:] if text[:1] in ("+", "-") else text
+    mantissa, e, exponent = unsigned.replace("E", "e").partition("e")
+    whole, point, fraction = mantissa.partition(".")
+    if e:
+        exponent = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+        if not _ascii_digits(exponent):
+            return None
+    if not (whole or fraction) or any(part and not _ascii_digits(part) for part in (whole, fraction)):
+        return None
+    if not point and not e:
+        # A double's range ends at 309 digits; int() would also spend quadratic time past thousands.
+        return int(text) if len(whole) <= 308 else None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
 def _number(inp: Input, raw):
     """Return (value, error) for an int or float input."""
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         return None, error(inp.name, "not_a_number")
-    if isinstance(raw, str):
-        text = raw.strip()
-        try:
-            value = int(text) if inp.kind == "int" and text.lstrip("+-").isdigit() else float(text)
-        except ValueError:
-            return None, error(inp.name, "not_a_number")
-    else:
-        value = raw
+    value = number_from_text(raw) if isinstance(raw, str) else raw
+    if value is None:
+        return None, error(inp.name, "not_a_number")
     if isinstance(value, float) and not math.isfinite(value):
         return None, error(inp.name, "not_a_number")
     if inp.kind == "int":

@@ -7,8 +7,9 @@ Each stage stops at its first kind of trouble, so a reader sees the one fix that
 from __future__ import annotations
 
 import json
-import math
 import re
+
+from calculators import jsontext
 
 from .._isolate import clip
 from ._messages import ENGLISH, ENGLISH_NUMBERS, expected_text
@@ -17,8 +18,6 @@ from ._schema import json_type, pointer_join, validator
 MAX_BYTES = 5_000_000
 MAX_DEPTH = 32      # the schema nests 6 levels; deeper is junk, refused before json (and the stack) sees it
 MAX_PROBLEMS = 50   # a file of 100,000 unknown keys gets 50 lines and a count
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_BRACKET = re.compile(r"[\[\]{}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate escape: valid JSON, but no UTF-8 text can hold it
 
 
@@ -62,48 +61,37 @@ def _finish(problems: list[dict]) -> list[dict]:
     return kept
 
 
-def _depth_exceeded(text: str) -> bool:
-    depth = 0
-    for m in _BRACKET.finditer(_STRING.sub("", text)):
-        depth += 1 if m.group() in "[{" else -1
-        if depth > MAX_DEPTH:
-            return True
-        if depth < 0:
-            return False  # unbalanced: json reports it with a position
-    return False
-
-
-def _parse_float(text: str):
-    value = float(text)
-    return value if math.isfinite(value) else _NonFinite(text)
-
-
-def _parse_int(text: str):
-    # Beyond a double's range (309 digits) it cannot be a measurement; int() would also refuse
-    # more than 4,300 digits with an error json does not attribute to a position.
-    return int(text) if len(text.lstrip("-")) <= 308 else _NonFinite(text)
+def _pointer(path) -> str:
+    keys = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    ptr = ""
+    for key in reversed(keys):
+        ptr = pointer_join(ptr, key)
+    return ptr
 
 
 def _unrepresentable(data) -> list[dict]:
     """Where the stand-ins and the lone surrogates sit (a page could not be written with them).
-    Iterative (the browser's stack is small); pointers are built only for containers and finds,
-    since a 5 MB file can hold millions of plain numbers."""
-    found, stack = [], [("", data)]
+    Iterative (the browser's stack is small); a path is a (parent path, key) pair, joined into a
+    pointer only for a find, since a 5 MB file can hold a million containers."""
+    found, stack = [], [(None, data)]
     while stack:
-        ptr, node = stack.pop()
+        path, node = stack.pop()
         if isinstance(node, _NonFinite):
-            found.append(problem(ptr, "non_finite", literal=node.literal))
+            found.append(problem(_pointer(path), "non_finite", literal=node.literal))
             continue
         if isinstance(node, str):
             if _SURROGATE.search(node):
-                found.append(problem(ptr, "surrogate"))
+                found.append(problem(_pointer(path), "surrogate"))
             continue
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, value in items:
             if isinstance(key, str) and _SURROGATE.search(key):
-                found.append(problem(ptr, "surrogate"))
+                found.append(problem(_pointer(path), "surrogate"))
             if isinstance(value, (dict, list, _NonFinite)) or (isinstance(value, str) and _SURROGATE.search(value)):
-                stack.append((pointer_join(ptr, key), value))
+                stack.append(((path, key), value))
     return found
 
 
@@ -129,15 +117,17 @@ def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, l
             return None, [problem("", "bom")]
     if not text.strip():
         return None, [problem("", "empty")]
-    if _depth_exceeded(text):
+    if jsontext.nesting_exceeds(text, MAX_DEPTH):
         return None, [problem("", "too_deep", limit=MAX_DEPTH)]
     try:
-        data = json.loads(text, parse_constant=_NonFinite, parse_float=_parse_float, parse_int=_parse_int)
+        data, stand_ins = jsontext.loads(text, _NonFinite, constants=True)
     except json.JSONDecodeError as exc:
         return None, [problem("", "json_syntax", line=exc.lineno, column=exc.colno)]
     except (RecursionError, ValueError):
         return None, [problem("", "too_deep", limit=MAX_DEPTH)]
-    bad = _unrepresentable(data)
+    # A lone surrogate comes from a \uDXXX escape (or, in a str, is there already).
+    may_hold_surrogate = "\\ud" in text or "\\uD" in text or _SURROGATE.search(text)
+    bad = _unrepresentable(data) if stand_ins or may_hold_surrogate else []
     if bad:
         return None, _finish(bad)
     if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():

@@ -5,9 +5,12 @@ from pathlib import Path
 import pytest
 
 import calculators
+import calcui.results as results
 from calculators import hf_config
+from guidebuild.locale_pack import locale_pack
 
 CONFIGS = Path(__file__).parents[1] / "fixtures" / "hf-configs"
+PACKS = {code: locale_pack(code, Path(__file__).parents[2] / "locales") for code in ("es", "ja")}
 
 
 def test_llama_config_maps_to_a_custom_model_with_its_dimensions():
@@ -79,7 +82,7 @@ def test_a_fused_models_whole_projections_are_accepted():
     (b"[1, 2]", "config_not_json"),
     (json.dumps({"model_type": "gpt2", "n_layer": 2}).encode(), "unsupported_model_type"),
     (json.dumps({"model_type": "llama", "hidden_size": 64}).encode(), "config_missing_key"),
-    (json.dumps({"model_type": "llama", "num_hidden_layers": True, "hidden_size": 64}).encode(), "config_missing_key"),
+    (json.dumps({"model_type": "llama", "num_hidden_layers": True, "hidden_size": 64}).encode(), "config_not_count"),
     (b" " * (hf_config.MAX_BYTES + 1), "config_too_large"),
 ])
 def test_bad_files_get_one_field_error(text, code):
@@ -114,3 +117,143 @@ def test_fused_loss_removes_most_of_the_logits_term():
     standard = calculators.compute("memory", {"model": "llama-3.1-8b"})["result"]["bytes"]["logits"]
     fused = calculators.compute("memory", {"model": "llama-3.1-8b", "loss": "fused"})["result"]["bytes"]["logits"]
     assert fused < standard / 10
+
+
+LLAMA = json.loads((CONFIGS / "llama-tiny.json").read_text(encoding="utf-8"))
+
+
+def _read(**changes):
+    config = {k: v for k, v in {**LLAMA, **changes}.items() if v is not _ABSENT}
+    return hf_config.read(json.dumps(config).encode())
+
+
+_ABSENT = object()
+
+
+@pytest.mark.parametrize("key", ["tie_word_embeddings", "attention_bias"])
+@pytest.mark.parametrize("value", ["no", "false", "yes", 0, 1, [], {}])
+def test_a_flag_is_a_json_boolean(key, value):
+    """"no" is a non-empty string: bool() read it as true, and tied the embeddings."""
+    inputs, errors = _read(**{key: value})
+    assert inputs == {}
+    assert errors == [{"field": "model_config", "code": "config_not_boolean", "key": key,
+                       "got": json.dumps(value)}]
+
+
+@pytest.mark.parametrize("key", ["num_key_value_heads", "head_dim", "num_hidden_layers", "vocab_size"])
+@pytest.mark.parametrize("value", [0, -2, 2.5, 2.0, "2", True, [2]])
+def test_a_count_is_a_whole_number_of_one_or_more(key, value):
+    """num_key_value_heads 0 used to become the head count (`0 or heads`), head_dim 0 "derive it"."""
+    inputs, errors = _read(**{key: value})
+    assert inputs == {}
+    assert errors == [{"field": "model_config", "code": "config_not_count", "key": key, "got": json.dumps(value)}]
+
+
+@pytest.mark.parametrize("missing", [_ABSENT, None])
+def test_absent_or_null_optional_keys_take_the_documented_defaults(missing):
+    inputs, errors = _read(num_key_value_heads=missing, head_dim=missing, tie_word_embeddings=missing,
+                           attention_bias=missing)
+    assert errors == []
+    assert (inputs["kv_heads"], inputs["head_dim"], inputs["tied_embeddings"], inputs["qkv_bias"]) == (
+        LLAMA["num_attention_heads"], 0, False, False)
+    _, errors = _read(num_hidden_layers=missing)
+    assert errors == [{"field": "model_config", "code": "config_missing_key", "key": "num_hidden_layers"}]
+
+
+@pytest.mark.parametrize(("literal", "key", "got"), [
+    ('"num_hidden_layers": 1e400', "num_hidden_layers", "1e400"),
+    ('"num_hidden_layers": -1e400', "num_hidden_layers", "-1e400"),
+    ('"num_hidden_layers": ' + "7" * 5000, "num_hidden_layers", "7" * 39 + "…"),
+    ('"rope_scaling": {"factor": 8, "extra": [1, 2e999]}', "rope_scaling.extra.1", "2e999"),
+])
+def test_a_number_beyond_a_double_is_named_not_unreadable(literal, key, got):
+    """json read 1e400 as inf and refused 5,000 digits: "not a JSON object", or a missing key."""
+    text = json.dumps(LLAMA)[:-1] + ", " + literal + "}"
+    text = text.replace('"num_hidden_layers": 2, ', "") if literal.startswith('"num_hidden_layers"') else text
+    assert hf_config.read(text.encode()) == ({}, [{"field": "model_config", "code": "config_huge_number",
+                                                    "key": key, "got": got}])
+
+
+def test_nesting_past_the_limit_is_refused_before_json_reads_it():
+    text = '{"model_type": "llama", "x": ' + "[" * 100_000  # json.loads: RecursionError (the browser: a crash)
+    assert hf_config.read(text) == ({}, [{"field": "model_config", "code": "config_too_deep", "limit": 32}])
+    assert hf_config.read(json.dumps({**LLAMA, "x": [[[[1]]]]}))[1] == []
+
+
+@pytest.mark.parametrize(("change", "code"), [
+    ({"model_type": ["llama"]}, "unsupported_model_type"),  # unhashable: `in FAMILIES` raised TypeError
+    ({"model_type": None}, "unsupported_model_type"),
+])
+def test_odd_values_never_raise(change, code):
+    _, errors = _read(**change)
+    assert [e["code"] for e in errors] == [code]
+
+
+@pytest.mark.parametrize("dtype", [["bfloat16"], {"x": 1}, 16])
+def test_a_dtype_that_is_not_a_name_is_ignored(dtype):
+    """`DTYPES.get(["bfloat16"])` raised TypeError, which the page showed as "could not read the file"."""
+    assert hf_config.weights_dtype({**LLAMA, "dtype": dtype}) is None
+    out = results.import_result("memory", json.dumps({**LLAMA, "dtype": dtype}), PACKS["es"])
+    assert out["ok"], out["errors"]
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ({"tie_word_embeddings": "no"}, 'En el config.json, tie_word_embeddings debe ser true o false, no "no".'),
+    ({"num_key_value_heads": 0}, "En el config.json, num_key_value_heads debe ser un número entero mayor o igual "
+                                 "que 1, no 0."),
+])
+def test_the_page_says_which_key_and_what_it_holds(changes, expected):
+    out = results.import_result("memory", json.dumps({**LLAMA, **changes}).encode(), PACKS["es"])
+    assert not out["ok"] and out["errors"] == [expected]
+
+
+def test_the_page_names_a_huge_number_in_a_config_not_as_a_result_file():
+    text = json.dumps(LLAMA).replace('"num_hidden_layers": 2', '"num_hidden_layers": ' + "9" * 5000)
+    out = results.import_result("memory", text.encode(), PACKS["ja"])
+    assert not out["ok"] and out["problems"] == []
+    assert out["errors"] == ["config.json の num_hidden_layers の数値が大きすぎて読み取れません："
+                             + "9" * 39 + "…。"]
+
+
+@pytest.mark.parametrize(("changes", "line"), [
+    ({"tie_word_embeddings": "no"},
+     'model_config: config_not_boolean (In the config.json, tie_word_embeddings must be true or false, not "no".)'),
+    ({"head_dim": 0},
+     "model_config: config_not_count (In the config.json, head_dim must be a whole number of 1 or more, not 0.)"),
+])
+def test_the_cli_prints_one_precise_line(changes, line, tmp_path, capsys):
+    from calculators._cli import main
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**LLAMA, **changes}), encoding="utf-8")
+    assert main(["memory", "--model-config", str(path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"error: {line}"]
+
+
+def test_the_cli_refuses_deep_nesting_with_one_line(tmp_path, capsys):
+    from calculators._cli import main
+
+    path = tmp_path / "config.json"
+    path.write_text('{"model_type": "llama", "x": ' + "[" * 50_000 + "]" * 50_000 + "}", encoding="utf-8")
+    assert main(["memory", "--model-config", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: model_config: config_too_deep (The file nests deeper than a config.json can (32 levels at most).)")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"model_type": "llama", "x": ' + "[" * 50_000, "The file nests deeper than a config.json can (32 levels at most)."),
+    (json.dumps({**LLAMA, "tie_word_embeddings": "no"}),
+     'In the config.json, tie_word_embeddings must be true or false, not "no".'),
+    (json.dumps(LLAMA).replace('"vocab_size": 300', '"vocab_size": 1e999'),
+     "In the config.json, vocab_size holds a number too large to read: 1e999."),
+])
+def test_the_pilot_reads_a_config_file_with_the_same_reader(text, message, tmp_path):
+    pytest.importorskip("transformers")
+    from pilot.config import PilotConfig
+    from pilot.hf_model import PilotSetupError, resolve
+
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(PilotSetupError) as refused:
+        resolve(PilotConfig(model={"config_file": str(path)}).model)
+    assert str(refused.value).endswith(message) and str(path) in str(refused.value)

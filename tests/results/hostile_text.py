@@ -1,0 +1,59 @@
+"""Texts built to make a reader slow: the shapes that turn a backtracking or retrying scan quadratic
+(escaped quotes, runs of backslashes, unterminated strings, many quotes) and those that make a
+recursive reader deep. Standard library only: the Pyodide run imports this module too."""
+
+from __future__ import annotations
+
+
+def _fill(size: int, head: str, unit: str, tail: str = "") -> str:
+    return head + unit * max(0, (size - len(head) - len(tail)) // len(unit)) + tail
+
+
+# name -> (head, repeated unit, tail): a text of about `size` bytes is head + unit * k + tail.
+SHAPES = {
+    "escaped-quotes": ('"', '\\"', ""),                       # the finding: an unterminated string of \"
+    "escaped-quotes-closed": ('"', '\\"', '"'),
+    "escaped-quotes-in-object": ('{"schema_version": "1", "label": "', '\\"', ""),
+    "backslashes-odd": ('"', "\\", "\\"),
+    "backslashes-even": ('["', "\\\\", '"]'),
+    "backslash-quote-runs": ('["', '\\\\\\"', ""),
+    "unterminated-string": ('{"label": "', "a", ""),
+    "brackets-in-unterminated-string": ('{"label": "', "[{", ""),
+    "many-quotes": ("", '"', ""),
+    "many-empty-strings": ("[", '"",', '""]'),
+    "quote-backslash-pairs": ("", '"\\', ""),
+    "deep-arrays": ("", "[", ""),
+    "deep-objects": ("", '{"a":', ""),
+    "brackets-in-a-string": ('["', "[", '"]'),
+}
+
+
+def shapes(size: int) -> dict[str, str]:
+    """Each shape as a text of `size` bytes or a little less (every unit is ASCII)."""
+    out = {name: _fill(size, *parts) for name, parts in SHAPES.items()}
+    half = size // 2
+    out["deep-arrays-closed"] = "[" * half + "]" * half
+    return out
+
+
+def config_shapes(size: int) -> dict[str, str]:
+    """The same shapes inside and as a config.json (a JSON object naming a model_type)."""
+    head = '{"model_type": "llama", "num_hidden_layers": 2, "x": '
+    out = {f"config-{name}": text for name, text in shapes(size).items()}
+    out.update({f"config-nested-{name}": _fill(size, head + h, u, t + "}") for name, (h, u, t) in SHAPES.items()})
+    out["config-long-integer"] = _fill(size, '{"model_type": "llama", "num_hidden_layers": ', "9", "}")
+    out["config-long-exponent"] = _fill(size, '{"model_type": "llama", "num_hidden_layers": 1e', "9", "}")
+    return out
+
+
+# Values a URL query or a form field can carry: each is refused as a number (not_a_number).
+BAD_NUMBERS = ["1_6", "١٢", "٨", "８", "nan", "NaN", "-inf", "inf", "Infinity", "1e309", "-1e999", "1e99999999999",
+               "0x10", "1__0", "_16", "16_", "1.5_0", "½", "²", "1e", "e5", ".", "+", "-", "--1", "+-1", "1e+",
+               "1.2.3", "1,5", "1 0", "\u00a016", "16\u3000", "９" * 40]
+
+
+def url_values(size: int) -> dict[str, str]:
+    """Long hostile values for one number field (what a crafted address can hold)."""
+    return {"digits": "1" * size, "digits-then-letter": "1" * size + "x", "underscores": "1_" * (size // 2),
+            "exponent": "1e" + "9" * size, "fraction": "0." + "1" * size, "spaces": " " * size + "1_6",
+            "arabic-digits": "١" * size, "signs": "+" * size + "1"}

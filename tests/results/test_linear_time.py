@@ -1,0 +1,97 @@
+"""Untrusted text is read in time that grows with its size and no faster: a result file, a config.json,
+a number in an address. The readers run json's own scanner and bytes methods over it, never a regular
+expression that retries from each quote (the depth check's did: 100 KB of escaped quotes took 130 s to
+refuse at build time, 20 KB 9 s in the browser). Each hostile shape at the size limit is refused within
+a second, and eight times the text takes about eight times as long, not sixty-four.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from calcui import results
+from calculators import compute, hf_config
+from calculators._inputs import number_from_text
+from guidebuild.locale_pack import locale_pack
+
+from .hostile_text import config_shapes, shapes, url_values
+from .reader_timing import run
+
+LOCALES = Path(__file__).resolve().parents[2] / "locales"
+BUDGET = 1.0           # seconds, per refusal, at the size limit
+URL_SIZE = 2_000_000   # about the longest address a browser opens
+SMALL, GROWTH = 4096, 8
+MAX_RATIO = 20         # linear: about 8 (less, with a fixed cost); quadratic: 64
+PACK = locale_pack("es", LOCALES)
+
+
+@pytest.fixture(scope="module")
+def at_the_limits() -> dict:
+    return run(PACK, results.MAX_BYTES, hf_config.MAX_BYTES, URL_SIZE, BUDGET)
+
+
+@pytest.mark.parametrize("reader", ["results", "config-page", "config-cli", "url"])
+def test_each_hostile_text_at_the_size_limit_is_refused_within_a_second(at_the_limits, reader):
+    answers = at_the_limits[reader]
+    assert len(answers) >= 8
+    assert {name: got for name, (_, refused, got) in answers.items() if not refused} == {}
+    assert {name: round(s, 2) for name, (s, _, _) in answers.items() if s > BUDGET} == {}
+
+
+def test_the_finding_is_refused_as_json_at_once():
+    text = '"' + '\\"' * 50_000  # 100 KB: 130 s with the regular expression
+    start = time.perf_counter()
+    _, problems = results.parse(text)
+    assert time.perf_counter() - start < BUDGET
+    assert [(p["code"], p["params"]) for p in problems] == [("json_syntax", {"line": 1, "column": 1})]
+
+
+def _best(call, arg, tries: int) -> float:
+    best = float("inf")
+    for _ in range(tries):
+        start = time.perf_counter()
+        call(arg)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _ratios(call, make) -> dict[str, float]:
+    """Each text's time at GROWTH times the size over its time at SMALL, the best of several tries
+    each, taken in turns so that a busy spell on the machine slows both sizes alike."""
+    small, big = make(SMALL), make(SMALL * GROWTH)
+    out = {}
+    for name in small:
+        t_small = t_big = float("inf")
+        for _ in range(5):
+            t_small = min(t_small, _best(call, small[name], 3))
+            t_big = min(t_big, _best(call, big[name], 1))
+        out[name] = t_big / t_small
+    return out
+
+
+READERS = {
+    "result-parse": (results.parse, shapes),
+    "result-import": (lambda text: results.import_result("memory", text, PACK), shapes),
+    "config-read": (hf_config.read, config_shapes),
+    "config-import": (lambda text: results.import_result("memory", text, PACK), config_shapes),
+    "url-number": (number_from_text, url_values),
+    "url-compute": (lambda value: compute("memory", {"model": "custom", "layers": value}), url_values),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_eight_times_the_text_takes_about_eight_times_as_long(reader):
+    call, make = READERS[reader]
+    ratios = _ratios(call, make)
+    assert {name: round(r, 1) for name, r in ratios.items() if r > MAX_RATIO} == {}
+
+
+@pytest.mark.parametrize("text", ['{"label": "\\uDC00"}', '{"label": "\\ud800x"}', '{"\\udbff": 1}',
+                                  '{"label": "\ud800"}', '{"losses": [1, 1e999]}', '[NaN]'])
+def test_the_walk_for_surrogates_and_stand_ins_still_runs_when_one_may_be_there(text):
+    """Most files hold neither, and skip the walk over every container that finds them."""
+    _, problems = results.parse(text)
+    assert [p["code"] for p in problems] in (["surrogate"], ["non_finite"])
