@@ -7,6 +7,7 @@ export const MessageType = Object.freeze({
   COMPUTE: "compute",   // page -> worker: {id, name, inputs}
   WARM: "warm",         // page -> worker: {names} answer each calculator's defaults once, unseen (see the worker)
   IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array, its buffer transferred)
+  READING: "reading",   // worker -> page: {id} an IMPORT arrived and is being read (its answer may take longer)
   IMPORTED: "imported", // worker -> page: {id, name, ok, errors, inputs, html, summary}
   PROGRESS: "progress", // worker -> page: {stage}
   READY: "ready",       // worker -> page

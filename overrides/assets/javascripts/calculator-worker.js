@@ -14,6 +14,27 @@ async function fetched(url, read) {
   return read(response);
 }
 
+/** `loaded` (loadPyodide's promise), or its WebAssembly's failure as soon as Pyodide reports it.
+ *  Pyodide catches a failed instantiation (the .wasm missing, refused or corrupt), reports it with
+ *  console.warn("wasm instantiation failed!") and the error, and leaves loadPyodide pending for good:
+ *  that warning is the only word of it, so it is watched for while the runtime loads. */
+async function pyodideLoaded(loaded) {
+  const warn = console.warn;
+  let failed = false;
+  const reported = new Promise((_, reject) => {
+    console.warn = (...args) => {
+      warn.apply(console, args);
+      if (failed) reject(new Error(`pyodide.asm.wasm: ${args.map(String).join(" ")}`));
+      failed ||= args[0] === "wasm instantiation failed!";   // the error itself comes next
+    };
+  });
+  try {
+    return await Promise.race([loaded, reported]);
+  } finally {
+    console.warn = warn;
+  }
+}
+
 async function start({ pyodide: base, wheels, modules, pack }) {
   // The site's wheels (pure Python, no dependencies) and the locale pack download while the runtime
   // starts, instead of after it.
@@ -22,7 +43,7 @@ async function start({ pyodide: base, wheels, modules, pack }) {
   wheelBytes.catch(() => {}); packText.catch(() => {});   // awaited below; no unhandled rejection meanwhile
   const { loadPyodide } = await import(base + "pyodide.mjs");
   self.postMessage({ type: MessageType.PROGRESS, stage: "runtime" });
-  const py = await loadPyodide({ indexURL: base });
+  const py = await pyodideLoaded(loadPyodide({ indexURL: base }));
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
   // Each wheel goes on sys.path as it is, a zip archive that Python imports from (zipimport), with
   // the build's bytecode beside each module (guidebuild/bytecode.py). Unpacking its 150-odd files into
@@ -78,6 +99,7 @@ self.onmessage = async (event) => {
     case MessageType.IMPORT:
       try {
         await ready;
+        self.postMessage({ type: MessageType.READING, id: message.id });   // the page allows it longer
         const out = JSON.parse(importer(message.name, message.bytes));
         self.postMessage({ type: MessageType.IMPORTED, id: message.id, name: message.name, ...out });
       } catch (error) {

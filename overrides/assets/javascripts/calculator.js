@@ -14,19 +14,39 @@ const BUSY_SHOWN_AFTER_MS = 300;
 // settles when its WebAssembly is missing. A test may shorten it (window.guideStartTimeoutMs).
 const START_STALL_MS = 60_000;
 const START_ATTEMPTS = 2;
+// Once live, the worker answers each request within this long, or it is taken for stopped (dead, or
+// stuck): an answer takes tens of milliseconds, a few hundred on a slow phone. Counted from the
+// request, or from the worker's last answer while earlier requests were ahead of it in its queue.
+const ANSWER_DEADLINE_MS = 6_000;
+// Reading a file (up to 5 MB of JSON to check) may take longer: this long from the worker saying it
+// has the file; saying so is an ordinary request, answered within the deadline above.
+const READING_DEADLINE_MS = 30_000;
+// A deadline timer that fires this much later than asked means the page itself was asleep (a closed
+// laptop) or throttled, not that the worker is stuck: it gets its time again.
+const LATE_TIMER_MS = 1_000;
 
-/** The inputs of a form as the calculators' boundary takes them (strings, lists, "true"/"false"). */
-function readForm(form) {
+/** The inputs of a form as the calculators' boundary takes them (strings, lists, "true"/"false"):
+ *  as shown, or with `asBuilt` the defaults the build rendered into the markup, whatever a script or
+ *  the browser's form restoration did to the controls since. */
+function readForm(form, asBuilt = false) {
+  const checked = (box) => (asBuilt ? box.defaultChecked : box.checked);
+  const valueOf = (control) => {
+    if (!asBuilt) return control.value;
+    if (control instanceof HTMLSelectElement) {
+      return ([...control.options].find((o) => o.defaultSelected) ?? control.options[0]).value;
+    }
+    return control.defaultValue;
+  };
   const values = {};
   for (const field of form.querySelectorAll("[data-field]")) {
     const name = field.dataset.field;
     const boxes = field.querySelectorAll('input[type="checkbox"]');
     if (field.classList.contains("guide-field--multichoice")) {
-      values[name] = [...boxes].filter((b) => b.checked).map((b) => b.value);
+      values[name] = [...boxes].filter(checked).map((b) => b.value);
     } else if (field.classList.contains("guide-field--bool")) {
-      values[name] = boxes[0].checked ? "true" : "false";
+      values[name] = checked(boxes[0]) ? "true" : "false";
     } else {
-      values[name] = field.querySelector("input, select").value;
+      values[name] = valueOf(field.querySelector("input, select"));
     }
   }
   return values;
@@ -38,7 +58,7 @@ function writeForm(form, values, skip) {
   const written = [];
   for (const field of form.querySelectorAll("[data-field]")) {
     const name = field.dataset.field;
-    if (!(name in values) || field.contains(skip)) continue;
+    if (!Object.hasOwn(values, name) || field.contains(skip)) continue;
     written.push(name);
     const value = values[name];
     if (field.classList.contains("guide-field--multichoice")) {
@@ -54,9 +74,17 @@ function writeForm(form, values, skip) {
 }
 
 /** The page's inputs in the URL, as written: the calculators' own validator judges them, not this
- *  script ("yes" is true, "abc" is not a number, whatever a form control would make of them). */
-function urlInputs(names) {
-  return Object.fromEntries([...new URLSearchParams(location.search)].filter(([name]) => name in names));
+ *  script ("yes" is true, "abc" is not a number, whatever a form control would make of them). A key
+ *  that names no field is ignored, "constructor" and "__proto__" too (own names of `names` only); a
+ *  multichoice field's repeated key adds to its list ("q" then "k" is "q,k", as the address writes it). */
+function urlInputs(form, names) {
+  const lists = new Set([...form.querySelectorAll(".guide-field--multichoice")].map((f) => f.dataset.field));
+  const values = {};
+  for (const [name, value] of new URLSearchParams(location.search)) {
+    if (!Object.hasOwn(names, name)) continue;
+    values[name] = lists.has(name) && Object.hasOwn(values, name) ? `${values[name]},${value}` : value;
+  }
+  return values;
 }
 
 /** Grey out the inputs that the current choices make irrelevant (declared as `only_when`). */
@@ -69,18 +97,30 @@ function applyConditions(form) {
   }
 }
 
+// A number as Python and JavaScript print one: "0.0", "4", "1e-05".
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+
 function sameValue(a, b) {
-  // The pre-rendered form writes Python's "0.0" where a filled one holds "0": the same default.
-  const numbers = typeof a === "string" && typeof b === "string" && a.trim() !== "" && b.trim() !== "";
-  if (numbers && Number.isFinite(Number(a)) && Number(a) === Number(b)) return true;
+  // The pre-rendered form writes Python's "0.0" where a filled one holds "0": the same default. Only
+  // printed numbers compare as numbers: "+4", "0x4" or " 4" is the reader's own text, for Python to
+  // judge, and stays in the address even where Number() reads it as the default.
+  if (typeof a === "string" && typeof b === "string" && PLAIN_NUMBER.test(a) && PLAIN_NUMBER.test(b)) {
+    return Number(a) === Number(b);
+  }
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Query string holding only the inputs that differ from the defaults. */
-function queryFor(values, defaults) {
+/** Whether any input differs from the defaults. */
+function differs(values, defaults) {
+  return Object.entries(values).some(([name, value]) => !sameValue(value, defaults[name]));
+}
+
+/** Query string holding every input that differs from the defaults, and every one Python refused, as
+ *  written (a refused "4.0" must not pass for the default 4). */
+function queryFor(values, defaults, refused = new Set()) {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(values)) {
-    if (sameValue(value, defaults[name])) continue;
+    if (!refused.has(name) && sameValue(value, defaults[name])) continue;
     params.set(name, Array.isArray(value) ? value.join(",") : value);
   }
   const text = params.toString();
@@ -97,37 +137,47 @@ function carryQueryToAlternates(query) {
 }
 
 class Calculator {
-  constructor(root, worker) {
+  constructor(root, runtime) {
     this.root = root;
     this.name = root.dataset.guideCalc;
     this.form = root.querySelector("form");
+    this.output = root.querySelector(".guide-calc__output");
     this.result = root.querySelector(".guide-calc__result");
     this.live = root.querySelector(".guide-calc__live");
     this.headline = root.querySelector(".guide-calc__headline");
     this.forDefaults = root.querySelector(".guide-calc__for-defaults");
+    this.staleNote = root.querySelector(".guide-calc__stale");
     this.status = root.querySelector(".guide-calc__status");
     this.statusText = root.querySelector(".guide-calc__status-text");
-    this.worker = worker;
+    this.restartButton = root.querySelector(".guide-calc__restart");
+    this.runtime = runtime;
     this.latest = 0;
     this.pending = false;
-    this.defaults = readForm(this.form);
+    this.refused = new Set();         // the fields Python refused in the latest answer
+    // The defaults as the build rendered them, not as the controls hold them now: another script (a
+    // tab restored from the URL's fragment) or the browser's form restoration may have changed those,
+    // and the pre-rendered answer is the markup's.
+    this.defaults = readForm(this.form, true);
     // Each URL value stands for its field, sent to Python as written, until Python accepts it (its
     // normalized value then fills the field) or the reader edits the field. A refused one stays, so
     // its error stays the true one ("abc" is not a number, where the emptied control reads "").
-    this.fromUrl = urlInputs(this.defaults);
-    if (Object.keys(this.fromUrl).length) {
-      writeForm(this.form, this.fromUrl);   // shown at once, as well as the controls can hold them
-      this.pending = true;            // the pre-rendered answer is for the defaults
-      this.setState("stale");
-      this.markAnswer("default");
-    }
-    carryQueryToAlternates(location.search);
+    this.fromUrl = urlInputs(this.form, this.defaults);
+    writeForm(this.form, this.fromUrl);   // shown at once, as well as the controls can hold them
+    this.pending = differs(this.inputs(), this.defaults);   // the pre-rendered answer is the defaults'
+    this.markAnswer(this.pending ? "default" : "current");
+    if (this.pending) this.setState("stale");
+    this.syncUrl(this.inputs());
     applyConditions(this.form);
     // Typing waits for a pause; a committed change (a choice, a box, an arrow step, leaving a field)
     // is computed at once.
     this.form.addEventListener("input", (event) => { this.edited(event); applyConditions(this.form); this.schedule(); });
     this.form.addEventListener("change", (event) => { this.edited(event); applyConditions(this.form); clearTimeout(this.timer); this.compute(); });
     this.form.addEventListener("submit", (event) => event.preventDefault());
+    this.restartButton.addEventListener("click", () => {
+      // The button goes away; the keyboard's place stays with the answer, whose status says what follows.
+      this.output.focus({ preventScroll: true });
+      this.runtime.restart();
+    });
     this.setUpImport();
   }
 
@@ -137,7 +187,7 @@ class Calculator {
     const zone = this.root.querySelector("[data-drop-zone]");
     if (!zone) return;
     this.importPanel = zone.querySelector(".guide-calc__import-result");
-    const picker = zone.querySelector('input[type="file"]');
+    const picker = this.picker = zone.querySelector('input[type="file"]');
     const limit = Number(zone.dataset.importMax);   // calcui.results.MAX_BYTES, rendered by the build
     this.refusals = JSON.parse(zone.dataset.refusals);  // calcui.results.page_refusals()
     const shown = zone.querySelector(".guide-calc__file-name");
@@ -197,15 +247,34 @@ class Calculator {
     this.root.dispatchEvent(new CustomEvent("guide:imported", { detail }));
   }
 
+  /** The worker stopped before it read the file (or the file came while it was stopped): the page's
+   *  own sentence, rendered by the build beside the panel. */
+  importStopped() {
+    this.importBytes = undefined;
+    this.importId = undefined;
+    const line = this.importPanel.dataset.stopped;
+    const alert = document.createElement("div");
+    alert.className = "guide-import guide-import--invalid";
+    alert.setAttribute("role", "alert");
+    alert.appendChild(document.createElement("p")).textContent = line;
+    this.importPanel.replaceChildren(alert);
+    this.importPanel.dataset.ok = "false";
+    this.picker.value = "";   // the same file, chosen again, is then a change
+    const detail = { name: this.name, ok: false, errors: [line], inputs: {} };
+    this.root.dispatchEvent(new CustomEvent("guide:imported", { detail }));
+  }
+
   sendImport() {
     if (this.importBytes === undefined) return;
     if (this.startFailed) { this.refuse("no_runtime"); return; }
+    if (this.stopped) { this.importStopped(); return; }
     if (!this.ready) return;              // sent again from onReady()
     const bytes = this.importBytes;
     this.importBytes = undefined;
     this.importId = `${this.name}:import:${Date.now()}`;
     // The buffer moves to the worker instead of being copied: the page keeps no second copy of the file.
-    this.worker.postMessage({ type: MessageType.IMPORT, id: this.importId, name: this.name, bytes }, [bytes.buffer]);
+    const message = { type: MessageType.IMPORT, id: this.importId, name: this.name, bytes };
+    this.runtime.post(message, [bytes.buffer]);
   }
 
   onImported(message) {
@@ -228,19 +297,44 @@ class Calculator {
   /** Which inputs the answer on screen belongs to. "current": the form's (or a request for them is on
    *  its way). "default": the pre-rendered answer while the form shows other inputs (from the URL, or
    *  edited before the runtime started): the headline is hidden and the result says whose it is.
+   *  "stale": an earlier live answer, kept while the form shows inputs the runtime stopped before
+   *  answering: the headline stays, marked out of date, and a note beside the answer says so.
    *  "none": computing the form's inputs failed, so no number is shown at all. */
   markAnswer(kind) {
     this.root.dataset.answer = kind;
-    this.headline.hidden = kind !== "current";
+    this.headline.hidden = kind !== "current" && kind !== "stale";
     this.forDefaults.hidden = kind !== "default";
+    this.staleNote.hidden = kind !== "stale";
     this.result.hidden = kind === "none";
+    // Said again when the keyboard reaches the answer's region.
+    if (kind === "stale") this.output.setAttribute("aria-describedby", this.staleNote.id);
+    else this.output.removeAttribute("aria-describedby");
   }
 
-  /** The runtime could not start, for good: a file waiting for it, or picked later, is answered. */
+  /** The runtime could not start, for good: a file waiting for it, or picked later, is answered. A
+   *  restart that could not start leaves the calculator stopped, with its restart offered again. */
   onStartFailed() {
+    if (this.wasLive) { this.onStopped(new Set()); return; }
     this.startFailed = true;
     this.setState("failed");
     this.sendImport();
+  }
+
+  /** The worker stopped answering (see Runtime): an answer still being computed is out of date, a
+   *  file being read gets no answer, and the form is computed again once the runtime restarts. */
+  onStopped(waiting) {
+    this.ready = false;
+    this.stopped = true;
+    this.pending = true;
+    if (waiting.has(`${this.name}:${this.latest}`) && this.root.dataset.answer === "current") this.markAnswer("stale");
+    if (waiting.has(this.importId) || this.importBytes !== undefined) this.importStopped();
+    this.setState("stopped");
+  }
+
+  /** The reader asked for a fresh worker. */
+  onRestarting() {
+    this.stopped = false;
+    this.setState("loading");
   }
 
   /** A Python error while computing this calculator's answer or reading its file (the runtime is up). */
@@ -254,7 +348,9 @@ class Calculator {
   /** The reader's edit replaces the URL's value for that field. */
   edited(event) {
     const field = event.target.closest("[data-field]");
-    if (field) delete this.fromUrl[field.dataset.field];
+    if (!field) return;
+    delete this.fromUrl[field.dataset.field];
+    this.refused.delete(field.dataset.field);
   }
 
   /** Write values into the form; the fields written no longer follow the URL. */
@@ -264,9 +360,8 @@ class Calculator {
 
   /** The address (and the language switcher's links) hold the inputs that differ from the defaults. */
   syncUrl(inputs) {
-    const query = queryFor(inputs, this.defaults);
-    if (query === location.search) return;
-    history.replaceState(null, "", location.pathname + query + location.hash);
+    const query = queryFor(inputs, this.defaults, this.refused);
+    if (query !== location.search) history.replaceState(null, "", location.pathname + query + location.hash);
     carryQueryToAlternates(query);
   }
 
@@ -279,6 +374,7 @@ class Calculator {
    *  depends on it); `data-shown` is what the reader sees, which lags behind for a quick answer. */
   setState(state) {
     this.status.dataset.state = state;
+    this.restartButton.hidden = state !== "stopped";
     clearTimeout(this.showTimer);
     const show = () => {
       this.status.dataset.shown = state;
@@ -301,17 +397,20 @@ class Calculator {
     if (!this.ready) {
       this.syncUrl(inputs);           // once live, the address follows each answer (see onResult)
       this.pending = true;            // computed as soon as the worker is ready
-      this.markAnswer(sameValue(inputs, this.defaults) ? "current" : "default");
+      // Before the first start the answer shown is the defaults'; after a stop, an earlier live one.
+      if (!this.wasLive) this.markAnswer(differs(inputs, this.defaults) ? "default" : "current");
+      else if (this.root.dataset.answer === "current") this.markAnswer("stale");
       return;
     }
     this.setState("stale");
     this.latest += 1;
     this.root.guideInputs = inputs;     // what was asked, beside `guideResponse` (for tests)
-    this.worker.postMessage({ type: MessageType.COMPUTE, id: `${this.name}:${this.latest}`, name: this.name, inputs });
+    this.runtime.post({ type: MessageType.COMPUTE, id: `${this.name}:${this.latest}`, name: this.name, inputs });
   }
 
   onReady() {
     this.ready = true;
+    this.wasLive = true;
     this.setState("ready");
     this.sendImport();
     if (this.pending) {
@@ -337,13 +436,14 @@ class Calculator {
         if (error) el.setAttribute("aria-invalid", "true"); else el.removeAttribute("aria-invalid");
       });
     }
+    this.refused = new Set(message.errors.map((e) => e.field));
     // Normalized values go back into the form, unless the reader changed it since this request:
     // a slow answer arriving within the debounce would otherwise undo those changes. After a refusal,
     // only the URL's values that Python accepted are written; the rest of the form is the reader's.
     if (!this.changed) {
       const accepted = message.response.accepted || {};
       const urlNames = Object.keys(this.fromUrl);
-      const fromUrl = Object.fromEntries(urlNames.filter((n) => n in accepted).map((n) => [n, accepted[n]]));
+      const fromUrl = Object.fromEntries(urlNames.filter((n) => Object.hasOwn(accepted, n)).map((n) => [n, accepted[n]]));
       this.fill(message.ok ? message.response.inputs : fromUrl, document.activeElement);
     }
     // After the answer, not with the request: the browser's work for a new address would otherwise
@@ -352,6 +452,155 @@ class Calculator {
     applyConditions(this.form);
     this.setState("ready");
     this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));
+  }
+}
+
+/** The worker that runs the calculators: started once the page is painted (a failed start is tried
+ *  once more in a fresh worker), started again when the reader asks after it stopped. It carries each
+ *  request and notices a worker that stops answering, whether the browser ended it, it crashed or it
+ *  is stuck: each request is answered within its deadline, or the worker is let go. */
+class Runtime {
+  constructor(boot) {
+    this.boot = boot;
+    this.calculators = [];
+    this.stallMs = Number(window.guideStartTimeoutMs) || START_STALL_MS;
+    this.worker = null;
+    this.waiting = new Map();   // id -> deadline (ms), for each request not answered yet, oldest first
+  }
+
+  start() {
+    this.attempts = 0;
+    this.started = false;
+    this.launch();
+  }
+
+  restart() {
+    this.calculators.forEach((c) => c.onRestarting());
+    this.start();
+  }
+
+  launch() {
+    this.attempts += 1;
+    const current = this.boot.spawn();   // a retry gets a fresh worker
+    this.worker = current;
+    current.onmessage = ({ data }) => { if (current === this.worker) this.handle(data); };
+    // Before the start: the worker script failed to load or evaluate. After: an error the worker did
+    // not catch, or a message it sent that cannot be read; either way an answer may never come.
+    current.onerror = (event) => { if (current === this.worker) this.failed(event.message || "worker error"); };
+    current.onmessageerror = () => { if (current === this.worker) this.failed("unreadable message"); };
+    this.armStart();
+    current.postMessage({ type: MessageType.INIT, ...this.boot.urls });
+  }
+
+  failed(why) {
+    if (this.started) this.stopped(why);
+    else this.startFailed(why);
+  }
+
+  armStart() {
+    clearTimeout(this.startTimer);
+    this.startTimer = setTimeout(() => this.startFailed("no progress"), this.stallMs);
+  }
+
+  /** Could not start is not "this computation failed": a fresh worker gets one more try, then every
+   *  calculator says the runtime could not start and keeps its answer marked. */
+  startFailed(why) {
+    clearTimeout(this.startTimer);
+    console.warn(`Calculator runtime: start ${this.attempts} of ${START_ATTEMPTS} failed:`, why);
+    this.worker.terminate();
+    if (this.attempts < START_ATTEMPTS) {
+      this.launch();
+      return;
+    }
+    this.worker = null;
+    this.calculators.forEach((c) => c.onStartFailed());
+    settled();
+  }
+
+  /** Send a request (a message with an id, answered by one with the same id). */
+  post(message, transfer = []) {
+    if (!this.waiting.size) this.heard = performance.now();
+    this.waiting.set(message.id, ANSWER_DEADLINE_MS);
+    this.worker.postMessage(message, transfer);
+    this.armDeadline();
+  }
+
+  /** The worker said something about request `id`: it is alive, and the next deadline counts from
+   *  now. `deadlineMs`: the request still waits, with that much time; none: it was answered. */
+  heardOf(id, deadlineMs) {
+    if (!this.waiting.has(id)) return;
+    if (deadlineMs) this.waiting.set(id, deadlineMs);   // keeps its place in the queue
+    else this.waiting.delete(id);
+    this.heard = performance.now();
+    this.armDeadline();
+  }
+
+  /** The worker answers in order, so the oldest request waiting is timed, from its sending or from
+   *  the worker's last answer, whichever came later: a file being read delays what follows it. */
+  armDeadline() {
+    clearTimeout(this.deadlineTimer);
+    if (!this.waiting.size) return;
+    const [[id, deadlineMs]] = this.waiting;
+    const due = this.heard + deadlineMs;
+    this.deadlineTimer = setTimeout(() => {
+      if (performance.now() - due > LATE_TIMER_MS) {
+        this.heard = performance.now();
+        this.armDeadline();
+      } else {
+        this.stopped(`no answer to ${id} within ${deadlineMs} ms`);
+      }
+    }, Math.max(0, due - performance.now()));
+  }
+
+  /** The worker stopped answering, or failed once live: it is let go, and each calculator says so
+   *  and offers to start a fresh one. */
+  stopped(why) {
+    console.warn("Calculator runtime stopped:", why);
+    clearTimeout(this.deadlineTimer);
+    this.worker.terminate();
+    this.worker = null;
+    this.started = false;
+    const waiting = new Set(this.waiting.keys());
+    this.waiting.clear();
+    this.calculators.forEach((c) => c.onStopped(waiting));
+  }
+
+  handle(message) {
+    switch (message.type) {
+      case MessageType.PROGRESS:
+        this.armStart();
+        break;
+      case MessageType.READY:
+        clearTimeout(this.startTimer);
+        this.started = true;
+        this.calculators.forEach((c) => c.onReady());
+        // After any computation onReady() asked for, so that one is not kept waiting.
+        this.worker.postMessage({ type: MessageType.WARM, names: [...new Set(this.calculators.map((c) => c.name))] });
+        settled();
+        cacheRuntime();
+        break;
+      case MessageType.READING:
+        this.heardOf(message.id, READING_DEADLINE_MS);
+        break;
+      case MessageType.RESULT:
+        this.heardOf(message.id);
+        this.calculators.filter((c) => c.name === message.name).forEach((c) => c.onResult(message));
+        break;
+      case MessageType.IMPORTED:
+        this.heardOf(message.id);
+        this.calculators.filter((c) => c.name === message.name).forEach((c) => c.onImported(message));
+        break;
+      case MessageType.FAILED:
+        this.heardOf(message.id);
+        console.warn("Calculator runtime:", message.message);
+        this.calculators.forEach((c) => c.onFailed(message));
+        break;
+      case MessageType.START_FAILED:
+        this.startFailed(message.message);
+        break;
+      default:
+        throw new TypeError(`Unknown message type: ${message.type}`);
+    }
   }
 }
 
@@ -371,78 +620,20 @@ function cacheRuntime() {
 function start() {
   const roots = document.querySelectorAll("[data-guide-calc]");
   if (!roots.length) return;
-  const calculators = [...roots].map((root) => new Calculator(root, null));
-  calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
   // calculator-boot.js holds the runtime's URLs; without it (blocked, or failed) there is no runtime
   // to wait for.
   const boot = window.guideCalculatorBoot;
-  if (!boot) {
+  const runtime = boot ? new Runtime(boot) : null;
+  const calculators = [...roots].map((root) => new Calculator(root, runtime));
+  calculators.forEach((c) => { if (!c.pending) c.setState("loading"); });
+  if (!runtime) {
     console.warn("Calculator runtime: the boot script did not run");
     calculators.forEach((c) => c.onStartFailed());
     settled();
     return;
   }
-  const stallMs = Number(window.guideStartTimeoutMs) || START_STALL_MS;
-  let worker = null;
-  let attempts = 0;
-  let started = false;
-  let watchdog = 0;
-  const arm = () => { clearTimeout(watchdog); watchdog = setTimeout(() => startFailed("no progress"), stallMs); };
-  // Could not start is not "this computation failed": a fresh worker gets one more try, then every
-  // calculator says the runtime could not start and keeps its pre-rendered answer marked.
-  const startFailed = (why) => {
-    clearTimeout(watchdog);
-    console.warn(`Calculator runtime: start ${attempts} of ${START_ATTEMPTS} failed:`, why);
-    worker.terminate();
-    if (attempts < START_ATTEMPTS) launch();
-    else {
-      calculators.forEach((c) => c.onStartFailed());
-      settled();
-    }
-  };
-  const handle = (message) => {
-    switch (message.type) {
-      case MessageType.PROGRESS:
-        arm();
-        break;
-      case MessageType.READY:
-        clearTimeout(watchdog);
-        started = true;
-        calculators.forEach((c) => c.onReady());
-        // After any computation onReady() asked for, so that one is not kept waiting.
-        worker.postMessage({ type: MessageType.WARM, names: [...new Set(calculators.map((c) => c.name))] });
-        settled();
-        cacheRuntime();
-        break;
-      case MessageType.RESULT:
-        calculators.filter((c) => c.name === message.name).forEach((c) => c.onResult(message));
-        break;
-      case MessageType.IMPORTED:
-        calculators.filter((c) => c.name === message.name).forEach((c) => c.onImported(message));
-        break;
-      case MessageType.FAILED:
-        console.warn("Calculator runtime:", message.message);
-        calculators.forEach((c) => c.onFailed(message));
-        break;
-      case MessageType.START_FAILED:
-        startFailed(message.message);
-        break;
-      default:
-        throw new TypeError(`Unknown message type: ${message.type}`);
-    }
-  };
-  const launch = () => {
-    attempts += 1;
-    const current = boot.spawn();   // a retry gets a fresh worker
-    worker = current;
-    calculators.forEach((c) => { c.worker = current; });
-    current.onmessage = ({ data }) => { if (current === worker) handle(data); };
-    // The worker script itself failing to load or evaluate, before it could say anything.
-    current.onerror = (event) => { if (current === worker && !started) startFailed(event.message || "worker error"); };
-    arm();
-    current.postMessage({ type: MessageType.INIT, ...boot.urls });
-  };
-  afterFirstPaint(launch);
+  runtime.calculators = calculators;
+  afterFirstPaint(() => runtime.start());
 }
 
 /** Runs `then` once the page's first frame is laid out and painted (at once in a hidden tab, which

@@ -40,9 +40,11 @@
       if (label) document.getElementById(label.htmlFor).checked = true;
     }
   }
-  // ...and open the tab the URL's fragment names.
+  // ...and open the tab the URL's fragment names. Only one of Material's own tab inputs: Material's
+  // snippet set `checked` on whatever named element the fragment found, so #calc-memory-<field>
+  // unticked a calculator's checkbox before the calculator read it.
   const target = document.getElementById(location.hash.slice(1));
-  if (target && target.name) target.checked = target.name.startsWith("__tabbed_");
+  if (target && target.matches('.tabbed-set > input[type="radio"][name^="__tabbed_"]')) target.checked = true;
 
   // Material's bundle (search, the table of contents that follows the reader, the back-to-top
   // button, copy buttons) is not needed to read a page, and costs a phone several hundred ms of
