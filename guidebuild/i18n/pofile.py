@@ -199,6 +199,17 @@ def extract(root: Path, output: Path) -> bool:
     return _write_if_changed(output, po_text(template, comments, fields))
 
 
+def _revive(catalog: Catalog, template: Catalog) -> None:
+    """Obsolete entries whose msgid the template has again become active, translation and all, as GNU
+    msgmerge revives them. Babel's update keeps the old obsolete entry and adds an empty new one beside
+    it: two definitions of one msgid, which msgfmt and msgcat refuse (a string removed, then restored)."""
+    wanted = {template._key_for(m.id, m.context) for m in template if m.id}
+    for key, message in list(catalog.obsolete.items()):
+        if catalog._key_for(message.id, message.context) in wanted:
+            del catalog.obsolete[key]
+            catalog[message.id] = message
+
+
 def update_catalog(root: Path, template_path: Path, po_path: Path, locale: str) -> bool:
     """Merges the template into `locale`'s catalog (creating it); True when the file changed."""
     with template_path.open("rb") as fh:
@@ -207,6 +218,7 @@ def update_catalog(root: Path, template_path: Path, po_path: Path, locale: str) 
     babel_code = str(babel_locale(locale))  # pt-BR is pt_BR to Babel and to gettext
     catalog = read_catalog(po_path, babel_code) if text else Catalog(locale=babel_code)
     previous = {(m.id if isinstance(m.id, str) else m.id[0], m.context): m.previous_id for m in catalog if m.id}
+    _revive(catalog, template)
     catalog.update(template, update_creation_date=True)
     count, expr = plurals.plural_forms_header(locale).removesuffix(";").split("; plural=")
     catalog._num_plurals = int(count.removeprefix("nplurals="))  # Babel sizes msgstr[i] from this

@@ -114,6 +114,21 @@ def test_fuzzy_entries_keep_their_previous_msgid_until_reviewed(tmp_path):
     assert "#|" not in po.read_text(encoding="utf-8")  # reviewed
 
 
+def test_a_restored_string_gets_its_obsolete_translation_back_once(tmp_path):
+    pot, po = tmp_path / "messages.pot", tmp_path / "es.po"
+    header = [("POT-Creation-Date", "2026-01-01 00:00+0000")]
+    pot.write_text(po_text(_catalog({"Kept": ""}), [], header), encoding="utf-8")
+    po.write_text(po_text(_catalog({"Kept": "Guardado", "Restart": "Reiniciar"}), [], []), encoding="utf-8")
+    update_catalog(tmp_path, pot, po, "es")  # "Restart" left the code: obsolete, its translation kept
+    assert '#~ msgid "Restart"\n#~ msgstr "Reiniciar"' in po.read_text(encoding="utf-8")
+
+    pot.write_text(po_text(_catalog({"Kept": "", "Restart": ""}), [], header), encoding="utf-8")
+    update_catalog(tmp_path, pot, po, "es")  # ...and came back
+    text = po.read_text(encoding="utf-8")
+    assert text.count('msgid "Restart"') == 1 and '\nmsgid "Restart"\nmsgstr "Reiniciar"' in text
+    assert "#~" not in text
+
+
 def test_update_is_idempotent_on_this_repository(copy_of_project):
     from guidebuild.i18n import cli as i18n_cli
 
