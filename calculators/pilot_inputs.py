@@ -83,12 +83,24 @@ def tensor_peak(config: dict, device_type: str, strategy: str = "none", world: i
             "components": {k: int(v) for k, v in here["parts"].items() if k != "framework"}}
 
 
+def untrusted(data: dict, run: dict) -> list[dict]:
+    """Why a scaling run's figures must not be used: the file's flags against it or its baseline
+    (`pilot.flags`), and, in files written before flags, an efficiency above 100 %, which no real
+    speed-up gives. Empty when they can be used."""
+    found = [f for f in data.get("flags") or [] if not f["trustworthy"] and f["subject"] in (run["strategy"], "none")]
+    if run["efficiency"] > 1.0 and not any(f["code"] == "efficiency_above_one" for f in found):
+        found.append({"code": "efficiency_above_one", "subject": run["strategy"], "value": run["efficiency"],
+                      "limit": 1.0, "trustworthy": False, "message": "scaling efficiency above 100 %"})
+    return found
+
+
 def chosen_scale_run(data: dict) -> dict | None:
-    """The scaling run a calculator takes from a result: the most processes, then the best efficiency."""
+    """The scaling run a calculator takes from a result: the most processes, then a trustworthy one,
+    then the best efficiency."""
     scaling = data.get("scaling")
     if not scaling or not scaling.get("runs"):
         return None
-    return max(scaling["runs"], key=lambda r: (r["world_size"], r["efficiency"]))
+    return max(scaling["runs"], key=lambda r: (r["world_size"], not untrusted(data, r), r["efficiency"]))
 
 
 def catalog_gpu(device_name: str) -> str | None:
@@ -109,7 +121,11 @@ def _throughput(data: dict, run: dict | None):
 
 
 def _efficiency(data: dict, run: dict | None):
-    return None if run is None else round(min(max(run["efficiency"], 0.01), 1.0), 4)
+    # An untrustworthy efficiency (above 100 %, or flagged by the pilot) is not taken, not clamped:
+    # the import panel shows why, and the calculator keeps the reader's value.
+    if run is None or untrusted(data, run):
+        return None
+    return round(max(run["efficiency"], 0.01), 4)
 
 
 def _memory_per_gpu(data: dict, run: dict | None):

@@ -2,7 +2,8 @@
 
 A writer killed or failing at any moment leaves the previous file intact and no temporary file
 behind (a killed writer's leftover is removed by the next write to the same path). A full disk
-raises `DiskFullError`, whatever the library that did the writing called it.
+raises `DiskFullError`, a file past the process's file-size limit (`ulimit -f`, EFBIG) raises
+`FileTooLargeError`, whatever the library that did the writing called them.
 """
 from __future__ import annotations
 
@@ -17,7 +18,11 @@ from typing import BinaryIO, Callable
 open_for_write: Callable[[Path], BinaryIO] = lambda path: open(path, "wb")  # noqa: E731
 
 
-class DiskFullError(OSError):
+class NoRoomError(OSError):
+    """A file could not be written whole: a full disk or a file-size limit."""
+
+
+class DiskFullError(NoRoomError):
     """No space left where a file was being written."""
 
     def __init__(self, path: Path, needed: int | None = None):
@@ -25,6 +30,26 @@ class DiskFullError(OSError):
         need = f", about {needed / 1e9:.2f} GB needed" if needed else ""
         super().__init__(errno.ENOSPC, f"no space left on the device writing {path} ({free / 1e9:.2f} GB free{need})")
         self.path = path
+
+
+class FileTooLargeError(NoRoomError):
+    """The process's file-size limit (RLIMIT_FSIZE, `ulimit -f`) stopped a write."""
+
+    def __init__(self, path: Path, limit: int | None):
+        bound = f"{limit:,} bytes" if limit is not None else "a limit"
+        super().__init__(errno.EFBIG, f"file too large: writing {path} reached this process's file-size limit of "
+                                      f"{bound} (ulimit -f); raise it (ulimit -f unlimited) or write elsewhere")
+        self.path = path
+
+
+def file_size_limit() -> int | None:
+    """RLIMIT_FSIZE's soft limit in bytes; None when unlimited (or not a POSIX system)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return None if soft == resource.RLIM_INFINITY else soft
 
 
 def free_bytes(folder: Path) -> int:
@@ -45,6 +70,18 @@ def _disk_full(exc: BaseException, folder: Path) -> bool:
     return isinstance(exc, RuntimeError) and free_bytes(folder) < 1 << 20
 
 
+def _too_large(exc: BaseException, written: int) -> bool:
+    """EFBIG directly (Python ignores SIGXFSZ, so the write fails instead of killing the process), or a
+    library error (torch's "file write failed") raised once the file reached the limit."""
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        return True
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and cause is not exc and _too_large(cause, written):
+        return True
+    limit = file_size_limit()
+    return isinstance(exc, RuntimeError) and limit is not None and written >= limit
+
+
 def atomic_write(path: Path, write: Callable[[BinaryIO], None]) -> tuple[float, int]:
     """Write `path` through `write(file)` atomically; returns (seconds, bytes)."""
     path = Path(path)
@@ -59,7 +96,10 @@ def atomic_write(path: Path, write: Callable[[BinaryIO], None]) -> tuple[float, 
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
+        written = tmp.stat().st_size if tmp.exists() else 0
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, Exception) and _too_large(exc, written):
+            raise FileTooLargeError(path, file_size_limit()) from exc
         if isinstance(exc, Exception) and _disk_full(exc, path.parent):
             raise DiskFullError(path) from exc
         raise

@@ -1,4 +1,8 @@
-"""The `gpu-pilot` command: run, scale, validate (plus internal commands for the child processes)."""
+"""The `gpu-pilot` command: run, scale, validate (plus internal commands for the child processes).
+
+Everything the user can get wrong (options, the config file, the model's config.json, the output and
+the workdir) is checked before torch is imported, so a mistake costs a second, not the imports.
+"""
 from __future__ import annotations
 
 import argparse
@@ -11,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from .atomic import check_writable
 from .config import DataConfig, ModelConfig, PilotConfig, TrainConfig
-from .errors import EXIT_DISK, EXIT_RESTORE_FAILED, Interrupted, PartialRun, PilotError, describe
+from .errors import EXIT_DISK, EXIT_MEMORY, EXIT_RESTORE_FAILED, Interrupted, PartialRun, PilotError, describe
 from .interrupts import signals_raise
+from .resultfile import ResultFile, command_line
 
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
 RENAMED = {("model", "source"): "model", ("model", "config_file"): "model_config", ("data", "source"): "data"}
@@ -25,8 +29,9 @@ CHOICES = {("train", "method"): config_module.METHODS, ("train", "precision"): c
            ("train", "adapter_dtype"): config_module.ADAPTER_DTYPES, ("model", "dtype"): config_module.MODEL_DTYPES,
            ("model", "attention"): config_module.ATTENTIONS, ("run", "device"): config_module.DEVICES}
 EXIT_CODES = ("exit codes: 0 done; 1 bad option, config or data; 2 bad command line; 3 restore check failed; "
-              "4 device unavailable; 5 disk full, output not writable, or a partial result; 6 out of memory; "
-              "7 torchrun failed; 8 loss diverged; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
+              "4 device unavailable; 5 disk full, file-size limit, output or workdir not writable, or a partial "
+              "result; 6 out of memory: the run does not fit (its result is written); 7 torchrun failed; "
+              "8 loss diverged; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +52,8 @@ def _add_config_flags(parser: argparse.ArgumentParser) -> None:
             flag = "--" + RENAMED.get((section, f.name), f.name).replace("_", "-")
             dest = f"{section}.{f.name}"
             help_text = f.metadata.get("help", "") + f" (default: {f.default if f.default is not dataclasses.MISSING else '...'})"
+            if (section, f.name) == ("model", "source"):  # only the presets the pilot runs are offered
+                help_text += "; presets: " + ", ".join(p["id"] for p in config_module.runnable_presets())
             if isinstance(f.default, bool):
                 group.add_argument(flag, dest=dest, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=help_text)
             elif f.name == "lora_targets":
@@ -97,8 +104,10 @@ def _parser() -> argparse.ArgumentParser:
         _add_config_flags(p)
         p.add_argument("--output", "-o", type=Path, default=Path("pilot-result.json"), help="result file (default: %(default)s)")
         p.add_argument("--overwrite", action="store_true", help="replace an existing result file (atomically)")
-        p.add_argument("--workdir", type=Path, help="where checkpoints go (default: a temporary directory, removed "
-                       "at the end and on SIGINT/SIGTERM)")
+        p.add_argument("--workdir", type=Path, help="where the checkpoint goes; checked for writing before any work, "
+                       "and for room for one checkpoint (weights, optimizer state, RNG states) before the first step "
+                       "(default: a temporary directory, removed at the end, on SIGINT/SIGTERM, and by the next run "
+                       "if this one is killed)")
         p.add_argument("--keep-workdir", action="store_true", help="keep the temporary directory (checkpoint "
                        "included) and print its path")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -134,10 +143,11 @@ def _fail(exc: BaseException, debug: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
     debug = getattr(args, "debug", False)
     try:
-        return _dispatch(args)
+        return _dispatch(args, argv)
     except PartialRun as partial:
         return _fail(partial.cause, debug)
     except (Exception, KeyboardInterrupt, Interrupted) as exc:
@@ -159,7 +169,7 @@ def _validate(files: list[Path]) -> int:
     return 1 if bad else 0
 
 
-def _dispatch(args: argparse.Namespace) -> int:
+def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     if args.command == "_resume":
         from .restore import resume_main
 
@@ -170,40 +180,64 @@ def _dispatch(args: argparse.Namespace) -> int:
         return worker_main(args.config_json, args.strategy, args.out)
     if args.command == "validate":
         return _validate(args.files)
+    from .model_source import read_config
+    from .workdirs import check_writable_folder
+
+    # Before torch: the options, the model's config.json, the workdir, and room for the result.
+    cfg = config_from_args(args)
+    read_config(cfg.model)
+    if args.workdir is not None:
+        check_writable_folder(args.workdir, "workdir")
+    writer = ResultFile(args.output, args.overwrite, cfg.total_steps, command_line(argv), fallback=args.workdir)
+    writer.prepare()
+    try:
+        return _measure(args, cfg, writer)
+    finally:
+        writer.discard_reserve()
+
+
+def _measure(args: argparse.Namespace, cfg: PilotConfig, writer: ResultFile) -> int:
     from .trainer import resolved
 
-    cfg = resolved(config_from_args(args))  # the real model's shape, checked before any work
-    output = args.output / "pilot-result.json" if args.output.is_dir() else args.output
-    if output.exists() and not args.overwrite:
-        raise FileExistsError(f"{output} already exists; pass --overwrite to replace it")
-    check_writable(output)
+    cfg = resolved(cfg)  # the real model's shape, checked before any work
     with signals_raise():
         try:
             if args.command == "run":
                 from .runner import run
 
-                result = run(cfg, args.workdir, show_progress=not args.quiet, keep_workdir=args.keep_workdir)
+                result = run(cfg, args.workdir, show_progress=not args.quiet, keep_workdir=args.keep_workdir,
+                             record=writer.stage)
             else:
                 from .scale import ScaleConfig, run_scale
 
-                result = run_scale(cfg, ScaleConfig.from_args(args), show_progress=not args.quiet)
+                result = run_scale(cfg, ScaleConfig.from_args(args), show_progress=not args.quiet, record=writer.stage)
         except PartialRun as partial:
-            _save(partial.result, output, args.overwrite, partial=True)
+            try:
+                _save(writer, partial.result, partial=True)
+            except OSError as exc:  # the run's own failure keeps its exit code and its error line
+                print(f"gpu-pilot: the result file could not be written either: {describe(exc)[0]}", file=sys.stderr)
             raise
     if result is None:  # a scale run on a node that does not write (see --node-rank)
         return 0
-    _save(result, output, args.overwrite)
+    _save(writer, result)
+    if result.outcome.status == "does_not_fit":
+        print(f"gpu-pilot: does not fit: {result.outcome.error}", file=sys.stderr)
+        return EXIT_MEMORY
     if result.outcome.status == "partial":
         print(f"gpu-pilot: {result.outcome.error}", file=sys.stderr)
         return EXIT_DISK
     if result.restore is not None and not result.restore.passed:
+        first = (result.restore.failures or ["no detail"])[0]
+        print(f"gpu-pilot: error: restore check failed: {first}", file=sys.stderr)
         return EXIT_RESTORE_FAILED
     return 0
 
 
-def _save(result, output: Path, overwrite: bool, partial: bool = False) -> None:
-    from . import summary
+def _save(writer: ResultFile, result, partial: bool = False) -> None:
+    """The summary first (a failing write cannot take it), then the file, then where the file is."""
+    from . import flags, summary
 
-    result.save_json(output, overwrite=overwrite)
-    print(summary.render(result))
-    print(f"{'partial result' if partial else 'result'} written to {output}")
+    result.flags = flags.evaluate(result)
+    print(summary.render(result), flush=True)
+    path = writer.finish(result)
+    print(f"{'partial result' if partial else 'result'} written to {path}")

@@ -46,12 +46,26 @@ def _one_of(section: str, name: str, value, choices) -> None:
         raise ValueError(f"{section}.{name} must be one of {', '.join(map(repr, choices))} (got {value!r})")
 
 
-def _presets() -> tuple[str, ...]:
+def _all_presets() -> list[dict]:
     try:
         import calculators
     except ImportError:  # the pilot installed without the site's packages still runs the built-in model
-        return ()
-    return tuple(m["id"] for m in calculators.models()["models"])
+        return []
+    return list(calculators.models()["models"])
+
+
+def runnable_presets() -> list[dict]:
+    """The calculators' model presets of a family the pilot runs; the others (Gemma 2) are not offered."""
+    presets = _all_presets()
+    if not presets:
+        return []
+    from calculators.hf_config import FAMILIES
+
+    return [m for m in presets if m.get("model_type") in FAMILIES]
+
+
+def _presets() -> tuple[str, ...]:
+    return tuple(m["id"] for m in runnable_presets())
 
 
 @dataclass
@@ -88,6 +102,10 @@ class ModelConfig:
         if not isinstance(self.source, str) or not self.source:
             raise ValueError(f"{s}.source must be 'builtin', a preset or a directory (got {self.source!r})")
         if self.source != "builtin" and self.source not in presets and not Path(self.source).is_dir():
+            other = next((m for m in _all_presets() if m["id"] == self.source), None)
+            if other is not None:
+                raise ValueError(f"{s}.source {self.source!r} is a {other.get('model_type')} model, a family the pilot "
+                                 f"does not run yet; it runs: {', '.join(presets)}")
             raise ValueError(f"{s}.source must be 'builtin', a preset ({', '.join(presets)}) or an existing "
                              f"directory (got {self.source!r})")
         if self.config_file and (self.source != "builtin" or not Path(self.config_file).is_file()):
@@ -199,7 +217,8 @@ class PilotConfig:
     data: DataConfig = field(default_factory=DataConfig)
     device: str = "auto"
     seed: int = 1234
-    threads: int = 0
+    threads: int = field(default=0, metadata={"help": "torch threads per process (0: torch's default for run; "
+                                              "scale runs 1 per process on the CPU, the baseline included)"})
     warmup_steps: int = field(default=3, metadata={"help": "steps excluded from timing; the CPU memory peak is taken over them"})
     steps: int = field(default=10, metadata={"help": "timed steps"})
     val_batches: int = 2
@@ -254,10 +273,13 @@ class PilotConfig:
         data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
         return cls.from_dict(data)
 
-    def model_hash(self) -> str:
-        """Hash of what defines the model's shape and initialisation."""
+    def model_hash(self, config_sha256: str | None = None) -> str:
+        """Hash of what defines the model's shape and initialisation: the options and, given its hash
+        (`model_source.identity`), the contents of the configuration they name."""
         payload = {"model": dataclasses.asdict(self.model), "seed": self.seed, "method": self.train.method,
                    "lora": [self.train.lora_rank, list(self.train.lora_targets)]}
+        if config_sha256 is not None:
+            payload["config_sha256"] = config_sha256
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

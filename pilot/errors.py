@@ -1,8 +1,10 @@
 """Known failures, each as one line and an exit code; the CLI's top-level handler is the only user.
 
 Exit codes: 1 bad input (flags, config, data), 2 bad command line (argparse), 3 restore check
-failed, 4 device unavailable, 5 disk full or output not writable, 6 out of memory, 7 torchrun, a worker or
-another child process failed, 8 diverged (NaN/inf loss), 130 SIGINT, 143 SIGTERM, 70 anything unexpected.
+failed, 4 device unavailable, 5 disk full, a file-size limit (EFBIG), an output or workdir that cannot be
+written, or a partial result, 6 out of memory (the run does not fit; its result file is still written),
+7 torchrun, a worker or another child process failed, 8 diverged (NaN/inf loss), 130 SIGINT, 143 SIGTERM,
+70 anything unexpected.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import errno
 import json
 import signal
 import subprocess
+import sys
 import tomllib
 
 EXIT_CONFIG, EXIT_USAGE, EXIT_RESTORE_FAILED, EXIT_DEVICE = 1, 2, 3, 4
@@ -61,21 +64,26 @@ class PartialRun(Exception):
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
-    import torch
-
+    # Without torch imported no torch error exists: a failure before the import stays fast.
+    torch = sys.modules.get("torch")
     text = str(exc)
-    return isinstance(exc, torch.OutOfMemoryError) or (
+    return (torch is not None and isinstance(exc, torch.OutOfMemoryError)) or (
         isinstance(exc, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text))
 
 
 def describe(exc: BaseException) -> tuple[str, int]:
     """(one-line message, exit code) for a failure; unknown ones name their type."""
-    from .atomic import DiskFullError
+    from .atomic import DiskFullError, FileTooLargeError
 
     if isinstance(exc, (PilotError, Interrupted)):
         return str(exc), exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted by SIGINT", 128 + signal.SIGINT
+    if isinstance(exc, FileTooLargeError):
+        return exc.strerror, EXIT_DISK
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        where = f" writing {exc.filename}" if exc.filename else ""
+        return f"file too large{where}: this process's file-size limit (ulimit -f) was reached", EXIT_DISK
     if isinstance(exc, DiskFullError) or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
         return f"disk full: {exc.strerror or exc}", EXIT_DISK
     if isinstance(exc, tomllib.TOMLDecodeError):

@@ -9,8 +9,6 @@ trains on, identically in every process (the restore check rebuilds it in a fres
 from __future__ import annotations
 
 import dataclasses
-import json
-from pathlib import Path
 
 import torch
 from torch import nn
@@ -39,16 +37,32 @@ def _preset(name: str) -> dict | None:
     return next((m for m in calculators.models()["models"] if m["id"] == name), None)
 
 
+def _refused(source: str, e: dict) -> PilotSetupError:
+    """One line for the first field error of the calculators' config reader (worded in `model_source`,
+    which the CLI runs before importing torch)."""
+    from .model_source import refused
+
+    return PilotSetupError(str(refused(source, e)))
+
+
 def hf_config(model: ModelConfig):
     """The transformers configuration the model option names (preset, config file or directory)."""
     transformers = _transformers()
     if model.config_file:
+        from calculators import hf_config as reader
+
+        # The calculators' reader, as on the page and in the CLI: size, nesting, numbers and the keys'
+        # types, checked before transformers (whose own checks raise a multi-line error, or none).
         try:
-            data = json.loads(Path(model.config_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise PilotSetupError(f"model.config_file {model.config_file!r} is not a readable JSON file ({exc})") from exc
-        if not isinstance(data, dict) or "model_type" not in data:
+            with open(model.config_file, "rb") as fh:
+                data, errors = reader.parse(fh.read(reader.MAX_BYTES + 1))
+        except OSError as exc:
+            raise PilotSetupError(f"model.config_file {model.config_file!r} is not a readable file ({exc})") from exc
+        if not errors and "model_type" not in data:
             raise PilotSetupError(f"model.config_file {model.config_file!r} has no model_type: not a config.json")
+        errors = errors or reader.inputs_from_config(data)[1]
+        if errors:
+            raise _refused(model.config_file, errors[0])
         data = {k: v for k, v in data.items() if k not in ("architectures", "transformers_version")}
         return transformers.AutoConfig.for_model(**data)
     preset = _preset(model.source)
@@ -71,10 +85,7 @@ def resolve(model: ModelConfig) -> ModelConfig:
     config = hf_config(model)
     inputs, errors = reader.inputs_from_config(config.to_dict())
     if errors:
-        e = errors[0]
-        detail = (f"model type {e['got']!r} is not supported (supported: {', '.join(e['choices'])})"
-                  if e["code"] == "unsupported_model_type" else f"its config has no valid {e.get('key')}")
-        raise PilotSetupError(f"model {model.source if not model.config_file else model.config_file}: {detail}")
+        raise _refused(model.source if not model.config_file else model.config_file, errors[0])
     dtype = model.dtype
     if dtype == "auto":
         dtype = reader.weights_dtype(config.to_dict()) or "fp32"

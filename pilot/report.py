@@ -25,8 +25,9 @@ class JsonMixin:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    def to_json(self, data: dict[str, Any] | None = None) -> str:
+        """The file's text; `data`: this object's dict as a caller amended it (`resultfile` marks a stage)."""
+        return json.dumps(self.to_dict() if data is None else data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
     def save_json(self, path: str | Path, overwrite: bool = False) -> Path:
         """Written atomically: a failure (a full disk) leaves any earlier file as it was."""
@@ -186,6 +187,7 @@ class ScaleRun:
     tokens_per_s: float
     efficiency: float
     peak_tensor_bytes: int
+    threads: int | None = None  # torch threads per process
 
 
 @dataclass
@@ -197,6 +199,7 @@ class Scaling:
     tokens_per_step: int
     baseline: ScaleRun
     runs: list[ScaleRun]
+    threads_per_process: int | None = None  # the same for the baseline and every strategy
 
 
 @dataclass
@@ -214,6 +217,8 @@ class Environment:
     torch_threads: int
     pilot_version: str
     git_revision: str | None
+    cpu_model: str | None = None
+    packages: dict[str, str | None] | None = None  # optional packages' versions (a None inside: not installed)
 
 
 @dataclass
@@ -223,9 +228,15 @@ class ModelInfo:
     trainable_parameters: int
     config_hash: str
     data_hash: str
+    family: str = "builtin"  # or the transformers model_type
+    config_sha256: str | None = None  # the configuration's canonical contents
+    weights_sha256: str | None = None  # local weight files; None: random weights
+    weights_bytes: int | None = None
 
 
-PARTIAL_REASONS = ("diverged", "failed", "interrupted", "checkpoint_failed")
+# "unfinished": the file was written between two stages of a run still going (left so by a SIGKILL).
+PARTIAL_REASONS = ("diverged", "failed", "interrupted", "checkpoint_failed", "unfinished")
+STAGES = ("setup", "warmup", "training", "checkpoint", "validation", "restore", "batch_search", "scaling")
 
 
 @dataclass
@@ -233,7 +244,7 @@ class Partial:
     """Why a run's result is incomplete, and how far it got; what it measured is kept."""
 
     reason: str  # one of PARTIAL_REASONS
-    stage: str  # the phase it stopped in: batch_search, training, validation, restore, scaling
+    stage: str  # the phase it stopped in, one of STAGES
     steps_done: int
 
 
@@ -242,6 +253,20 @@ class Outcome:
     status: str  # completed, does_not_fit, partial
     error: str | None = None
     partial: Partial | None = None
+
+
+@dataclass
+class Flag:
+    """A figure outside the range the guide asks for (`pilot.flags` decides); `trustworthy` False: the
+    figure it concerns must not be used."""
+
+    code: str
+    subject: str  # "run", or the scaling configuration: "none" (the baseline), "ddp", "fsdp"
+    value: float
+    limit: float
+    trustworthy: bool
+    message: str
+    budget_steps: int | None = None
 
 
 @dataclass
@@ -262,6 +287,8 @@ class PilotResult(JsonMixin):
     batch_search: BatchSearch | None = None
     scaling: Scaling | None = None
     losses: list[float] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    command: str = ""
     schema_version: str = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The pilot scenario: config in, PilotResult out.
 
 The measured loop itself is `steps.measure`, shared with the scaling step. Running out of memory
-ends the scenario with the status "does_not_fit" rather than a crash.
+ends the scenario with the status "does_not_fit" rather than a crash. After each stage the result so
+far goes to `record` (the CLI's `ResultFile.stage`), so a killed run leaves it on disk.
 """
 from __future__ import annotations
 
@@ -9,16 +10,14 @@ import contextlib
 import dataclasses
 import datetime as dt
 import math
-import shutil
-import sys
-import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import torch
 
-from . import checkpoint, environment, estimate, restore
-from .atomic import DiskFullError, free_bytes
+from . import checkpoint, environment, estimate, flags, model_source, restore, workdirs
+from .atomic import NoRoomError, file_size_limit, free_bytes
 from .checks import check_model
 from .config import PilotConfig
 from .data import load_tokens, tokens_hash
@@ -33,6 +32,9 @@ from .trainer import Trainer, resolve_device, resolved
 
 STALL_FRACTION = 0.1  # a step "stalled" when it waited for data more than this share of its time
 CHECKPOINT_SPACE_MARGIN = 1.1  # torch.save's archive adds headers and alignment to the raw tensor bytes
+
+# Called with (result so far, the stage the run is now in, steps done) after each stage ends.
+Recorder = Callable[[PilotResult, str, int], None]
 
 
 def _cap_device(cfg: PilotConfig, device: torch.device) -> None:
@@ -114,42 +116,54 @@ def _memory(cfg: PilotConfig, trainer: Trainer, meters: Meters) -> Memory:
 
 
 def _check_checkpoint_space(cfg: PilotConfig, trainer: Trainer, workdir: Path) -> None:
-    """Before the first step: the checkpoint's size follows from the model, so a disk that cannot hold
-    it is known now, not after the training that precedes it."""
+    """Before the first step: the checkpoint's size follows from the model, so a disk (or a file-size
+    limit) that cannot hold it is known now, not after the training that precedes it."""
     if not cfg.restore_check:
         return
-    needed = checkpoint.state_bytes(trainer)
+    needed = checkpoint.state_bytes(trainer) * CHECKPOINT_SPACE_MARGIN
     free = free_bytes(workdir)
-    if free < needed * CHECKPOINT_SPACE_MARGIN:
+    if free < needed:
         raise NoSpace(f"not enough free space for the checkpoint in {workdir}: about {needed / 1e9:.2f} GB needed, "
                       f"{free / 1e9:.2f} GB free; pass --workdir on a larger disk or --no-restore-check")
+    limit = file_size_limit()
+    if limit is not None and limit < needed:
+        raise NoSpace(f"the checkpoint (about {needed / 1e9:.2f} GB) would pass this process's file-size limit of "
+                      f"{limit:,} bytes (ulimit -f); raise it (ulimit -f unlimited) or pass --no-restore-check")
 
 
 def _checkpoint(trainer: Trainer, workdir: Path, result: PilotResult):
-    """A full disk costs the restore check, not the run: it is recorded and training goes on."""
+    """A full disk or a file-size limit costs the restore check, not the run: it is recorded and training
+    goes on."""
     t0 = time.perf_counter()
     try:
         reference, result.checkpoint = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
         return reference
-    except DiskFullError as exc:
+    except NoRoomError as exc:
         result.checkpoint = Checkpoint(step=trainer.steps_done, write_s=time.perf_counter() - t0, size_bytes=0,
                                        error=str(exc.strerror))
         return None
 
 
-def _measure(cfg: PilotConfig, trainer: Trainer, workdir: Path, show: bool, result: PilotResult, done: Measured):
+def _measure(cfg: PilotConfig, trainer: Trainer, workdir: Path, show: bool, result: PilotResult, done: Measured,
+             note: Callable[[], None]):
     reference = None
 
     def after_step(step: int, meters: Meters) -> None:
         nonlocal reference
         if step == cfg.warmup_steps:
             result.memory = _memory(cfg, trainer, meters)  # the CPU peak is final after warm-up
+            note()
         if cfg.restore_check and step == cfg.checkpoint_step:
+            done.stage = "checkpoint"
+            note()
             reference = _checkpoint(trainer, workdir, result)
+            done.stage = "training"
+            note()
 
     meters = measure(cfg, trainer, done, show=show, after_step=after_step)
     result.memory = _memory(cfg, trainer, meters)
     done.stage = "validation"
+    note()
     with _Stopwatch() as val:
         val_loss = trainer.validate(cfg.val_batches)
     if not math.isfinite(val_loss):
@@ -177,21 +191,14 @@ def _trainer(cfg: PilotConfig, device: torch.device, tokens: torch.Tensor) -> Tr
 
 @contextlib.contextmanager
 def workdir_for(workdir: Path | None, keep: bool = False):
-    """The given folder (left as it is), or a temporary one removed at the end, on an error and on
-    SIGINT/SIGTERM (which the CLI turns into exceptions), unless `keep`."""
+    """The given folder (left as it is), or a temporary one (`workdirs.temporary`: removed at the end,
+    on an error and on SIGINT/SIGTERM unless `keep`, and by a later run if this one is killed)."""
     if workdir is not None:
-        workdir = Path(workdir)
-        workdir.mkdir(parents=True, exist_ok=True)
-        yield workdir
+        workdirs.check_writable_folder(Path(workdir), "workdir")
+        yield Path(workdir)
         return
-    tmp = Path(tempfile.mkdtemp(prefix="gpu-pilot-"))
-    try:
+    with workdirs.temporary(keep=keep) as tmp:
         yield tmp
-    finally:
-        if keep:
-            print(f"gpu-pilot: workdir kept at {tmp}", file=sys.stderr)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _partial(result: PilotResult, exc: BaseException, done: Measured) -> PilotResult:
@@ -223,17 +230,35 @@ def device_for(cfg: PilotConfig) -> torch.device:
         raise DeviceUnavailable(str(exc)) from exc
 
 
-def new_result(kind: str, cfg: PilotConfig, device: torch.device, tokens: torch.Tensor) -> PilotResult:
-    """The result envelope every scenario fills in: what ran, when, where, on which model and data."""
+def new_result(kind: str, cfg: PilotConfig, device: torch.device, tokens: torch.Tensor,
+               show: bool = False) -> PilotResult:
+    """The result envelope every scenario fills in: what ran, when, where, on which model (its family and
+    the hashes of its configuration and local weights) and data."""
+    ident = model_source.identity(cfg.model, show)
     return PilotResult(
         kind=kind, label=cfg.label, note=cfg.note,
         created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         environment=environment.collect(device), config=cfg.to_dict(),
-        model=ModelInfo(cfg.model.config_file or cfg.model.source, 0, 0, cfg.model_hash(), tokens_hash(tokens)),
+        model=ModelInfo(cfg.model.config_file or cfg.model.source, 0, 0, cfg.model_hash(ident.config_sha256),
+                        tokens_hash(tokens), ident.family, ident.config_sha256, ident.weights_sha256,
+                        ident.weights_bytes),
         outcome=Outcome("completed"))
 
 
-def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = True, keep_workdir: bool = False) -> PilotResult:
+def _noter(cfg: PilotConfig, result: PilotResult, done: Measured, record: Recorder | None) -> Callable[[], None]:
+    """Hands the result so far (losses and timing as of now) to `record`, marked with the current stage."""
+
+    def note() -> None:
+        if record is None:
+            return
+        result.losses, result.timing = list(done.losses), _timing(cfg, done)
+        record(result, done.stage, done.steps_done)
+
+    return note
+
+
+def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = True, keep_workdir: bool = False,
+        record: Recorder | None = None) -> PilotResult:
     """The pilot; a failure once measuring has begun raises PartialRun carrying what was measured."""
     cfg = resolved(cfg)
     device = device_for(cfg)
@@ -241,7 +266,8 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
         torch.set_num_threads(cfg.threads)
     tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
     done = Measured()
-    result = new_result("run", cfg, device, tokens)
+    result = new_result("run", cfg, device, tokens, show_progress)
+    note = _noter(cfg, result, done, record)
     with workdir_for(workdir, keep_workdir) as workdir:
         _cap_device(cfg, device)
         try:
@@ -255,6 +281,7 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
                 del trainer
                 release(device)
                 done.stage = "batch_search"
+                note()
                 result.batch_search = search_micro_batch(cfg, device, tokens, show_progress)
                 if result.batch_search.largest_fitting is None:
                     result.outcome = Outcome("does_not_fit", "no micro-batch fits, not even 1")
@@ -263,8 +290,10 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
                     cfg.train, micro_batch=result.batch_search.largest_fitting))
                 result.config = cfg.to_dict()
                 trainer = Trainer(cfg, device, tokens=tokens)
+            done.stage = "warmup"
+            note()  # setup is done: the first result on disk, before any step
             try:
-                reference = _measure(cfg, trainer, workdir, show_progress, result, done)
+                reference = _measure(cfg, trainer, workdir, show_progress, result, done, note)
             except (RuntimeError, torch.OutOfMemoryError) as exc:
                 return _does_not_fit(result, exc, device)
             finally:
@@ -275,11 +304,17 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
             result.estimate = estimate.compare(cfg, result.memory.peak_tensor_bytes, device.type)
             if reference is not None:
                 done.stage = "restore"
+                note()
                 result.restore = restore.verify(cfg, device, reference, workdir, show=show_progress)
         except (Exception, KeyboardInterrupt, Interrupted) as exc:
             result.losses, result.timing = done.losses, _timing(cfg, done)
-            raise PartialRun(_partial(result, exc, done), exc) from exc
+            raise PartialRun(_finished(_partial(result, exc, done)), exc) from exc
     if result.checkpoint is not None and result.checkpoint.error:
         result.outcome = Outcome("partial", f"checkpoint not written: {result.checkpoint.error}; no restore check",
                                  Partial("checkpoint_failed", "training", done.steps_done))
+    return _finished(result)
+
+
+def _finished(result: PilotResult) -> PilotResult:
+    result.flags = flags.evaluate(result)
     return result

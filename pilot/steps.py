@@ -78,10 +78,11 @@ def measure(cfg: PilotConfig, trainer: Trainer, done: Measured, *, title: str = 
     release(trainer.device)
     meters = Meters(tracker_for(cfg, trainer), DeviceSampler(trainer.device))
     bar = Progress(cfg.total_steps, title, show)
-    done.stage = "training"
+    done.stage = "warmup"
     try:
         for step in range(1, cfg.total_steps + 1):
             in_warmup = step <= cfg.warmup_steps
+            done.stage = "warmup" if in_warmup else "training"
             with meters.tracker if (meters.tracker is not None and in_warmup) else contextlib.nullcontext():
                 loss, waited, seconds = trainer.step()
             if not math.isfinite(loss):
@@ -93,6 +94,8 @@ def measure(cfg: PilotConfig, trainer: Trainer, done: Measured, *, title: str = 
             if not in_warmup:
                 done.times.append(seconds)
                 done.waits.append(waited)
+            if step == cfg.warmup_steps:
+                done.stage = "training"  # the warm-up is over: what the hook records says so
             if after_step is not None:
                 after_step(step, meters)
             bar.update(loss=f"{loss:.4f}", s=f"{seconds:.3f}")

@@ -16,7 +16,8 @@ def render(result: PilotResult) -> str:
     env, lines = result.environment, []
     lines.append(f"gpu-pilot {env.pilot_version} | {env.device_type}: {env.device_name} x{env.device_count} | "
                  f"torch {env.torch}" + (f" | CUDA {env.cuda}" if env.cuda else "") + (f" | ROCm {env.hip}" if env.hip else ""))
-    lines.append(f"model: {result.model.parameters:,} parameters, {result.model.trainable_parameters:,} trainable")
+    lines.append(f"model: {result.model.family}, {result.model.parameters:,} parameters, "
+                 f"{result.model.trainable_parameters:,} trainable")
     if result.batch_search:
         lines.append(f"largest micro-batch that fits: {result.batch_search.largest_fitting}")
     if result.outcome.status == "does_not_fit":
@@ -55,8 +56,42 @@ def render(result: PilotResult) -> str:
         lines.append(f"restore       {verdict} ({r.mode}, fresh process, resumed at step {r.resumed_from_step})")
         lines += [f"  ok   {v}" for v in r.verified] + [f"  FAIL {f}" for f in r.failures]
     if result.scaling:
-        s = result.scaling
-        lines.append(f"scaling       baseline {s.baseline.tokens_per_s:,.0f} tokens/s on 1 process")
-        lines += [f"  {r.strategy:<5} x{r.world_size}: {r.tokens_per_s:,.0f} tokens/s, efficiency {r.efficiency:.0%}"
-                  for r in s.runs]
+        lines += _scaling(result)
+    run_flags = [f for f in result.flags if f.subject == "run"]
+    if run_flags:
+        lines.append(f"flags         {len(run_flags)} to act on (the guide's pilot page, section #summary, says what each means):")
+        lines += [f"  ! {f.message}" for f in run_flags]
     return "\n".join(lines)
+
+
+def _untrusted_reason(flag) -> str:
+    return flag.message.split(": not trustworthy: ", 1)[-1]
+
+
+def _scaling(result: PilotResult) -> list[str]:
+    """Each strategy against one process in words: faster or slower, by how much, at the same batch."""
+    s, lines = result.scaling, []
+    threads = f", {s.threads_per_process} thread{'s' * (s.threads_per_process != 1)} per process" \
+        if s.threads_per_process else ""
+    lines.append(f"scaling       baseline {s.baseline.tokens_per_s:,.0f} tokens/s on 1 process{threads}; every "
+                 f"configuration at the same effective batch of {s.effective_batch} sequences per step")
+    for flag in (f for f in result.flags if f.subject == "none" and not f.trustworthy):
+        lines.append(f"  baseline: not trustworthy: {_untrusted_reason(flag)}")
+    for r in s.runs:
+        head = f"  {r.strategy:<5} x{r.world_size}:"
+        own = [f for f in result.flags if f.subject == r.strategy and not f.trustworthy]
+        if own:
+            lines.append(f"{head} not trustworthy: " + "; ".join(_untrusted_reason(f) for f in own))
+            continue
+        speedup = r.tokens_per_s / s.baseline.tokens_per_s if s.baseline.tokens_per_s else 0.0
+        if speedup >= 1.005:
+            verdict = f"{r.world_size} processes beat one by {speedup - 1:.0%}"
+        elif speedup <= 0.995:
+            verdict = f"{r.world_size} processes are {1 - speedup:.0%} slower than one"
+        else:
+            verdict = f"{r.world_size} processes are as fast as one"
+        figures = f"{r.tokens_per_s:,.0f} tokens/s, {speedup:.2f}x one process: {verdict}; efficiency {r.efficiency:.0%}"
+        if any(f.subject == "none" and not f.trustworthy for f in result.flags):
+            figures = f"not trustworthy, since its baseline is not (measured: {figures})"
+        lines.append(f"{head} {figures}")
+    return lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._escape import escape
 
 from calculators import N_
+from calculators.pilot_inputs import untrusted
 
 from .._chart import bars_svg
 from .._figures import figure
@@ -62,6 +63,8 @@ def scaling(data: dict, fmt: NumberFormat, t: Translator) -> str:
         return ""
     items = []
     for run in data["scaling"]["runs"]:
+        if untrusted(data, run):  # no bar for a figure the flags say not to use (the table says why)
+            continue
         name = strategy_label(Comparison(run["strategy"], run["world_size"], None), t)
         items.append((name, run["efficiency"], figure(run["efficiency"], "percent", fmt, t)))
     return _chart(t(N_("Scaling efficiency")), items, t)

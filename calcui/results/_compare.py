@@ -18,7 +18,7 @@ from .._isolate import clip, isolate, plain_strings
 from .._numbers import NumberFormat
 from .._render import input_labels
 from .._text import Translator
-from . import _charts
+from . import _charts, _flags
 from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._pilot_inputs import declared, to_inputs
@@ -63,8 +63,12 @@ def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Tran
         label, unit = units[key]
         value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd>{num(value)}</dd></div>")
+    run = chosen_scale_run(data)
+    reasons = _flags.untrusted_reasons(data, run, fmt, t) if run else []
     if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
-        kept = t(N_("not measured in this file: your value is kept"))
+        # An untrustworthy efficiency is shown as such, never clamped into the calculator.
+        kept = (t(N_("not trustworthy in this file: your value is kept")) if reasons
+                else t(N_("not measured in this file: your value is kept")))
         items.append(f"<div class=\"guide-metric\"><dt>{escape(t(units['scaling_efficiency'][0]))}</dt>"
                      f"<dd>{escape(kept)}</dd></div>")
     if "throughput_per_gpu" in inputs:
@@ -72,7 +76,8 @@ def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Tran
                     throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", fmt, t))
     else:
         summary = t(N_("The run's configuration was taken; it measured no throughput."))
-    return f'<dl class="guide-metrics">{"".join(items)}</dl>', summary
+    notes = "".join(f'<p class="guide-import__note guide-import__flag">{escape(r)}</p>' for r in reasons)
+    return f'<dl class="guide-metrics">{"".join(items)}</dl>{notes}', summary
 
 
 # One renderer per `calculators.IMPORT_PANELS` entry; a calculator names its own.

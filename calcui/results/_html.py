@@ -49,6 +49,9 @@ PARTIAL_REASONS = {
     "failed": N_("an error stopped it"),
     "interrupted": N_("it was interrupted"),
     "checkpoint_failed": N_("the checkpoint could not be written, so there is no restore check"),
+    # TRANSLATORS: the pilot rewrites its result after each stage; this file is one such copy, so the run was
+    # killed there (or was still running when the file was copied).
+    "unfinished": N_("it had not finished when the file was written: it was killed, or was still running"),
 }
 
 

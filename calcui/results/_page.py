@@ -14,6 +14,7 @@ from .._numbers import NumberFormat
 from .._scroll import scroll_region
 from .._text import Translator
 from . import _charts
+from . import _flags
 from . import _restore as _restore_lines
 from ._estimate import Comparison, comparisons
 from ._html import (DASH, choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge, partial_reason,
@@ -151,10 +152,18 @@ def _restore(d, fmt, t):
 def _scaling(d, fmt, t):
     if not d.get("scaling"):
         return DASH
-    return "; ".join(
-        t(N_("{name}: {efficiency}"), name=strategy_label(Comparison(r["strategy"], r["world_size"], None), t),
-          efficiency=figure(r["efficiency"], "percent", fmt, t))
-        for r in d["scaling"]["runs"])
+    cells = []
+    for r in d["scaling"]["runs"]:
+        name = strategy_label(Comparison(r["strategy"], r["world_size"], None), t)
+        if _flags.untrusted(d, r):  # the flag, not the number
+            cells.append(t(_flags.UNTRUSTED, name=name))
+        else:
+            cells.append(t(N_("{name}: {efficiency}"), name=name, efficiency=figure(r["efficiency"], "percent", fmt, t)))
+    return "; ".join(cells)
+
+
+def _flag_names(d, fmt, t):
+    return _flags.labels(d, fmt, t) or DASH
 
 
 def _env(key):
@@ -191,7 +200,9 @@ ROWS = (
         (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, fmt, t: fmt.percent_of(v))),
         (N_("Validation"), _timing(("validation_s",), seconds)),
         (N_("Checkpoint write"), _checkpoint), (N_("Restore verified"), _restore),
-        (N_("Scaling efficiency"), _scaling))),
+        (N_("Scaling efficiency"), _scaling),
+        # TRANSLATORS: row of the pilot runs table: the figures the guide says to act on (e.g. "loss growth").
+        (NP_("pilot run", "Flags"), _flag_names))),
 )
 
 
@@ -240,6 +251,8 @@ def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberForma
         parts.append(f'<p class="guide-results__note">{isolate(data["note"])}</p>')
     if data["outcome"]["error"]:
         parts.append(f'<p class="guide-results__error">{escape(error_label)}: {isolate(data["outcome"]["error"])}</p>')
+    flagged = [escape(_flags.sentence(f, data, fmt, t)) for f in _flags.all_flags(data)]
+    parts.append(_list(t(N_("What to look at")), flagged, "guide-results__flags"))
     rows = comparisons(data)
     if rows:
         parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))

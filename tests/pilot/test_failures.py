@@ -11,6 +11,7 @@ import io
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,8 +47,8 @@ class FullDisk(io.RawIOBase):
         self.fh.flush()
 
     def close(self):
+        super().close()  # flushes through self.fh, so that one closes last
         self.fh.close()
-        super().close()
 
 
 @pytest.fixture
@@ -121,16 +122,22 @@ def test_read_only_output_is_refused_before_any_work(read_only_dir, monkeypatch,
     assert f"cannot write the result to {read_only_dir / 'r.json'}" in one_line_error(capsys)
 
 
-def test_overwrite_on_a_full_disk_keeps_the_previous_result(tmp_path, disk_full_after, capsys):
-    out = tmp_path / "r.json"
+def test_overwrite_on_a_full_disk_keeps_the_previous_result(tmp_path, disk_full_after, capsys, monkeypatch):
+    out = tmp_path / "out" / "r.json"
+    out.parent.mkdir()
     previous = '{"earlier": "result"}\n'
     out.write_text(previous, encoding="utf-8")
-    disk_full_after(4096, match="r.json")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the copy of the result goes
+    disk_full_after(1000, match="r.json")  # no result fits, not even the first, before any step
     code = cli.main(["run", *TINY_FLAGS, "--no-restore-check", "--overwrite", "-o", str(out)])
     assert code == EXIT_DISK
-    assert "disk full: no space left on the device writing" in one_line_error(capsys)
+    err = capsys.readouterr().err
+    assert err.count("gpu-pilot: error:") == 1 and "gpu-pilot: error: disk full: no space left on the device writing" in err
+    copies = list(tmp_path.glob("r.*.json"))
+    assert len(copies) == 1 and f"a copy was written to {copies[0]}" in err, err
+    assert json.loads(copies[0].read_text(encoding="utf-8"))["outcome"]["partial"]["stage"] == "warmup"
     assert out.read_text(encoding="utf-8") == previous
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"], "a temporary file was left behind"
+    assert sorted(p.name for p in out.parent.iterdir()) == ["r.json"], "a temporary or reserve file was left behind"
 
 
 def test_full_workdir_costs_the_restore_check_not_the_run(tmp_path, disk_full_after, validate):
@@ -261,7 +268,7 @@ def test_a_nan_validation_loss_is_a_partial_result(monkeypatch, validate):
 
 
 def test_keep_workdir_keeps_the_temporary_folder(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(runner.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(runner.restore, "verify", lambda *a, **k: None)  # the checkpoint is what matters here
     runner.run(tiny(), show_progress=False, keep_workdir=True)
     kept = list(tmp_path.glob("gpu-pilot-*"))

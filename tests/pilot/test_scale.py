@@ -99,7 +99,7 @@ def test_two_nodes_on_one_host(tmp_path, validate):
 
 
 def test_a_failed_strategy_keeps_the_finished_ones(monkeypatch, validate):
-    def torchrun(cfg_file, strategy, out, scale_config):
+    def torchrun(cfg_file, strategy, out, scale_config, threads):
         if strategy == "fsdp":
             raise TorchrunFailed("torchrun with fsdp failed (exit 1): rank 1: RuntimeError: planted")
         return {"times": [0.01, 0.012], "peak": 1000, "world": 2}

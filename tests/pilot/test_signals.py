@@ -62,7 +62,8 @@ def test_signal_stops_children_and_removes_the_workdir(tmp_path, phase, signum):
     reader = threading.Thread(target=lambda: stderr.extend(iter(lambda: proc.stderr.read(1), "")), daemon=True)
     reader.start()
     if phase == "training":
-        _wait_for(lambda: re.search(r"pilot:.*\| *[1-9]\d*/4002", "".join(stderr)), "a training step", proc, stderr)
+        # Past the 2 warm-up steps: the stage is "training" (a signal in the warm-up says "warmup").
+        _wait_for(lambda: re.search(r"pilot:.*\| *(?:[3-9]|[1-9]\d+)/4002", "".join(stderr)), "a training step", proc, stderr)
     else:
         _wait_for(lambda: _processes_mentioning(str(tmp), "_resume"), "the restore process", proc, stderr)
     proc.send_signal(signum)

@@ -1,0 +1,80 @@
+"""Precise refusals before torch is imported (seconds of imports saved on every mistake): the output,
+the workdir, the options and the model's config.json. Each runs the CLI in a fresh interpreter and
+checks that torch was never imported."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pilot import cli
+
+from .test_failures import TINY_FLAGS, read_only_dir  # noqa: F401 - a fixture
+
+CONFIGS = Path(__file__).parents[1] / "fixtures" / "hf-configs"
+PROBE = "import sys\nfrom pilot import cli\ncode = cli.main(sys.argv[1:])\nprint('torch' in sys.modules, code)\n"
+FAMILIES = "supported: llama, mistral, phi3, qwen2"
+
+
+def _cli(*args: str) -> tuple[bool, int, str]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=300)
+    imported, code = done.stdout.split()
+    return imported == "True", int(code), done.stderr
+
+
+def _made_up(folder: Path) -> Path:
+    spec = json.loads((CONFIGS / "llama-tiny.json").read_text(encoding="utf-8"))
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({**spec, "model_type": "made_up_family"}), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("how", ["config", "directory"])
+def test_an_unknown_model_type_is_one_short_line_naming_the_families(tmp_path, how):
+    """Before: transformers' own error, one 11,686-character line listing every model type it knows,
+    after the imports (and for a directory, only once transformers had read it)."""
+    folder = _made_up(tmp_path / "model")
+    args = ["--model-config", str(folder / "config.json")] if how == "config" else ["--model", str(folder)]
+    imported, code, err = _cli("run", *args, "-o", str(tmp_path / "r.json"))
+    assert (imported, code) == (False, 1)
+    assert err.count("\n") == 1 and len(err) < 300, err
+    assert f"model {folder / 'config.json'}: model type 'made_up_family' is not supported ({FAMILIES})" in err
+
+
+def test_a_preset_the_pilot_cannot_run_is_refused_naming_those_it_runs(tmp_path):
+    imported, code, err = _cli("run", "--model", "gemma-2-9b", "-o", str(tmp_path / "r.json"))
+    assert (imported, code) == (False, 1) and err.count("\n") == 1
+    assert "model.source 'gemma-2-9b' is a gemma2 model, a family the pilot does not run yet; it runs: llama-3.2-1b" in err
+    assert "qwen2.5-7b" in err
+
+
+def test_help_offers_only_the_presets_the_pilot_runs(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "presets: llama-3.2-1b, llama-3.2-3b" in text and "gemma" not in text
+
+
+def test_a_read_only_workdir_is_refused_before_torch(tmp_path, read_only_dir):  # noqa: F811
+    """Before: an existing read-only --workdir was found when the checkpoint was written, after training."""
+    imported, code, err = _cli("run", *TINY_FLAGS, "--workdir", str(read_only_dir), "-o", str(tmp_path / "r.json"))
+    assert (imported, code) == (False, 5)
+    assert err.startswith(f"gpu-pilot: error: cannot write to the workdir {read_only_dir}") and err.count("\n") == 1
+    assert list(tmp_path.glob("*r.json*")) == []
+
+
+def test_an_existing_output_and_a_read_only_one_are_refused_before_torch(tmp_path, read_only_dir):  # noqa: F811
+    out = tmp_path / "r.json"
+    out.write_text("{}", encoding="utf-8")
+    imported, code, err = _cli("run", *TINY_FLAGS, "-o", str(out))
+    assert (imported, code) == (False, 1) and "already exists; pass --overwrite to replace it" in err
+    imported, code, err = _cli("run", *TINY_FLAGS, "-o", str(read_only_dir / "r.json"))
+    assert (imported, code) == (False, 5) and f"cannot write the result to {read_only_dir / 'r.json'}" in err
+
+
+def test_a_bad_option_is_refused_before_torch(tmp_path):
+    imported, code, err = _cli("run", "--micro-batch=0", "-o", str(tmp_path / "r.json"))
+    assert (imported, code) == (False, 1) and "train.micro_batch must be an integer between 1 and 65536" in err
