@@ -5,12 +5,13 @@ from __future__ import annotations
 import sys
 
 from benchmarks import (
-    calculators_browser, calculators_cpython, lighthouse_pages, memory_accuracy, pilot_scale_loop,
+    calculators_browser, calculators_cpython, lighthouse_pages, memory_accuracy, pilot_scale_loop, throughput_accuracy,
 )
 
 
 def main() -> int:
-    for bench in (calculators_cpython, calculators_browser, lighthouse_pages, memory_accuracy, pilot_scale_loop):
+    for bench in (calculators_cpython, calculators_browser, lighthouse_pages, memory_accuracy, throughput_accuracy,
+                  pilot_scale_loop):
         print(f"\n== {bench.__name__}\n")
         status = bench.main([])
         if status:

@@ -1,8 +1,8 @@
 """The cost calculator's answer time in CPython, as a ratio to the memory calculator's in the same run.
 
 A cost answer prices every catalog GPU at 11 card counts, plans each reservation and repeats the
-ranking at ±30 % utilization; the memory answer is the baseline the page already had. Cases: the
-defaults, a pinned term, and a job far longer than the longest term (the planner's long path).
+ranking at both ends of the throughput range; the memory answer is the baseline the page already had.
+Cases: the defaults, a pinned term, and a job far longer than the longest term (the planner's long path).
 
     python -m benchmarks.calculators_cpython [--repeat 15]
 """

@@ -4,15 +4,18 @@ Float sums use math.fsum: the built-in sum() changed its rounding in Python 3.12
 Pyodide must give the very same figures as the build's CPython.
 
 Throughput is a two-class roofline (Williams, Waterman & Patterson 2009, "Roofline", CACM 52(4)):
-the matrix multiplications run at the larger of their FLOPs at a utilization of the card's dense
-bf16 peak and their weight traffic at the card's memory bandwidth; the element-wise kernels
-(norms, activation functions, rotary embeddings, residual adds, attention I/O, the loss) and the
-optimizer step are memory-bound and run at the bandwidth. Matrix FLOPs per token follow the usual
-dense-transformer count (Kaplan et al. 2020, section 2.1; Narayanan et al. 2021 for recomputation):
-2N forward, 4N backward, 6N for a full fine-tune; LoRA/QLoRA skip the frozen weights' gradients
-(4N); gradient checkpointing re-runs the forward (+2N). Several cards add the gradient (and, for
-FSDP, weight) collectives over the card's link, as a ring: each card sends 2(n-1)/n of the data
-(Patarasuk & Yuan 2009), not overlapped with compute (a lower bound on scaling efficiency).
+the matrix multiplications run at the larger of their FLOPs at a share of the card's dense matrix
+peak and their weight traffic at a share of the card's memory bandwidth; the element-wise kernels
+(norms, activation functions, rotary embeddings, residual adds, attention I/O, the loss), QLoRA's
+dequantisation and the optimizer step are memory-bound and run at the bandwidth. The matrix FLOPs
+are counted as executed (`matmul_flops_per_token`): the linear layers' forward 2M, the input
+gradients 2M, the weight gradients 2M only for weights that learn (LoRA's frozen base has none;
+Hu et al. 2021), the adapters' own, gradient checkpointing's second forward pass of the blocks
+(Narayanan et al. 2021), and causal attention from the sequence length (Dao 2023, FlashAttention-2,
+whose backward pass recomputes the scores). The shares of peak come from published measurements
+(`calculators.throughput`), one per card. Several cards add the gradient (and, for FSDP, weight)
+collectives over the card's link, as a ring: each card sends 2(n-1)/n of the data (Patarasuk &
+Yuan 2009), not overlapped with compute (a lower bound on scaling efficiency).
 
 Interruptions follow Young's first-order model (Young 1974, "A first order approximation to the
 optimum checkpoint interval", CACM 17(9)): a failure loses on average half a checkpoint interval
@@ -28,27 +31,97 @@ from functools import reduce
 NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
 
 
-def flops_per_token(params: int, method: str, checkpointing: bool) -> float:
-    factor = 6 if method == "full" else 4
-    return (factor + 2 * checkpointing) * params
+# Attention's backward pass against its forward, in matmul FLOPs: the gradients of the scores and of
+# the values take two matmuls each; FlashAttention-2 recomputes the scores too (Dao 2023, "FlashAttention-2",
+# section 4.1: the backward pass does 2.5 times the forward's FLOPs). Eager attention keeps the scores.
+ATTENTION_BACKWARD = {"fused": 2.5, "eager": 2.0}
+# FP8 matmuls run at twice the dense bf16 peak on the cards measured in FP8 (H100/H200: 1,979 against 989
+# TFLOPS; MI300X: 2,614.9 against 1,307.4). Only published measurements use it: the calculator trains in bf16.
+FP8_SPEEDUP = 2.0
+
+
+def matmul_flops_per_token(run) -> tuple[float, float]:
+    """(linear layers, attention) FLOPs per trained token, as executed, for a ``_memory_formulas.Run``."""
+    a = run.arch
+    blocks = a.layers * math.fsum(i * o for i, o in a.linear_shapes().values())
+    head = a.vocab * a.hidden  # the output head; the input embedding is a lookup, not a matmul
+    adapters = 0 if run.method == "full" else a.lora_params(run.lora_rank, run.lora_targets)
+    forward = 2 * (blocks + head + adapters)
+    input_grads = 2 * (blocks + head + adapters)  # through frozen weights too: the gradient must reach the adapters
+    weight_grads = 2 * (blocks + head) if run.method == "full" else 2 * adapters
+    recompute = 2 * (blocks + adapters) if run.checkpointing else 0  # the blocks' forward again, not the head
+    # Causal attention: each query meets s/2 keys on average, in QK^T and in PV: 2 x 2 x d x s/2 per head.
+    attention = 2 * a.layers * a.heads * a.d * run.seq_len
+    attention *= 1 + ATTENTION_BACKWARD[run.attention] + run.checkpointing
+    return forward + input_grads + weight_grads + recompute, attention
+
+
+def quantized_linear_bytes(run) -> float:
+    """Bytes of QLoRA's quantized block linears as stored (0 for full and LoRA)."""
+    from ._memory_formulas import quantized_bytes
+
+    if run.method != "qlora":
+        return 0.0
+    return math.fsum(t.count * quantized_bytes(t.numel, t.rows, run.quant, run.double_quant)
+                     for t in run.base() if t.role.startswith("linear:"))
 
 
 @dataclass(frozen=True)
 class StepWork:
     """One optimizer step on one card, independent of which card runs it."""
     tokens: float             # tokens this card trains per step
-    matmul_flops: float
+    linear_flops: float       # matmuls of the linear layers (FP8-capable)
+    attention_flops: float    # the attention scores and their product with the values
     weight_traffic: float     # bytes of weights the matrix multiplications read
     other_traffic: float      # bytes moved by element-wise kernels and the optimizer step
     sync_payload: float       # bytes handed to collectives per step (before the ring factor)
+    dequant_traffic: float = 0.0  # QLoRA: quantized weights read and their 16-bit copies written, per step
+
+    @property
+    def matmul_flops(self) -> float:
+        return self.linear_flops + self.attention_flops
 
 
-def card_step(work: StepWork, gpu: dict, utilization: float, bandwidth_share: float) -> dict:
-    """Seconds per step on one card and which resource bounds the matrix multiplications."""
+def step_work(state, cards: int, tokens_per_step: float | None = None) -> StepWork:
+    """What one card does per optimizer step of a ``_memory_formulas.Unsharded`` run on `cards` cards;
+    `tokens_per_step` (the global batch) sets the gradient accumulation, else one micro-batch per step."""
+    run = state.run
+    a = run.arch
+    micro_tokens = run.micro_batch * run.seq_len
+    micro = 1 if tokens_per_step is None else max(1, round(tokens_per_step / (cards * micro_tokens)))
+    tokens = micro * micro_tokens
+    passes = 3 + run.checkpointing  # forward, backward (about twice the forward's traffic), recompute
+    q, kv = a.heads * a.d, a.kv_heads * a.d
+    per_layer = 10 * a.hidden + 3 * a.intermediate + 4 * (q + kv)  # norms, residuals, SwiGLU, RoPE, attention I/O
+    elementwise = tokens * (passes * a.layers * per_layer * run.p + 12 * a.vocab)  # + the loss in fp32
+    weights, grads = state.weights, state.gradients  # the memory model's own figures for this run
+    shards = cards if run.parallelism in ("zero1", "zero2", "fsdp") else 1
+    optimizer = (2 * math.fsum(state.optimizer.values()) + 2 * grads) / shards
+    sync = 2 * weights + grads if run.parallelism == "fsdp" else 2 * grads
+    # QLoRA dequantizes each quantized weight to the compute dtype before every pass that needs it
+    # (forward, the input gradients, the recomputed forward): reads it as stored, writes the copy,
+    # and the matmul reads that 16-bit copy.
+    quantized = quantized_linear_bytes(run)
+    dequantized = a.layers * math.fsum(i * o for i, o in a.linear_shapes().values()) * run.pc if quantized else 0.0
+    matmul_passes = 2 + run.checkpointing
+    linear, attention = matmul_flops_per_token(run)
+    return StepWork(tokens=tokens, linear_flops=tokens * linear, attention_flops=tokens * attention,
+                    weight_traffic=micro * (weights - quantized + dequantized) * matmul_passes,
+                    other_traffic=elementwise + optimizer, sync_payload=sync,
+                    dequant_traffic=micro * (quantized + dequantized) * matmul_passes)
+
+
+def card_step(work: StepWork, gpu: dict, matmul_share: float, bandwidth_share: float, dequant_share: float = 1.0,
+              fp8: bool = False) -> dict:
+    """Seconds per step on one card and which resource bounds the matrix multiplications. QLoRA's
+    dequantisation runs at `dequant_share` of the achieved bandwidth; `fp8` runs the linear layers at
+    the FP8 rate (published measurements only)."""
     bandwidth = gpu["bandwidth_gb_s"] * 1e9 * bandwidth_share
-    compute_s = work.matmul_flops / (utilization * gpu["bf16_dense_tflops"] * 1e12)
+    rate = matmul_share * gpu["bf16_dense_tflops"] * 1e12
+    compute_s = work.linear_flops / (rate * (FP8_SPEEDUP if fp8 else 1.0)) + work.attention_flops / rate
     weights_s = work.weight_traffic / bandwidth
-    step_s = max(compute_s, weights_s) + work.other_traffic / bandwidth
+    memory_s = work.other_traffic / bandwidth + work.dequant_traffic / (bandwidth * dequant_share)
+    step_s = max(compute_s, weights_s) + memory_s
     return {"step_s": step_s, "tokens_per_s": work.tokens / step_s, "compute_share": compute_s / step_s}
 
 

@@ -39,6 +39,12 @@ def models() -> dict:
     return _load("models.json")
 
 
+@lru_cache(maxsize=None)
+def throughput_measurements() -> dict:
+    """Published throughput measurements and how the speed model reads them (see data/throughput_measurements.json)."""
+    return _load("throughput_measurements.json")
+
+
 def gpus() -> list[dict]:
     return catalog()["gpus"]
 

@@ -2,10 +2,11 @@
 
 An output is one training run (tokens × epochs, or steps × tokens per step); the reader says how
 many they want. For every catalog GPU and card count whose memory budget fits, the calculator
-estimates the throughput (``_cost_model``: compute and bandwidth of that card, its link for
-several cards), the expected hours with interruptions, and the cheapest combination of the
-catalog's terms that covers them, or copies of a pinned term. Cost per successful output is the
-plan's price divided by the outputs it delivers. The memory budget takes the memory calculator's
+estimates the throughput (``_cost_model``: compute and bandwidth of that card at the shares fitted
+to published measurements in ``throughput``, its link for several cards) as a range, low, expected
+and high, unless the reader measured it on that card, the expected hours with interruptions, and the
+cheapest combination of the catalog's terms that covers them, or copies of a pinned term. Cost per
+successful output is the plan's price divided by the outputs it delivers. The memory budget takes the memory calculator's
 own inputs (declared once, in ``memory.INPUTS``, reused here). The result quotes the chosen GPU and
 card count, every card count of that GPU that fits (``options_table``) and each GPU's cheapest
 configuration (``best_by_gpu``, in ``ranking`` order).
@@ -16,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from . import _data, _memory_formulas, memory
+from . import _cost_model, _data, _memory_formulas, memory, throughput
 from ._cost_model import (
-    NODE_CARDS, OptionPrices, StepWork, card_step, cheapest_plan, cluster_tokens_per_s, flops_per_token,
-    modelled_scaling, on_demand_price, plan_breakdown, run_hours, term_price,
+    NODE_CARDS, OptionPrices, StepWork, card_step, cheapest_plan, cluster_tokens_per_s, modelled_scaling,
+    on_demand_price, plan_breakdown, run_hours, term_price,
 )
 from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
@@ -33,9 +34,11 @@ TITLE = N_("Fixed-term rental cost")
 
 G_RENT, G_WORK, G_SPEED = N_("Rental"), N_("Workload"), N_("Throughput")
 G_IDLE, G_MEM = N_("Hours that do not train"), N_("Memory budget")
+G_MEASURED = N_("Measured throughput per card")
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)
-SENSITIVITY = 0.3  # the ranking is recomputed at utilization x (1 ± this)
 MIN_THROUGHPUT = 0.01
+# Where in its throughput range each estimated card is priced (a measured card is priced at its measurement).
+LOW, EXPECTED, HIGH = "low", "expected", "high"
 BEST = "best"  # the term input's value for "the cheapest plan"
 _MEMORY_SHOWN = {"model", "method", "parallelism"}  # the rest of the memory inputs start collapsed
 _PRICING = _data.catalog()["pricing"]
@@ -45,6 +48,11 @@ _DESKTOP = {"workstation", "consumer"}
 def _hours(name, default, label, help_="", advanced=False):
     return Input(name, "float", default, label, help_, unit="hours", min=0, max=100000, step=0.1, group=G_IDLE,
                  advanced=advanced)
+
+
+def measured_field(gpu_id: str) -> str:
+    """The input that holds a throughput measured on one catalog GPU (a pilot result fills its card's)."""
+    return f"measured_{gpu_id}"
 
 
 def _share(name, default, label, help_, group=G_SPEED, advanced=True, optional=False):
@@ -85,18 +93,21 @@ OWN_INPUTS = (
           N_("For example 6 for a sweep of six runs; each output trains the whole workload."),
           unit="count", min=1, max=1000, group=G_WORK),
     Input("throughput_per_gpu", "float", 0.0, N_("Measured throughput per GPU"),
-          N_("Measured on the GPU chosen above (the pilot's figure); the other GPUs stay estimated. 0 estimates it."),
+          N_("Measured on the GPU chosen above (the pilot's figure). 0 estimates it; the fields under "
+             "“Measured throughput per card” set any card."),
           unit="tokens_per_s", min=0, max=1e9, group=G_SPEED, optional=True),
-    _share("utilization", 0.4, N_("Share of peak matrix rate, data-centre cards"),
-           N_("The share of the dense bf16 peak that the matrix multiplications reach."), advanced=False),
+    _share("utilization", 0.0, N_("Share of peak matrix rate, data-centre cards"),
+           N_("The share of the dense bf16 peak that the matrix multiplications reach. 0 uses each card's share "
+              "fitted to published measurements."), advanced=False, optional=True),
     _share("desktop_utilization", 0.3, N_("Share of peak matrix rate, workstation and consumer cards"),
-           N_("Lower: these cards hold their boost clock for less time within a smaller power limit.")),
-    _share("bandwidth_share", 0.8, N_("Share of peak bandwidth achieved"),
+           N_("An assumption: no published measurement of these cards calibrates it. Lower than the data-centre "
+              "cards': they hold their boost clock for less time within a smaller power limit.")),
+    _share("bandwidth_share", throughput.BANDWIDTH_SHARE, N_("Share of peak bandwidth achieved"),
            N_("For memory-bound kernels and for the link between cards.")),
     _share("scaling_efficiency", 0.0, N_("Measured scaling efficiency"),
            N_("Throughput of N cards divided by N times one card, on the GPU chosen above. 0 models it from the link."),
            advanced=False, optional=True),
-    _share("internode_efficiency", 0.9, N_("Efficiency across nodes"),
+    _share("internode_efficiency", throughput.INTERNODE_EFFICIENCY, N_("Efficiency across nodes"),
            N_("Applied on top for more than 8 cards, which span several nodes.")),
     _hours("load_hours", 0.5, N_("Loading per output"), N_("Environment, data and model loading.")),
     _hours("validation_hours", 0.5, N_("Validation per output")),
@@ -116,7 +127,14 @@ OWN_INPUTS = (
     Input("memory_per_gpu_gb", "float", 0.0, N_("Measured memory per GPU"),
           N_("0 estimates it from the memory inputs for each card count."), unit="gb", min=0, max=100000,
           group=G_MEM, optional=True),
-)
+) + tuple(
+    # One per catalog GPU, labelled with its name (a proper noun): a measurement stays with its card
+    # whichever GPU the form has chosen.
+    Input(measured_field(g["id"]), "float", 0.0, g["name"],
+          N_("Tokens per second per card, measured on this GPU (the pilot's figure); 0 keeps the estimate."),
+          unit="tokens_per_s", min=0, max=1e9, group=G_MEASURED, advanced=True, optional=True)
+    for g in _data.gpus())
+MEASURED_FIELDS = {g["id"]: measured_field(g["id"]) for g in _data.gpus()}
 # What a catalog option may be billed by: per term, or per TB (per day, or once) of one of these inputs.
 PRICINGS = ("term", "tb_day", "tb")
 QUANTITIES = tuple(i.name for i in OWN_INPUTS if i.unit == "tb")
@@ -163,8 +181,9 @@ def _memory_values(values: dict, cards: int) -> dict:
 
 def check(values: dict) -> list[dict]:
     errors = [e for e in memory.check(_memory_values(values, 1))]
-    if 0 < values["throughput_per_gpu"] < MIN_THROUGHPUT:
-        errors.append(error("throughput_per_gpu", "out_of_range", min=MIN_THROUGHPUT, max=1e9))
+    for name in ("throughput_per_gpu", *MEASURED_FIELDS.values()):
+        if 0 < values[name] < MIN_THROUGHPUT:
+            errors.append(error(name, "out_of_range", min=MIN_THROUGHPUT, max=1e9))
     # A zero interval is meaningless once checkpoints take time or failures lose work.
     if (values["failures_per_100h"] > 0 or values["checkpoint_write_s"] > 0) and values["checkpoint_interval_hours"] <= 0:
         errors.append(error("checkpoint_interval_hours", "out_of_range", min=0.01, max=100000))
@@ -226,7 +245,7 @@ def _budget(values: dict) -> _Budget:
 # counts, terms and options), each GPU and card count keeps its throughput and hours per run.
 _PRICE_KEYS = ("runs", "term", "cards", "options", *QUANTITIES)
 _SPEED_KEYS = tuple(i.name for i in INPUTS if i.name not in _PRICE_KEYS)
-_SPEEDS: dict[tuple, dict] = {}   # speed inputs -> {(GPU id, cards, scale): (throughput, hours per run)}
+_SPEEDS: dict[tuple, dict] = {}   # speed inputs -> {(GPU id, cards, end): (throughput, hours per run)}
 # And the reverse: the price of each term for a GPU and card count depends on the options alone.
 _OPTION_KEYS = ("options", *QUANTITIES)
 # option inputs -> (OptionPrices, {(GPU id, cards): its term prices, (GPU id, cards, *term ids): their bound's figures})
@@ -247,26 +266,10 @@ def _tokens_per_run(values: dict) -> float:
 
 
 def step_work(values: dict, budget: _Budget, cards: int) -> StepWork:
-    """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others."""
-    state = budget.state(cards)
-    run = state.run
-    a = run.arch
-    micro_tokens = run.micro_batch * run.seq_len
-    micro = 1
-    if values["workload"] == "steps":  # gradient accumulation reaches the global batch
-        micro = max(1, round(values["tokens_per_step"] / (cards * micro_tokens)))
-    tokens = micro * micro_tokens
-    passes = 3 + run.checkpointing  # forward, backward (about twice the forward's traffic), recompute
-    q, kv = a.heads * a.d, a.kv_heads * a.d
-    per_layer = 10 * a.hidden + 3 * a.intermediate + 4 * (q + kv)  # norms, residuals, SwiGLU, RoPE, attention I/O
-    elementwise = tokens * (passes * a.layers * per_layer * run.p + 12 * a.vocab)  # + the loss in fp32
-    weights, grads = state.weights, state.gradients  # the memory model's own figures for this run
-    shards = cards if run.parallelism in ("zero1", "zero2", "fsdp") else 1
-    optimizer = (2 * math.fsum(state.optimizer.values()) + 2 * grads) / shards
-    sync = 2 * weights + grads if run.parallelism == "fsdp" else 2 * grads
-    return StepWork(tokens=tokens, matmul_flops=tokens * flops_per_token(run.params, run.method, run.checkpointing),
-                    weight_traffic=micro * weights * (2 + run.checkpointing), other_traffic=elementwise + optimizer,
-                    sync_payload=sync)
+    """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others
+    (a steps workload accumulates gradients up to its global batch)."""
+    per_step = values["tokens_per_step"] if values["workload"] == "steps" else None
+    return _cost_model.step_work(budget.state(cards), cards, per_step)
 
 
 class _Quoter:
@@ -287,20 +290,36 @@ class _Quoter:
     def work(self, cards: int) -> StepWork:
         return self.budget.work(self.values, cards)
 
-    def throughput(self, gpu: dict, cards: int, scale: float) -> dict:
+    def measured(self, gpu: dict) -> float:
+        """Tokens/s per card the reader measured on this GPU (its own field, else the chosen GPU's), or 0."""
+        v = self.values
+        return v[MEASURED_FIELDS[gpu["id"]]] or (v["throughput_per_gpu"] if gpu["id"] == v["gpu"] else 0.0)
+
+    def throughput(self, gpu: dict, cards: int, end: str) -> dict:
+        """Throughput at one end of the card's range (`LOW`, `EXPECTED`, `HIGH`); its whole range beside.
+        A card without a measurement runs at its calibrated share of peak (or the reader's), and its
+        range is the calibration's; a measured card's range is its measurement."""
         v = self.values
         work = self.work(cards)
-        share = v["desktop_utilization"] if gpu["tier"] in _DESKTOP else v["utilization"]
-        step = card_step(work, gpu, min(1.0, share * scale), v["bandwidth_share"])
-        measured = gpu["id"] == v["gpu"] and v["throughput_per_gpu"] > 0
-        per_gpu = v["throughput_per_gpu"] if measured else step["tokens_per_s"]
-        if gpu["id"] == v["gpu"] and v["scaling_efficiency"] > 0:
-            efficiency = v["scaling_efficiency"] if cards > 1 else 1.0
+        cal = throughput.calibration()
+        if gpu["tier"] in _DESKTOP:
+            share, band = v["desktop_utilization"], cal.uncalibrated_band
         else:
-            efficiency = modelled_scaling(work, work.tokens / per_gpu, gpu, cards, v["bandwidth_share"])
-        return {"tokens_per_s_per_gpu": per_gpu, "measured": measured, "scaling_efficiency": efficiency,
-                "compute_share": step["compute_share"],
-                "tokens_per_s": cluster_tokens_per_s(per_gpu, cards, efficiency, v["internode_efficiency"])}
+            share, band = v["utilization"] or cal.share(gpu["id"]), cal.range_of(gpu["id"])
+        step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share)
+        measured = self.measured(gpu)
+        per_gpu = {end_: measured or step["tokens_per_s"] * factor
+                   for end_, factor in ((LOW, band[0]), (EXPECTED, 1.0), (HIGH, band[1]))}
+        if gpu["id"] == v["gpu"] and v["scaling_efficiency"] > 0:
+            efficiency = dict.fromkeys(per_gpu, v["scaling_efficiency"] if cards > 1 else 1.0)
+        else:
+            efficiency = {e: modelled_scaling(work, work.tokens / rate, gpu, cards, v["bandwidth_share"])
+                          for e, rate in per_gpu.items()}
+        cluster = {e: cluster_tokens_per_s(rate, cards, efficiency[e], v["internode_efficiency"])
+                   for e, rate in per_gpu.items()}
+        return {"tokens_per_s_per_gpu": per_gpu[end], "measured": bool(measured), "matmul_share": share,
+                "scaling_efficiency": efficiency[end], "compute_share": step["compute_share"],
+                "tokens_per_s": cluster[end], "tokens_per_s_low": cluster[LOW], "tokens_per_s_high": cluster[HIGH]}
 
     def hours(self, tokens_per_s: float, cards: int) -> dict:
         v = self.values
@@ -323,22 +342,22 @@ class _Quoter:
         plan = cheapest_plan(needed, [prices[tid] for tid in term_ids])
         return {**plan, **plan_breakdown(plan, rates.get, cards, self.terms, self.options)}
 
-    def needed(self, gpu: dict, cards: int, scale: float = 1.0) -> tuple[dict, dict, float]:
-        """(throughput, hours per run, hours needed for every output)."""
-        key = (gpu["id"], cards, scale)
+    def needed(self, gpu: dict, cards: int, end: str = EXPECTED) -> tuple[dict, dict, float]:
+        """(throughput, hours per run, hours needed for every output) at one end of the throughput range."""
+        key = (gpu["id"], cards, end)
         if key not in self.needs:
             if key not in self.speeds:
-                speed = self.throughput(gpu, cards, scale)
+                speed = self.throughput(gpu, cards, end)
                 self.speeds[key] = speed, self.hours(speed["tokens_per_s"], cards)
             speed, per_run = self.speeds[key]
             self.needs[key] = speed, per_run, self.values["runs"] * per_run["total"]
         return self.needs[key]
 
-    def chosen_plan(self, gpu: dict, cards: int, scale: float = 1.0) -> tuple[dict, dict, float, dict]:
+    def chosen_plan(self, gpu: dict, cards: int, end: str = EXPECTED) -> tuple[dict, dict, float, dict]:
         """(throughput, hours per run, hours needed, the plan the reader asked for: cheapest or pinned)."""
-        key = (gpu["id"], cards, scale)
+        key = (gpu["id"], cards, end)
         if key not in self.chosen:
-            speed, per_run, needed = self.needed(gpu, cards, scale)
+            speed, per_run, needed = self.needed(gpu, cards, end)
             self.chosen[key] = speed, per_run, needed, self.plan(gpu, cards, needed, self.term_ids)
         return self.chosen[key]
 
@@ -361,14 +380,14 @@ class _Quoter:
     def fits(self, gpu: dict, cards: int) -> bool:
         return self.budget.fits(gpu, cards)
 
-    def usd_per_output(self, gpu: dict, cards: int, scale: float) -> float:
+    def usd_per_output(self, gpu: dict, cards: int, end: str) -> float:
         """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
-        return self.chosen_plan(gpu, cards, scale)[3]["total_usd"] / self.values["runs"]
+        return self.chosen_plan(gpu, cards, end)[3]["total_usd"] / self.values["runs"]
 
-    def quote(self, gpu: dict, cards: int, scale: float = 1.0) -> dict:
+    def quote(self, gpu: dict, cards: int, end: str = EXPECTED) -> dict:
         """One GPU and card count: throughput, hours, the cheapest plan, the pinned one, hourly billing."""
         v = self.values
-        speed, per_run, needed, chosen = self.chosen_plan(gpu, cards, scale)
+        speed, per_run, needed, chosen = self.chosen_plan(gpu, cards, end)
         best = chosen if v["term"] == BEST else self.plan(gpu, cards, needed, list(self.terms))
         fit = int(chosen["hours"] // per_run["total"]) if per_run["total"] > 0 else v["runs"]
         on_demand = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu["id"])
@@ -402,7 +421,7 @@ def _cheapest_configuration(quoter: _Quoter, gpu: dict) -> tuple | None:
     for bound, cards in bounds:
         if best is not None and bound > best[0]:
             break
-        key = _rank_key(quoter.usd_per_output(gpu, cards, 1.0), cards)
+        key = _rank_key(quoter.usd_per_output(gpu, cards, EXPECTED), cards)
         best = key if best is None else min(best, key)
     return best
 
@@ -417,19 +436,20 @@ def estimate(values: dict) -> dict:
     best = {gid: key for gid, gpu in gpus.items() if (key := _cheapest_configuration(quoter, gpu)) is not None}
     ranking = sorted(best, key=best.get)
     by_gpu = [quoter.quote(gpus[gid], best[gid][1]) for gid in ranking]
-    # The sensitivity re-prices each GPU's cheapest configuration with the share of peak lower and
-    # higher: the question is whether the pick survives a wrong guess, and pricing every card count
-    # again would take most of the answer's time.
-    sensitivity = {}
-    for label, scale in (("low", 1 - SENSITIVITY), ("high", 1 + SENSITIVITY)):
-        keys = {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], scale), q["cards"]) for q in by_gpu}
-        sensitivity[label] = sorted(keys, key=keys.get)
+    # Each GPU's cheapest configuration re-priced at both ends of its throughput range: the question is
+    # whether the pick survives the model's error, and pricing every card count again would take most of
+    # the answer's time. The pick holds when, at its own low end, it costs no more than any other card at
+    # that card's high end.
+    at = {end: {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], end), q["cards"])
+                for q in by_gpu} for end in (LOW, HIGH)}
+    sensitivity = {end: sorted(keys, key=keys.get) for end, keys in at.items()}
+    rivals = sorted((g for g in ranking[1:] if at[HIGH][g][0] < at[LOW][ranking[0]][0]), key=at[HIGH].get)
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
     return {**chosen, "params": quoter.budget.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
             "pinned": values["term"] != BEST, "illustrative_prices": bool(_PRICING.get("illustrative")),
             "prices_as_of": prices.get("as_of"), "currency": _PRICING.get("currency", "USD"),
-            "ranking": ranking, "ranking_low": sensitivity["low"], "ranking_high": sensitivity["high"],
-            "ranking_holds": sensitivity["low"][:1] == ranking[:1] == sensitivity["high"][:1],
+            "ranking": ranking, "ranking_low": sensitivity[LOW], "ranking_high": sensitivity[HIGH],
+            "ranking_holds": not rivals, "ranking_rival": rivals[0] if rivals else None,
             "best_by_gpu": by_gpu, "options_table": rows}
 
 
@@ -459,6 +479,8 @@ def _display(values: dict, r: dict) -> list[dict]:
                    _status(True, r["unused_hours"] > 0.5 * r["plan_hours"])),
             metric(N_("Outputs that fit in the plan"), r["outputs_fit"], "count"),
             metric(N_("Throughput"), r["tokens_per_s"], "tokens_per_s"),
+            metric(N_("Throughput, low end"), r["tokens_per_s_low"], "tokens_per_s"),
+            metric(N_("Throughput, high end"), r["tokens_per_s_high"], "tokens_per_s"),
             metric(N_("Memory per GPU"), r["memory_per_gpu_bytes"], "bytes", _status(r["fits_memory"]))]
     if r["pinned"]:
         head.insert(3, metric(N_("Cheapest plan, per output"), r["best_usd_per_output"], "usd"))
@@ -477,8 +499,9 @@ def _display(values: dict, r: dict) -> list[dict]:
     terms = {t["id"]: t["label"] for t in _data.terms()}
     breakdown = [[terms[tid], v] for tid, v in r["gpu_usd"].items()]
     breakdown += [[option_labels[k], v] for k, v in r["options_usd"].items()]
-    best_rows = [[q["name"], q["cards"], plan_text(q["plan"]), q["unused_hours"], q["tokens_per_s"], _source(q),
-                  q["usd_per_output"], q["hourly_usd_per_output"]] for q in r["best_by_gpu"]]
+    best_rows = [[q["name"], q["cards"], plan_text(q["plan"]), q["unused_hours"], q["tokens_per_s"],
+                  q["tokens_per_s_low"], q["tokens_per_s_high"], _source(q), q["usd_per_output"],
+                  q["hourly_usd_per_output"]] for q in r["best_by_gpu"]]
     all_columns = [(N_("Cards"), "count"), (N_("Memory per GPU"), "bytes"),
                    (N_("Hours needed"), "hours"), (N_("Plan"), "plan"), (N_("Plan price"), "usd"),
                    (N_("Per successful output"), "usd")]
@@ -492,17 +515,31 @@ def _display(values: dict, r: dict) -> list[dict]:
         note_items.append((N_("Prices as of {date}.") if not r["illustrative_prices"]
                            else N_("Prices as of {date}; they are illustrative: the site owner sets them in the catalog."),
                            {"date": r["prices_as_of"]}))
-    note_items.append((N_("Throughput on {gpu} is measured; the other GPUs are estimated.") if r["measured"]
-                       else N_("Throughput is estimated from each card's compute, bandwidth and link."), {"gpu": r["name"]}))
+    low, high = throughput.calibration().band
+    note_items.append((N_("Throughput is estimated from each card's compute, bandwidth and link, at its share of peak "
+                          "fitted to published measurements. Those measurements fell from {low} below to {high} above "
+                          "the model's estimates: each estimate's low and high ends."),
+                       {"low": value(1 - low, "percent"), "high": value(high - 1, "percent")}))
+    fitted = throughput.calibration().shares
+    unfitted = [q for q in [r, *r["best_by_gpu"]] if q["gpu"] not in fitted and not q["measured"]]
+    if unfitted:
+        low, high = throughput.calibration().uncalibrated_band
+        note_items.append((N_("No published measurement calibrates the workstation and consumer cards: their share of "
+                              "peak is an assumption, and their range, {low} below to {high} above, is as far as the "
+                              "model missed a card it was not fitted to."),
+                           {"low": value(1 - low, "percent"), "high": value(high - 1, "percent")}))
+    if any(q["measured"] for q in [r, *r["best_by_gpu"]]):
+        note_items.append((N_("A measured throughput replaces the estimate on its own card; the table says which "
+                              "figures are measured."), {}))
     if r["ranking"]:
         if r["ranking_holds"]:
-            note_items.append((N_("With the share of peak {share} lower or higher, {gpu} stays the cheapest per output."),
-                               {"gpu": names[r["ranking"][0]], "share": value(SENSITIVITY, "percent")}))
+            note_items.append((N_("Across the throughput range, {gpu} stays the cheapest per output: at its low end it "
+                                  "costs no more than any other card at its high end."),
+                               {"gpu": names[r["ranking"][0]]}))
         else:
-            note_items.append((N_("The ranking depends on the share of peak: {share} lower, the cheapest per output "
-                                  "is {low}; {share} higher, {high}."),
-                               {"low": names[r["ranking_low"][0]], "high": names[r["ranking_high"][0]],
-                                "share": value(SENSITIVITY, "percent")}))
+            note_items.append((N_("The cheapest per output depends on where each card falls in its throughput range: "
+                                  "{gpu} at its low end costs more per output than {rival} at its high end."),
+                               {"gpu": names[r["ranking"][0]], "rival": names[r["ranking_rival"]]}))
     if r["pinned"] and r["usd_per_output"] > r["best_usd_per_output"] + 1e-9:
         note_items.append((N_("Pinning the term costs {extra} more per output than the cheapest plan."),
                            {"extra": value(r["usd_per_output"] - r["best_usd_per_output"], "usd")}))
@@ -523,7 +560,8 @@ def _display(values: dict, r: dict) -> list[dict]:
         table(N_("Price breakdown"), [(N_("Item"), "text"), (N_("Price"), "usd")], breakdown),
         table(N_("Cheapest configuration of each GPU"),
               [(N_("GPU"), "raw"), (N_("Cards"), "count"), (N_("Plan"), "plan"), (N_("Unused hours"), "hours"),
-               (N_("Throughput"), "tokens_per_s"), (N_("Throughput is"), "text"),
+               (N_("Throughput"), "tokens_per_s"), (N_("Low end"), "tokens_per_s"), (N_("High end"), "tokens_per_s"),
+               (N_("Throughput is"), "text"),
                (N_("Per successful output"), "usd"), (N_("Hourly billing, per output"), "usd")], best_rows),
         table(N_("Card counts of this GPU that fit"), all_columns, all_rows),
         notes(note_items),

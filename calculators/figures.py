@@ -7,9 +7,10 @@ model or the catalog changes, the sentence changes with it. Cached: every locale
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 
-from . import _data, cost
+from . import _data, cost, throughput
 from ._registry import compute, register_figure
 
 GB = 1e9
@@ -63,7 +64,44 @@ register_figure("cost.scaling_premium_training", "percent")(
 register_figure("cost.scaling_premium_hourly", "percent")(lambda: _scaling_premium("hourly_usd_per_output"))
 register_figure("cost.scaling_premium_plan", "percent")(lambda: _scaling_premium("usd_per_output"))
 
-register_figure("cost.sensitivity", "percent")(lambda: cost.SENSITIVITY)
+# The throughput range: how far the published measurements fell below and above the model's estimates,
+# each left out of the fit in turn (`throughput.Calibration.band`); and how close the fit came.
+register_figure("cost.range_below", "percent")(lambda: 1 - throughput.calibration().band[0])
+register_figure("cost.range_above", "percent")(lambda: throughput.calibration().band[1] - 1)
+register_figure("cost.calibration_rows", "count")(lambda: _accuracy()["summary"]["calibration_rows"])
+register_figure("cost.calibration_worst", "percent")(lambda: _accuracy()["summary"]["worst_error"])
+register_figure("cost.calibration_worst_loo", "percent")(lambda: _accuracy()["summary"]["worst_loo_error"])
+for _gpu in ("a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"):
+    register_figure(f"cost.share.{_gpu}", "percent")(lambda gid=_gpu: throughput.calibration().shares[gid])
+
+
+@lru_cache(maxsize=None)
+def _accuracy() -> dict:
+    return throughput.accuracy()
+
+
+def _ratio(key: str, faster: str, slower: str) -> float:
+    """A catalog figure of one card over another's, to one decimal, as the prose says "2.3 times"."""
+    return round(_data.gpu(faster)[key] / _data.gpu(slower)[key], 1)
+
+
+def _measured_ratio(faster: str, slower: str) -> float:
+    """Measured tokens/s of one card over another's, geometric mean over the calibration workloads measured on
+    both (the llm-foundry pairs for the H100 and A100), to one decimal."""
+    ratios = [o["measured"][faster] / o["measured"][slower] for o in _accuracy()["orders"]
+              if faster in o["measured"] and slower in o["measured"]]
+    return round(math.exp(math.fsum(math.log(r) for r in ratios) / len(ratios)), 1)
+
+
+# What the H100 brings over the A100: the catalog's peak, bandwidth and link, and the measured speed-up.
+register_figure("cost.h100_a100_peak_ratio", "number")(
+    lambda: _ratio("bf16_dense_tflops", "h100-sxm-80gb", "a100-sxm-80gb"))
+register_figure("cost.h100_a100_bandwidth_ratio", "number")(
+    lambda: _ratio("bandwidth_gb_s", "h100-sxm-80gb", "a100-sxm-80gb"))
+register_figure("cost.h100_a100_link_ratio", "number")(
+    lambda: round(_data.gpu("h100-sxm-80gb")["interconnect"]["gb_s"] / _data.gpu("a100-sxm-80gb")["interconnect"]["gb_s"],
+                  1))
+register_figure("cost.h100_a100_measured_ratio", "number")(lambda: _measured_ratio("h100-sxm-80gb", "a100-sxm-80gb"))
 
 # The default run on the default card: hours, the cheapest plan, its cost per output.
 register_figure("cost.default_gpu", "raw")(lambda: _cost()["name"])

@@ -70,6 +70,12 @@ def _memory_accuracy(match: re.Match, ctx: PageContext) -> str:
     return memory_accuracy.render_table(ctx.env, ctx.pack, memory_accuracy.load(ctx.accuracy_file))
 
 
+def _throughput_accuracy(match: re.Match, ctx: PageContext) -> str:
+    from . import throughput_accuracy
+
+    return throughput_accuracy.render_table(ctx.env, ctx.pack)
+
+
 def _calculator(match: re.Match, ctx: PageContext) -> str:
     from . import calculator_embed
 
@@ -87,6 +93,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("figure", re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->"), _figure, inline=True),
     Marker("pilot-results", re.compile(r"<!--\s*pilot-results\s*-->"), _pilot_results),
     Marker("memory-accuracy", re.compile(r"<!--\s*memory-accuracy\s*-->"), _memory_accuracy),
+    Marker("throughput-accuracy", re.compile(r"<!--\s*throughput-accuracy\s*-->"), _throughput_accuracy),
     Marker("calculator", re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->"), _calculator),
 )
 BY_NAME = {marker.name: marker for marker in MARKERS}

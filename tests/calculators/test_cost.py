@@ -125,16 +125,23 @@ def test_outputs_options_and_hourly_billing():
 
 def test_card_step_is_a_two_class_roofline():
     gpu = {"bandwidth_gb_s": 1000, "bf16_dense_tflops": 1000}
-    work = model.StepWork(tokens=1000, matmul_flops=1e15, weight_traffic=1e12, other_traffic=1e12, sync_payload=0)
+    work = model.StepWork(tokens=1000, linear_flops=8e14, attention_flops=2e14, weight_traffic=1e12,
+                          other_traffic=1e12, sync_payload=0)
     step = model.card_step(work, gpu, 0.5, 0.8)  # compute 2 s > weights 1.25 s; + 1.25 s memory-bound
     assert step["step_s"] == pytest.approx(3.25) and step["tokens_per_s"] == pytest.approx(1000 / 3.25)
     bound = model.card_step(work, gpu, 1.0, 0.5)  # weights 2 s > compute 1 s
     assert bound["step_s"] == pytest.approx(4.0) and bound["compute_share"] == pytest.approx(0.25)
+    fp8 = model.card_step(work, gpu, 0.5, 0.8, fp8=True)  # linear layers at twice the rate: 0.8 + 0.4 s
+    assert fp8["step_s"] == pytest.approx(1.25 + 1.25)
+    dequant = model.StepWork(tokens=1000, linear_flops=0, attention_flops=0, weight_traffic=0, other_traffic=0,
+                             sync_payload=0, dequant_traffic=1e12)
+    assert model.card_step(dequant, gpu, 1.0, 0.8, dequant_share=0.25)["step_s"] == pytest.approx(5.0)
 
 
 def test_modelled_scaling_uses_the_link_as_a_ring():
     gpu = {"interconnect": {"gb_s": 900}}
-    work = model.StepWork(tokens=1, matmul_flops=1, weight_traffic=0, other_traffic=0, sync_payload=9e9)
+    work = model.StepWork(tokens=1, linear_flops=1, attention_flops=0, weight_traffic=0, other_traffic=0,
+                          sync_payload=9e9)
     # 4 cards: each sends 3/4 of 9 GB over 450 GB/s one way = 15 ms against a 135 ms step
     assert model.modelled_scaling(work, 0.135, gpu, 4, 1.0) == pytest.approx(0.9)
     assert model.modelled_scaling(work, 0.135, gpu, 1, 1.0) == 1.0
@@ -173,7 +180,7 @@ def test_measured_throughput_sets_only_its_own_card():
     assert rows[("h100-sxm-80gb", 1)]["tokens_per_s"] == 5000 and rows[("h100-sxm-80gb", 1)]["measured"]
     assert rows[("mi300x-192gb", 1)]["tokens_per_s"] == plain[("mi300x-192gb", 1)]["tokens_per_s"]
     assert not rows[("mi300x-192gb", 1)]["measured"]
-    best = {row[0]: row[5] for row in r["display"][3]["rows"]}
+    best = {row[0]: row[7] for row in r["display"][3]["rows"]}
     assert best["H100 SXM 80 GB"] == "measured" and best["MI300X 192 GB"] == "estimated"
 
 
@@ -358,5 +365,5 @@ def test_the_kept_lower_bounds_stay_below_every_price_from_one_answer_to_the_nex
         for gpu in catalog()["gpus"]:
             for cards in cost.TABLE_CARDS:
                 if quoter.fits(gpu, cards):
-                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, 1.0), \
+                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, cost.EXPECTED), \
                         (inputs, gpu["id"], cards)

@@ -57,7 +57,8 @@ def test_deleting_any_marker_from_any_page_fails_status_strict(capsys, copy_of_p
 
 def test_skeleton_counts_each_marker_kind():
     text = "\n".join(["---", "title: a", "---", "<!-- catalog-table -->", "<!-- pilot-results -->",
-                      "<!--memory-accuracy-->", "<!-- calculator:  memory -->", "Unos <!-- figure: memory.x --> GB"])
+                      "<!--memory-accuracy-->", "<!-- throughput-accuracy -->", "<!-- calculator:  memory -->",
+                      "Unos <!-- figure: memory.x --> GB"])
     page = parse(text)
-    assert page.markers == ["catalog-table", "pilot-results", "memory-accuracy", "calculator: memory"]
+    assert page.markers == ["catalog-table", "pilot-results", "memory-accuracy", "throughput-accuracy", "calculator: memory"]
     assert page.figures == ["memory.x"]

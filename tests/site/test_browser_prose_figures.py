@@ -16,7 +16,7 @@ PHONE = {"width": 412, "height": 823}
 # One sentence per kind of place a marker stands in the Markdown: the start of a line in a paragraph, the
 # continuation of a list item, and after a comma.
 SHOTS = {"plan": 'p:has(bdi[data-figure="cost.default_gpu"])',
-         "list": 'li:has(bdi[data-figure="cost.default.utilization"])',
+         "list": 'li:has(bdi[data-figure="cost.default.bandwidth_share"])',
          "cheapest": 'p:has(bdi[data-figure="cost.cheapest_gpu"])'}
 
 # For each figure: its text, the block it sits in, and the nearest non-space character on each side in
@@ -70,7 +70,7 @@ def test_cost_page_figures_read_inside_their_sentences_on_a_phone(browser, site_
     page.goto(site_url + ROOTS[locale] + "cost/")
     page.evaluate("document.fonts.ready.then(() => true)")
     figures = page.evaluate(LAYOUT)
-    assert len(figures) == 18  # tests/site/test_cost_page.py counts them against the calculators
+    assert len(figures) == 23  # tests/site/test_cost_page.py counts them against the calculators
     problems = []
     for fig in figures:
         where = f"{fig['name']} ({fig['text']!r})"

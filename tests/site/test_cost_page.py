@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 import calcui
 import calculators
+from calculators import throughput
 from tests.conftest import ARTIFACTS, LOCALES
 
 ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
@@ -24,11 +25,11 @@ def _pack(built_site, locale):
     return json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("page_name, expected", [("cost", 18), ("memory", 3)])
+@pytest.mark.parametrize("page_name, expected", [("cost", 23), ("memory", 3), ("compare", 4), ("", 3)])
 @pytest.mark.parametrize("locale", LOCALES)
 def test_prose_figures_are_the_calculators_figures(built_site, locale, page_name, expected):
     site, _, _ = built_site
-    html = (site / ROOTS[locale] / page_name / "index.html").read_text(encoding="utf-8")
+    html = (site / ROOTS[locale] / page_name / "index.html").read_text(encoding="utf-8")  # "": the home page
     assert "<!-- figure:" not in html
     pack = _pack(built_site, locale)
     t, fmt = calcui.Translator(pack), calcui.NumberFormat(pack)
@@ -51,6 +52,40 @@ def test_cost_claims_hold_in_the_calculator():
     assert calculators.figure("cost.default_one_week")["value"] > calculators.figure("cost.default_per_output")["value"]
 
 
+def test_the_pages_throughput_conclusions_hold_in_the_model():
+    """The cheapest card the cost page names holds across the throughput range, and the compare page's H100
+    sentence quotes the measured speed-up, which sits below the peak ratio (a lower share of a higher peak)."""
+    answer = calculators.compute("cost", {})["result"]
+    assert answer["ranking_holds"] and answer["best_by_gpu"][0]["name"] == calculators.figure("cost.cheapest_gpu")["value"]
+    measured = calculators.figure("cost.h100_a100_measured_ratio")["value"]
+    assert 1 < measured < calculators.figure("cost.h100_a100_peak_ratio")["value"]
+
+
+ROW = re.compile(r'<tr(?: class="guide-accuracy__shown")?>\s*<th scope="row"><bdi>([^<]*)</bdi></th>(.*?)</tr>', re.S)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_throughput_table_shows_every_measurement(built_site, locale):
+    """The `<!-- throughput-accuracy -->` table: one row per measurement of the data file, in order, with the
+    measured and estimated figures and the difference the model gives, formatted for the locale."""
+    site, _, _ = built_site
+    html = (site / ROOTS[locale] / "cost" / "index.html").read_text(encoding="utf-8")
+    assert "<!-- throughput-accuracy -->" not in html
+    table = html[html.index('class="md-typeset__scrollwrap guide-accuracy"'):]
+    table = table[:table.index("</table>")]
+    rows = ROW.findall(table)
+    acc = throughput.accuracy()
+    assert len(rows) == len(acc["rows"]) == len(throughput.data()["measurements"])
+    fmt = calcui.NumberFormat(_pack(built_site, locale))
+    for (card, cells), r in zip(rows, acc["rows"]):
+        numbers = re.findall(r'<bdi class="guide-num">([^<]*)</bdi>', cells)
+        assert card == r["gpu_name"]
+        assert numbers[:2] == [fmt.number(r["measured"], 0), fmt.number(r["estimate"], 0)], r["id"]
+        assert numbers[2].endswith(fmt.percent_of(abs(r["error"]))), r["id"]
+        assert f'href="{escape(r["url"])}"' in cells
+    assert table.count('class="guide-accuracy__shown"') == sum(r["use"] != "calibration" for r in acc["rows"])
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("locale", LOCALES)
@@ -67,8 +102,14 @@ def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, s
     assert overflow <= 1, f"page scrolls sideways by {overflow}px"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"cost-{locale}-{screen}.png"), full_page=False)
+    # The throughput table scrolls inside its own box, which the keyboard can reach.
+    box = page.locator(".guide-accuracy[role=region]")
+    expect(box).to_have_attribute("tabindex", "0")
+    width = box.evaluate("e => e.getBoundingClientRect().width")
+    assert width <= SCREENS[screen]["width"], f"the throughput table's box is {width}px wide"
     for part, selector in (("result", "#calc-cost .guide-calc__result"),
-                           ("table", "#calc-cost .guide-block--table >> nth=1")):
+                           ("table", "#calc-cost .guide-block--table >> nth=1"),
+                           ("throughput", ".guide-accuracy[role=region]")):
         page.locator(selector).scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"cost-{part}-{locale}-{screen}.png"))
     context.close()
@@ -116,3 +157,23 @@ def test_a_slow_answer_does_not_undo_a_newer_change(page: Page, site_url):
     }""")
     assert kept == "1w"
     page.wait_for_function("() => document.getElementById('calc-cost').guideInputs.term === '1w'", timeout=30_000)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_throughput_measured_on_another_card_marks_its_row_measured(page: Page, site_url, built_site, locale):
+    """The reader enters a measured tokens/s for a card other than the chosen one; its row says so, live."""
+    field = calculators.cost.measured_field("mi300x-192gb")
+    page.goto(site_url + ROOTS[locale] + "cost/")
+    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    box = page.locator(f"#calc-cost-{field}")
+    box.locator("xpath=ancestor::details").locator("summary").click()
+    box.fill("4321")
+    page.wait_for_function(
+        "name => { const r = document.getElementById('calc-cost');"
+        " return r.guideResponse && r.guideResponse.inputs && r.guideResponse.inputs[name] === 4321; }",
+        arg=field, timeout=30_000)
+    t = calcui.Translator(_pack(built_site, locale))
+    row = page.locator("#calc-cost .guide-table tr").filter(has_text="MI300X 192 GB").first
+    expect(row).to_contain_text(t("measured"))
+    expect(page.locator("#calc-cost .guide-table tr").filter(has_text="H100 SXM 80 GB").first).to_contain_text(t("estimated"))
