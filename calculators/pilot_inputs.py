@@ -44,10 +44,6 @@ def memory_inputs(config: dict, device_type: str, strategy: str = "none", world:
         "kv_heads": m["kv_heads"], "head_dim": m.get("head_dim") or m["hidden"] // m["heads"],
         "intermediate": m["intermediate"], "vocab": m["vocab"], "tied_embeddings": m["tie_embeddings"],
         "qkv_bias": bool(m.get("qkv_bias", False)), "fused_projections": bool(m.get("fused_projections", False)),
-        # a mixture of experts' shape; files written before families were recorded are Llama-style
-        "family": m.get("family", "llama"), "router_aux_loss": bool(m.get("router_aux_loss", False)),
-        **({"experts": m["experts"], "experts_per_token": m["experts_per_token"],
-            "shared_expert_intermediate": m.get("shared_expert_intermediate", 0)} if m.get("experts") else {}),
         "method": t["method"], "weights_dtype": weights_dtype(m, t),
         "autocast": "bf16" if t["precision"] == "bf16" else "off",
         # The pilot keeps no separate master copy: its trainable weights are the optimizer's.
@@ -195,10 +191,9 @@ def result_inputs(data: dict) -> dict:
 
 
 def _mapped() -> frozenset:
-    """Every input name ``memory_inputs`` can fill: the mapping run on a LoRA configuration of a mixture
-    of experts (the method and the model that fill the most)."""
-    model = {"layers": 1, "hidden": 2, "heads": 1, "kv_heads": 1, "intermediate": 1, "vocab": 1, "tie_embeddings": False,
-             "experts": 1, "experts_per_token": 1}
+    """Every input name ``memory_inputs`` can fill: the mapping run on a LoRA configuration (the
+    method that fills the most)."""
+    model = {"layers": 1, "hidden": 2, "heads": 1, "kv_heads": 1, "intermediate": 1, "vocab": 1, "tie_embeddings": False}
     train = {"method": "lora", "precision": "fp32", "optimizer": "adamw", "grad_accum": 1, "seq_len": 2,
              "micro_batch": 1, "grad_checkpointing": False, "lora_rank": 1, "lora_targets": ["q"]}
     return frozenset(memory_inputs({"model": model, "train": train}, "cuda"))
