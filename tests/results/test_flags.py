@@ -11,6 +11,11 @@ from pathlib import Path
 import pytest
 
 import calcui.results as results
+from calcui import Translator
+from calcui._escape import escape
+from calcui._numbers import NumberFormat
+from calcui.results import _flags
+from calculators import NP_
 from guidebuild.locale_pack import locale_pack
 
 from .corpus import load_good
@@ -51,8 +56,25 @@ def test_each_flag_is_worded_in_the_readers_language(code, words):
 
 
 def test_a_run_without_flags_lists_none():
-    page = results.results_page([("sample.json", SAMPLE)], PACKS["es"])
+    quiet = {**copy.deepcopy(SAMPLE), "flags": []}
+    page = results.results_page([("sample.json", quiet)], PACKS["es"])
     assert "guide-results__flags" not in page and "Avisos" in page
+
+
+@pytest.mark.parametrize("code", PACKS)
+def test_the_shipped_sample_shows_the_flags_it_carries(code):
+    """The labelled CPU sample (a shared 2-core machine) carries the flags its run raised; before, it
+    was written without them and its page showed a 36 % step-time CV unflagged."""
+    assert SAMPLE["flags"], "the shipped sample's run raised flags (tests/pilot/test_shipped_sample.py)"
+    pack = PACKS[code]
+    fmt, t = NumberFormat(pack), Translator(pack)
+    page = results.results_page([("sample-cpu.json", SAMPLE)], pack)
+    listed = re.search(r'<ul class="guide-results__flags">(.*?)</ul>', page).group(1)
+    assert re.findall(r"<li>(.*?)</li>", listed) == [escape(_flags.sentence(f, SAMPLE, fmt, t)) for f in SAMPLE["flags"]]
+    cv = next(f for f in SAMPLE["flags"] if f["code"] == "step_cv")
+    assert fmt.percent_of(cv["value"]) in listed and cv["message"] not in page  # the terminal's English
+    row = re.search(r"<tr><th scope=\"row\">" + re.escape(t(NP_("pilot run", "Flags"))) + r"</th><td>(.*?)</td></tr>", page)
+    assert t(_flags.LABELS["step_cv"]) in row.group(1)
 
 
 def _impossible_scale(flagged: bool):
