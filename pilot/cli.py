@@ -19,6 +19,7 @@ from .config import DataConfig, ModelConfig, PilotConfig, TrainConfig
 from .errors import EXIT_DISK, EXIT_MEMORY, EXIT_RESTORE_FAILED, Interrupted, PartialRun, PilotError, describe
 from .interrupts import signals_raise
 from .resultfile import ResultFile, command_line
+from .scale_config import ScaleConfig, split_batch
 
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
 RENAMED = {("model", "source"): "model", ("model", "config_file"): "model_config", ("data", "source"): "data"}
@@ -185,18 +186,22 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
 
     # Before torch: the options, the model's config.json, the workdir, and room for the result.
     cfg = config_from_args(args)
+    scale = None
+    if args.command == "scale":
+        scale = ScaleConfig.from_args(args)
+        split_batch(cfg, scale.world)  # the effective batch must split over every process
     read_config(cfg.model)
     if args.workdir is not None:
         check_writable_folder(args.workdir, "workdir")
     writer = ResultFile(args.output, args.overwrite, cfg.total_steps, command_line(argv), fallback=args.workdir)
     writer.prepare()
     try:
-        return _measure(args, cfg, writer)
+        return _measure(args, cfg, scale, writer)
     finally:
         writer.discard_reserve()
 
 
-def _measure(args: argparse.Namespace, cfg: PilotConfig, writer: ResultFile) -> int:
+def _measure(args: argparse.Namespace, cfg: PilotConfig, scale: ScaleConfig | None, writer: ResultFile) -> int:
     from .trainer import resolved
 
     cfg = resolved(cfg)  # the real model's shape, checked before any work
@@ -208,9 +213,9 @@ def _measure(args: argparse.Namespace, cfg: PilotConfig, writer: ResultFile) -> 
                 result = run(cfg, args.workdir, show_progress=not args.quiet, keep_workdir=args.keep_workdir,
                              record=writer.stage)
             else:
-                from .scale import ScaleConfig, run_scale
+                from .scale import run_scale
 
-                result = run_scale(cfg, ScaleConfig.from_args(args), show_progress=not args.quiet, record=writer.stage)
+                result = run_scale(cfg, scale, show_progress=not args.quiet, record=writer.stage)
         except PartialRun as partial:
             try:
                 _save(writer, partial.result, partial=True)

@@ -26,22 +26,11 @@ from .memory import cpu_threads
 from .model import parameter_count
 from .processes import run_child
 from .report import Outcome, Partial, PilotResult, Scaling, ScaleRun, Stats
+from .scale_config import ScaleConfig, split_batch
 from .steps import Measured, measure, peak_bytes
 from .trainer import Trainer, resolve_device, resolved
 
-STRATEGIES = ("ddp", "fsdp")
 WORKER_TIMEOUT_S = 3600
-
-
-def split_batch(cfg: PilotConfig, world: int) -> tuple[int, int]:
-    """(micro-batch, accumulation) per rank that keeps micro_batch * grad_accum of the baseline."""
-    t = cfg.train
-    if t.grad_accum % world == 0:
-        return t.micro_batch, t.grad_accum // world
-    if t.micro_batch % world == 0:
-        return t.micro_batch // world, t.grad_accum
-    raise ValueError(f"train.grad_accum ({t.grad_accum}) or train.micro_batch ({t.micro_batch}) must be divisible "
-                     f"by the {world} processes to keep the effective batch size")
 
 
 def measure_times(trainer: Trainer, cfg: PilotConfig, show: bool = False) -> tuple[list[float], int]:
@@ -123,54 +112,6 @@ def _worker_error(out: Path, log: Path) -> str:
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
     named = [ln.strip() for ln in lines if "Error" in ln or "error" in ln or "Signal" in ln]
     return (named or [ln.strip() for ln in lines if ln.strip()] or ["no output"])[-1][:1000]
-
-
-@dataclasses.dataclass(frozen=True)
-class ScaleConfig:
-    """What `gpu-pilot scale` adds to the pilot's configuration (its command-line options), checked on
-    creation, before any work; errors name the option as the command line spells it."""
-
-    strategies: tuple[str, ...] = STRATEGIES
-    nproc_per_node: int = 2
-    nnodes: str = "1"  # as torchrun takes it: a number of nodes, or a fixed range such as 2:2
-    node_rank: int = 0
-    rdzv_endpoint: str = ""  # host:port of the rendezvous (multi-node)
-    rdzv_backend: str = "c10d"
-    rdzv_id: str = "gpu-pilot"
-
-    def __post_init__(self):
-        for s in self.strategies:
-            if s not in STRATEGIES:
-                raise ValueError(f"--strategies must name ddp and/or fsdp (got {s!r})")
-        if not self.strategies:
-            raise ValueError("--strategies must name ddp and/or fsdp (got none)")
-        if self.nproc_per_node < 1:
-            raise ValueError(f"--nproc-per-node must be >= 1 (got {self.nproc_per_node})")
-        parts = str(self.nnodes).split(":")
-        if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
-            raise ValueError(f"--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got {self.nnodes!r})")
-        if len(parts) == 2 and int(parts[0]) != int(parts[1]):
-            raise ValueError(f"--nnodes must be a fixed number here, since the effective batch depends on it "
-                             f"(got {self.nnodes!r})")
-        if self.node_rank < 0 or self.node_rank >= self.nodes:
-            raise ValueError(f"--node-rank must be between 0 and {self.nodes - 1} (got {self.node_rank})")
-        if self.nodes > 1:
-            host, _, port = str(self.rdzv_endpoint).rpartition(":")
-            if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                raise ValueError(f"--rdzv-endpoint must be host:port with --nnodes {self.nodes} (got {self.rdzv_endpoint!r})")
-
-    @classmethod
-    def from_args(cls, args) -> "ScaleConfig":
-        return cls(tuple(s for s in args.strategies.split(",") if s), args.nproc_per_node, args.nnodes,
-                   args.node_rank, args.rdzv_endpoint, args.rdzv_backend, args.rdzv_id)
-
-    @property
-    def nodes(self) -> int:
-        return int(str(self.nnodes).split(":")[-1])
-
-    @property
-    def world(self) -> int:
-        return self.nproc_per_node * self.nodes
 
 
 def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, record=None) -> PilotResult | None:

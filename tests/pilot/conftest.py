@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 
 import pytest
 
@@ -19,6 +20,17 @@ def tiny(**run) -> PilotConfig:
     run.setdefault("steps", 4)
     run.setdefault("threads", 1)
     return PilotConfig(model=ModelConfig(**model), train=TrainConfig(**train), **run)
+
+
+@pytest.fixture(autouse=True)
+def own_temp_folder(tmp_path_factory, monkeypatch):
+    """Each test's pilot runs, in this process or a child, keep their workdirs in a temp folder of their
+    own. A run removes the workdirs that killed runs left in its temp folder and says so on stderr: in a
+    shared /tmp that is whatever another test (or anything else on the machine) left there, and a test
+    that counts stderr's lines would read that line as its own."""
+    folder = tmp_path_factory.mktemp("TMPDIR")  # beside tmp_path, which some tests expect to find empty
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
 
 
 @pytest.fixture(scope="session")

@@ -78,3 +78,23 @@ def test_an_existing_output_and_a_read_only_one_are_refused_before_torch(tmp_pat
 def test_a_bad_option_is_refused_before_torch(tmp_path):
     imported, code, err = _cli("run", "--micro-batch=0", "-o", str(tmp_path / "r.json"))
     assert (imported, code) == (False, 1) and "train.micro_batch must be an integer between 1 and 65536" in err
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--strategies", "ddp,zero"], "--strategies must name ddp and/or fsdp (got 'zero')"),
+    (["--strategies", ","], "--strategies must name ddp and/or fsdp (got none)"),
+    (["--nproc-per-node", "0"], "--nproc-per-node must be >= 1 (got 0)"),
+    (["--nnodes", "two"], "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
+    (["--nnodes", "1:4"], "--nnodes must be a fixed number here, since the effective batch depends on it (got '1:4')"),
+    (["--nnodes", "2"], "--rdzv-endpoint must be host:port with --nnodes 2 (got '')"),
+    (["--nnodes", "2", "--rdzv-endpoint", "h:29400", "--node-rank", "2"], "--node-rank must be between 0 and 1 (got 2)"),
+    (["--nproc-per-node", "3"], "train.grad_accum (1) or train.micro_batch (2) must be divisible by the 3 processes"),
+])
+def test_a_bad_scale_option_is_refused_before_torch(tmp_path, options, message):
+    """Before: scale's own options (pilot.scale.ScaleConfig, and the batch split over the processes) were
+    checked only once torch and the trainer had been imported."""
+    out = tmp_path / "r.json"
+    imported, code, err = _cli("scale", *TINY_FLAGS, *options, "-o", str(out))
+    assert (imported, code) == (False, 1)
+    assert err.startswith(f"gpu-pilot: error: {message}") and err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == []
