@@ -53,7 +53,43 @@ FAMILIES = {
                  "max_position_embeddings": 2048, "sliding_window": None, "pad_token_id": 0, "bos_token_id": 1,
                  "eos_token_id": 2},
 }
+# The families transformers 5 builds differently (calculators._architecture.FAMILIES): Qwen3's q/k norms,
+# Gemma's four norms (Gemma 2 soft-capped and eager, Gemma 3 with per-head q/k norms; its sliding window
+# wider than the sequences here), and the mixtures of experts, with Qwen2-MoE's shared expert.
+NEW_FAMILIES = {
+    "qwen3": {"model_type": "qwen3", "num_hidden_layers": 2, "hidden_size": 192, "num_attention_heads": 6,
+              "num_key_value_heads": 2, "head_dim": 48, "intermediate_size": 512, "vocab_size": 5000,
+              "tie_word_embeddings": True, "max_position_embeddings": 1024},
+    "gemma2": {"model_type": "gemma2", "num_hidden_layers": 2, "hidden_size": 192, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 512, "vocab_size": 4000,
+               "max_position_embeddings": 1024},
+    "gemma3": {"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 192, "num_attention_heads": 4,
+               "num_key_value_heads": 1, "head_dim": 64, "intermediate_size": 512, "vocab_size": 4000,
+               "max_position_embeddings": 1024, "sliding_window": 1024},
+    "mixtral": {"model_type": "mixtral", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "intermediate_size": 256, "vocab_size": 3000, "num_local_experts": 4,
+                "num_experts_per_tok": 2, "max_position_embeddings": 1024},
+    "qwen2_moe": {"model_type": "qwen2_moe", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
+                  "num_key_value_heads": 2, "intermediate_size": 384, "moe_intermediate_size": 128,
+                  "shared_expert_intermediate_size": 256, "num_experts": 8, "num_experts_per_tok": 2,
+                  "vocab_size": 3000, "max_position_embeddings": 1024},
+    "qwen3_moe": {"model_type": "qwen3_moe", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
+                  "num_key_value_heads": 2, "head_dim": 32, "moe_intermediate_size": 128, "num_experts": 8,
+                  "num_experts_per_tok": 2, "norm_topk_prob": True, "vocab_size": 3000,
+                  "max_position_embeddings": 1024},
+    "olmoe": {"model_type": "olmoe", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
+              "num_key_value_heads": 4, "intermediate_size": 128, "num_experts": 8, "num_experts_per_tok": 2,
+              "vocab_size": 3000, "max_position_embeddings": 1024, "pad_token_id": 1, "eos_token_id": 2},
+}
+FAMILIES.update(NEW_FAMILIES)
+# Each again with a small vocabulary and three layers, for long sequences: the blocks set the peak.
+FAMILIES.update({name + "-act": {**spec, "vocab_size": 256, "num_hidden_layers": 3, "max_position_embeddings": 2048}
+                 for name, spec in NEW_FAMILIES.items()})
+# A mixture of experts with its router's auxiliary loss on (every layer's router logits kept).
+FAMILIES["mixtral-aux"] = {**NEW_FAMILIES["mixtral"], "num_local_experts": 16, "vocab_size": 1000,
+                           "output_router_logits": True}
 LONG = {"seq_len": 512, "micro_batch": 4}
+ATTENTION_ONLY = ("q", "k", "v", "o")
 
 
 @dataclass(frozen=True)
@@ -70,6 +106,7 @@ class Case:
     adapters: str = "fp32"
     seq_len: int = 128
     micro_batch: int = 2
+    targets: tuple = ()   # LoRA targets; () is the pilot's default, all seven projections
 
     @property
     def name(self) -> str:
@@ -77,6 +114,7 @@ class Case:
                  self.attention, self.optimizer if self.optimizer == "sgd" else f"adamw-{self.impl}"]
         parts += ["dropout"] * self.dropout + ["ckpt"] * self.ckpt
         parts += ["bf16-adapters"] * (self.adapters == "weights")
+        parts += ["lora=" + ",".join(self.targets)] * bool(self.targets)
         return " ".join(parts)
 
 
@@ -119,10 +157,48 @@ MATRIX = (
     Case("phi3", "full", "bf16", True, ckpt=True, impl="foreach"),
     Case("phi3-act", "lora", "bf16", False, dropout=True, **LONG),
     Case("phi3-act", "full", "fp32", False, ckpt=True, **LONG),
+    # The families added with transformers 5 (NEW_FAMILIES). LoRA on a mixture of experts adapts the
+    # routed experts too (peft's target_parameters) unless the targets say otherwise.
+    Case("qwen3", "full", "fp32", False),
+    Case("qwen3", "lora", "bf16", True, dropout=True, ckpt=True, impl="fused"),
+    Case("qwen3-act", "full", "bf16", False, **LONG),
+    Case("qwen3-act", "lora", "fp32", False, attention="eager", **LONG),
+    Case("gemma2", "full", "fp32", False, attention="eager"),
+    Case("gemma2", "lora", "bf16", True, attention="eager", ckpt=True),
+    Case("gemma2-act", "full", "fp32", False, attention="eager", ckpt=True, **LONG),
+    Case("gemma2-act", "lora", "fp32", True, attention="eager", impl="foreach", **LONG),
+    Case("gemma3", "full", "bf16", False, ckpt=True),
+    Case("gemma3", "lora", "fp32", False, attention="eager", dropout=True),
+    Case("gemma3-act", "full", "bf16", False, optimizer="sgd", **LONG),
+    Case("gemma3-act", "lora", "fp32", False, attention="eager", **LONG),
+    Case("mixtral", "full", "fp32", False),
+    Case("mixtral", "lora", "bf16", True, ckpt=True),
+    Case("mixtral-act", "lora", "fp32", True, **LONG),
+    Case("mixtral-act", "full", "bf16", False, impl="foreach", **LONG),
+    Case("mixtral-aux", "lora", "bf16", True, seq_len=256, micro_batch=4, targets=ATTENTION_ONLY),
+    Case("qwen2_moe", "full", "bf16", False, ckpt=True),
+    Case("qwen2_moe", "lora", "fp32", False, optimizer="sgd", dropout=True, targets=ATTENTION_ONLY),
+    Case("qwen2_moe-act", "lora", "bf16", True, ckpt=True, **LONG),
+    Case("qwen2_moe-act", "full", "bf16", False, **LONG),
+    Case("qwen3_moe", "full", "fp32", True, impl="foreach"),
+    Case("qwen3_moe", "lora", "bf16", False, adapters="weights"),
+    Case("qwen3_moe-act", "lora", "fp32", False, attention="eager", **LONG),
+    Case("qwen3_moe-act", "full", "bf16", False, **LONG),
+    Case("olmoe", "full", "bf16", False),
+    Case("olmoe", "lora", "fp32", True, impl="fused", targets=("q", "v", "down")),
+    Case("olmoe-act", "lora", "bf16", True, ckpt=True, **LONG),
+    Case("olmoe-act", "full", "bf16", False, attention="eager", **LONG),
 )
 # One per family and per method, both precisions, dropout, checkpointing and both kernels: the
 # reduced matrix `make test` runs (tests/pilot/test_memory_accuracy.py).
 QUICK = (MATRIX[2], MATRIX[6], MATRIX[7], MATRIX[11], MATRIX[13], MATRIX[22], MATRIX[28], MATRIX[33])
+# One small configuration per family added with transformers 5, two mixtures of experts with LoRA
+# (on the routed experts, and on the attention only): tests/pilot/test_memory_accuracy.py.
+FAMILY_QUICK = tuple(next(c for c in MATRIX if c.family == name and c.method == method and bool(c.targets) == attention)
+                     for name, method, attention in (("qwen3", "full", False), ("gemma2", "lora", False),
+                                                     ("gemma3", "full", False), ("mixtral", "lora", False),
+                                                     ("qwen2_moe", "lora", True), ("qwen3_moe", "full", False),
+                                                     ("olmoe", "full", False)))
 
 
 def pilot_config(case: Case, config_file: Path):
@@ -133,7 +209,8 @@ def pilot_config(case: Case, config_file: Path):
         train={"method": case.method, "precision": "bf16" if case.autocast else "fp32",
                "lora_dropout": 0.1 if case.dropout else 0.0, "adapter_dtype": case.adapters,
                "grad_checkpointing": case.ckpt, "optimizer": case.optimizer, "optimizer_impl": case.impl,
-               "seq_len": case.seq_len, "micro_batch": case.micro_batch, "lora_rank": 8},
+               "seq_len": case.seq_len, "micro_batch": case.micro_batch, "lora_rank": 8,
+               **({"lora_targets": list(case.targets)} if case.targets else {})},
         data={"synthetic_sequences": 16}, device="cpu", restore_check=False)
 
 
@@ -152,8 +229,10 @@ def measure(case: Case, workdir: Path) -> dict:
     tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
     _, measured = fits(cfg, torch.device("cpu"), tokens)
     est = compare(cfg, measured, "cpu")
-    return {"name": case.name, **case.__dict__, "measured_bytes": measured, "estimated_bytes": est.estimated_bytes,
-            "relative_error": est.relative_error, "components": est.components, "reason": est.reason}
+    aux = bool(FAMILIES[case.family].get("output_router_logits"))
+    return {"name": case.name, **case.__dict__, "router_aux_loss": aux, "measured_bytes": measured,
+            "estimated_bytes": est.estimated_bytes, "relative_error": est.relative_error, "components": est.components,
+            "reason": est.reason}
 
 
 def versions() -> dict:
@@ -172,11 +251,11 @@ def run(cases) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    lines = [f"{'configuration':<62} {'measured MB':>12} {'estimate MB':>12} {'error':>8}"]
+    lines = [f"{'configuration':<72} {'measured MB':>12} {'estimate MB':>12} {'error':>8}"]
     for r in rows:
         err = r["relative_error"]
         est = f"{r['estimated_bytes'] / 1e6:12.3f}" if r["estimated_bytes"] else f"{'absent':>12}"
-        lines.append(f"{r['name']:<62} {r['measured_bytes'] / 1e6:12.3f} {est} "
+        lines.append(f"{r['name']:<72} {r['measured_bytes'] / 1e6:12.3f} {est} "
                      + (f"{err:+8.1%}" if err is not None else f"  {r['reason']}"))
     worst = max((abs(r["relative_error"]) for r in rows if r["relative_error"] is not None), default=None)
     lines.append(f"worst absolute error: {worst:.1%} over {len(rows)} configurations (goal: within {GOAL:.0%})"

@@ -43,7 +43,7 @@ FP8_SPEEDUP = 2.0
 def matmul_flops_per_token(run) -> tuple[float, float]:
     """(linear layers, attention) FLOPs per trained token, as executed, for a ``_memory_formulas.Run``."""
     a = run.arch
-    blocks = a.layers * math.fsum(i * o for i, o in a.linear_shapes().values())
+    blocks = a.active_params()  # a mixture of experts: the attention, the router and the experts a token meets
     head = a.vocab * a.hidden  # the output head; the input embedding is a lookup, not a matmul
     adapters = 0 if run.method == "full" else a.lora_params(run.lora_rank, run.lora_targets)
     forward = 2 * (blocks + head + adapters)

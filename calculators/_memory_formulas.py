@@ -37,7 +37,12 @@ activation element in the dtype that tensor has; see ``_linear`` for autocast an
   which keeps q's and k's columns of it alive too;
 * gradient checkpointing per block keeps each block's input (p*s*b*h, the
   Korthikanti "2sbhL" full-recomputation term) plus one block's activations while
-  it is recomputed, and that block's backward transients (``backward_transient_bytes``).
+  it is recomputed, and that block's backward transients (``backward_transient_bytes``);
+* the other families (``_architecture.FAMILIES``) as transformers 5 builds them: Gemma's four norms
+  scale in fp32 (an fp32 normalised copy each) and Gemma 2 soft-caps its eager attention scores and
+  its final logits (tanh saves its output); q/k norms (Qwen3, Gemma 3, Qwen3-MoE per head, OLMoE over
+  the projection) are norms over q and k; a mixture of experts routes each token to k experts, and its
+  grouped matmuls save per (token, expert) pair what a dense MLP saves per token (``_moe``).
 
 The per-GPU total is the peak, not the sum of the components, because gradients and
 activations are not alive together (PyTorch's ``zero_grad(set_to_none=True)``, the
@@ -47,7 +52,8 @@ the activations and the logits buffers while the gradients are still being produ
 all gradients plus the step's temporaries after the activations are gone. With gradient
 checkpointing the logits buffers are freed before the last block is recomputed, so the
 backward pass holds the larger of the two, not both. Checked against the real stack by
-``benchmarks/memory_accuracy.py`` (transformers + peft, 38 configurations over four families).
+``benchmarks/memory_accuracy.py`` (transformers + peft, 67 configurations over eleven model types), and each
+block's saved bytes against what autograd saves, family by family (``tests/pilot/test_families.py``).
 Gradient accumulation keeps the gradients through the next micro-batches' passes, so they join both phases.
 """
 
@@ -106,6 +112,9 @@ class Run:
     # A CPU dropout mask has the input's dtype, a CUDA one is bool; the calculator models CUDA,
     # the pilot's CPU comparison sets this (calculators.pilot_inputs.tensor_peak).
     cpu_masks: bool = False
+    # Mixture of experts with output_router_logits: every layer's router logits kept for the
+    # load-balancing loss (Fedus et al. 2022, "Switch Transformers", equations 4 to 6).
+    router_aux_loss: bool = False
 
     @property
     def p(self) -> int:
@@ -218,8 +227,8 @@ def optimizer_bytes(run: Run) -> dict:
     elif run.optimizer == "adamw_8bit":
         states = sum(t.count * (2 * t.numel + 2 * 4 * math.ceil(t.numel / ADAM8_BLOCK)
                                 if t.numel >= ADAM8_MIN_SIZE else 8 * t.numel) for t in trainable)
-    else:  # adafactor
-        states = sum(t.count * 4 * ((t.rows + t.cols) if t.cols > 1 else t.rows) for t in trainable)
+    else:  # adafactor: a row and a column factor per matrix (per expert, for the experts' 3-D tensors)
+        states = sum(t.count * t.group * 4 * ((t.rows + t.cols) if t.cols > 1 else t.rows) for t in trainable)
     return {"master_weights": master, "optimizer_states": states}
 
 
@@ -235,11 +244,14 @@ class _Saved:
             self.bytes += nbytes
 
 
-def _norm(run: Run, acc: _Saved, sb: int, h: int) -> None:
-    """transformers' RMSNorm: the fp32 input (the residual itself in fp32, else a copy) and
-    1/rms per token; when its weight learns, the normalised output cast back to the residual's
-    dtype, which multiplies the weight."""
-    acc.add(4 * sb * h + 4 * sb + run.p * sb * h * (run.method == "full"))
+def _norm(run: Run, acc: _Saved, rows: int, width: int, x_dtype: str | None = None) -> None:
+    """transformers' RMSNorm over ``rows`` vectors of ``width``: the fp32 input (the input itself in
+    fp32, else a copy) and 1/rms per vector; when its weight learns, the normalised output that
+    multiplies the weight: cast back to the input's dtype (``x_dtype``, the residual's by default), or
+    in fp32 where Gemma scales by (1 + w) before casting (and saves that fp32 (1 + w) too)."""
+    gemma = run.arch.kind.gemma_norm
+    out = 4 if gemma else BYTES[x_dtype or run.weights_dtype]
+    acc.add(4 * rows * width + 4 * rows + out * rows * width * (run.method == "full") + 4 * width * gemma)
 
 
 def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple, x: tuple, x_grad: bool = True) -> None:
@@ -275,6 +287,63 @@ def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple, x: tuple, x
         acc.add(BYTES[run.autocast] * run.lora_rank * (i + o))
 
 
+def _mlp(run: Run, acc: _Saved, sb: int, shapes: dict, x: tuple) -> None:
+    """A gated MLP (SwiGLU, or Gemma's GeLU-tanh, which saves the same): its linears, the activation's
+    input and output and the up projection's output (halves of gate_up when fused)."""
+    for name in ("gate_up",) if run.arch.fused else ("gate", "up"):
+        _linear(run, acc, name, sb, shapes[name], x)
+    acc.add(3 * run.pc * sb * shapes["down"][0])
+    _linear(run, acc, "down", sb, shapes["down"], ("mlp_act", run.compute_dtype))
+
+
+def experts_adapted(run: Run) -> dict[str, bool]:
+    """Which routed-expert tensors carry a LoRA adapter (peft's target_parameters)."""
+    if run.method == "full" or not run.arch.moe:
+        return {}
+    return {"gate_up": "gate" in run.lora_targets and "up" in run.lora_targets, "down": "down" in run.lora_targets}
+
+
+def _moe(run: Run, acc: _Saved, sb: int) -> None:
+    """A mixture-of-experts MLP as transformers 5 runs it by default (``grouped_mm``), per block.
+
+    The router is an (autocast) linear to one logit per expert; its fp32 softmax and the top-k indices
+    are saved (Mixtral and Qwen3-MoE renormalise the top-k weights in place, which saves them and their
+    sum; Mixtral keeps them in fp32, the others cast them back). The s*b*k (token, expert) pairs are
+    then sorted by expert: the gather of the tokens, the gather of their routing weights and the inverse
+    permutation each save an int64 index. The experts compute in the weights' dtype (grouped_mm is not
+    autocast): gate_up's output (the activation's input and up), the activation's output, and down's
+    output, which the routing weights multiply (both saved). When the experts' weights learn (full, or
+    LoRA on them), the gathered tokens (for gate_up) and down's input (for down) are saved for the weight
+    gradients; a LoRA adapter on an expert tensor (peft's ParamWrapper) merges W + B A into a tensor as
+    large as all the layer's experts, which grouped_mm saves (on 16-bit weights peft computes B A in the
+    adapters' dtype first, so autocast keeps its cached copies of A and B).
+    """
+    a = run.arch
+    h, E, k, I = a.hidden, a.experts, a.experts_per_token, a.intermediate
+    pairs, p = sb * k, run.p
+    _linear(run, acc, "router", sb, (h, E), ("mlp_in", run.weights_dtype))
+    acc.add(4 * sb * E + 8 * sb * k)
+    if a.kind.renorm_topk:
+        acc.add(4 * sb * k + 4 * sb)
+    weight_bytes = 4 if a.kind.fp32_routing else run.pc
+    acc.add(3 * 8 * pairs)
+    adapted = experts_adapted(run)
+    full = run.method == "full"
+    acc.add(p * pairs * h * (full or adapted.get("gate_up", False))
+            + p * pairs * I * (full or adapted.get("down", False)))
+    acc.add(3 * p * pairs * I + p * pairs * h + weight_bytes * pairs)
+    for name, (i, o) in a.expert_shapes().items():
+        if adapted.get(name):
+            acc.add(p * E * i * o)
+            if p != 4 and run.casts(run.train_dtype):
+                acc.add(BYTES[run.autocast] * run.lora_rank * E * (i + o))
+    if a.kind.shared_expert and a.shared_intermediate:
+        # Qwen2-MoE: the shared expert (a gated MLP) and its one-output sigmoid gate, multiplied together
+        _mlp(run, acc, sb, a.linear_shapes(), ("mlp_in", run.weights_dtype))
+        _linear(run, acc, "shared_expert_gate", sb, (h, 1), ("mlp_in", run.weights_dtype))
+        acc.add(run.pc * sb + run.pc * sb * h)
+
+
 def layer_activation_bytes(run: Run, first: bool = False) -> float:
     """Saved activations of one decoder block (see the module docstring), walked op by op.
 
@@ -282,26 +351,42 @@ def layer_activation_bytes(run: Run, first: bool = False) -> float:
     embedding is frozen), so its q/k/v matmuls keep no weight copy.
     """
     a, sb, s = run.arch, run.seq_len * run.micro_batch, run.seq_len
-    h, I, pc = a.hidden, a.intermediate, run.pc
+    kind, h, pc = a.kind, a.hidden, run.pc
     q_w, kv_w = a.heads * a.d, a.kv_heads * a.d
     shapes = a.linear_shapes()
     acc = _Saved()
     _norm(run, acc, sb, h)
     for name in ("qkv",) if a.fused else ("q", "k", "v"):
         _linear(run, acc, name, sb, shapes[name], ("attn_in", run.weights_dtype), x_grad=not first)
+    if kind.qk_norm == "head":  # Qwen3, Gemma 3: q and k normalised per head, in the projections' dtype
+        _norm(run, acc, sb * a.heads, a.d, run.compute_dtype)
+        _norm(run, acc, sb * a.kv_heads, a.d, run.compute_dtype)
+    elif kind.qk_norm == "full":  # OLMoE: over the whole q and k projections
+        _norm(run, acc, sb, q_w, run.compute_dtype)
+        _norm(run, acc, sb, kv_w, run.compute_dtype)
     if run.attention == "fused":  # q, k, v, the output and an fp32 log-sum-exp per head and token
-        acc.add(pc * sb * (q_w + 2 * kv_w) + pc * sb * q_w + 4 * sb * a.heads)
+        acc.add(pc * sb * (q_w + 2 * kv_w) + 4 * sb * a.heads)
+        # The kernels lay the output out as q is laid out. RoPE applied element-wise keeps q's projection
+        # layout (batch, tokens, heads, dim), so o's input is that very tensor; Phi-3's rotary concatenates
+        # (partial rotary), which lays q out head by head, and o's input is a copy.
+        acc.add(pc * sb * q_w, None if a.fused else "attn_out")
     else:  # q, k and v expanded to all heads; fp32 softmax output and its working-dtype copy
         acc.add(pc * sb * 3 * q_w + sb * s * a.heads * (4 + (pc if pc != 4 else 0)))
+        if kind.softcap:  # Gemma 2 soft-caps the scores: tanh saves its output
+            acc.add(pc * sb * s * a.heads)
     if a.fused and (run.attention == "fused" or a.kv_heads == a.heads):
         # v reaches the kernel as a view of the fused output, which keeps q and k's columns alive
         acc.add(pc * sb * (q_w + kv_w))
     _linear(run, acc, "o", sb, shapes["o"], ("attn_out", run.compute_dtype))
+    if kind.norms == 4:  # Gemma normalises the attention's output before the residual add
+        _norm(run, acc, sb, h, run.compute_dtype)
     _norm(run, acc, sb, h)
-    for name in ("gate_up",) if a.fused else ("gate", "up"):
-        _linear(run, acc, name, sb, shapes[name], ("mlp_in", run.weights_dtype))
-    acc.add(3 * pc * sb * I)  # SiLU input, SiLU output, up output (halves of gate_up when fused)
-    _linear(run, acc, "down", sb, shapes["down"], ("mlp_act", run.compute_dtype))
+    if a.moe:
+        _moe(run, acc, sb)
+    else:
+        _mlp(run, acc, sb, shapes, ("mlp_in", run.weights_dtype))
+    if kind.norms == 4:  # and the MLP's output
+        _norm(run, acc, sb, h, run.compute_dtype)
     return acc.bytes
 
 
@@ -316,11 +401,39 @@ def backward_transient_bytes(run: Run) -> float:
     Measured on the real stack (benchmarks/memory_accuracy.py), where activations outweigh logits.
     """
     a, sb = run.arch, run.seq_len * run.micro_batch
+    if a.moe:  # a shared expert's backward runs after the routed experts', whose activations are gone by then
+        return max(moe_transient_bytes(run), 4 * sb * run.seq_len * a.heads if run.attention == "eager" else 0)
     mlp = 2 * run.pc * sb * a.intermediate
     if run.method != "full" and run.arch.adapted("down", run.lora_targets) and (run.lora_dropout or run.pt != run.pc):
         mlp += 2 * run.pt * sb * a.intermediate
     attention = 4 * sb * run.seq_len * a.heads if run.attention == "eager" else 0
     return max(mlp, attention)
+
+
+def moe_transient_bytes(run: Run) -> float:
+    """The routed experts' share of a block's backward transients (0 for a dense model).
+
+    Their backward starts by scattering the tokens' gradient back to the (token, expert) pairs and
+    multiplying it by the routing weights: two pair-sized buffers in the weighted outputs' dtype beside
+    the block output's gradient; inside the experts, the gradients of the gated product and its two
+    factors, per pair; and a LoRA adapter on an expert tensor gets the gradient of the merged weight, as large as all
+    the layer's experts (plus its fp32 copy where peft computed B A in fp32 for 16-bit weights). A
+    shared expert's output gradient waits through the routed experts' backward.
+    """
+    a = run.arch
+    if not a.moe:
+        return 0
+    sb, p = run.seq_len * run.micro_batch, run.p
+    pairs = sb * a.experts_per_token
+    w = 4 if a.kind.fp32_routing or p == 4 else p
+    routed = sb * a.hidden * (p + w) + 2 * pairs * a.hidden * w + run.pc * sb * a.hidden * bool(a.shared_intermediate)
+    # inside the experts: the gradients of the gated product and of both its factors, while the factors
+    # are still saved; down's output and (when saved) its input are freed by then
+    product_saved = run.method == "full" or experts_adapted(run).get("down", False)
+    experts = p * pairs * ((3 - product_saved) * a.intermediate - a.hidden)
+    merged = max((a.experts * i * o * (p + (4 if p != 4 else 0)) for name, (i, o) in a.expert_shapes().items()
+                  if experts_adapted(run).get(name)), default=0)
+    return max(routed, experts, merged)
 
 
 def head_bytes(run: Run) -> float:
@@ -348,7 +461,9 @@ def activation_bytes(run: Run) -> dict:
     blocks = checkpoints + per_layer if run.checkpointing else (a.layers - 1) * per_layer + first
     cached = 0.0
     if run.checkpointing and run.method == "full" and run.casts(run.weights_dtype):
-        cached = BYTES[run.autocast] * sum(i * o for i, o in a.linear_shapes().values()) * a.layers
+        # the linears' and the router's; the experts are not autocast
+        linears = sum(i * o for i, o in a.linear_shapes().values())
+        cached = BYTES[run.autocast] * (linears + a.experts * a.hidden) * a.layers
     final = head_bytes(run)
     return {"per_layer": per_layer, "checkpoints": checkpoints, "blocks": blocks, "final": final,
             "cached_weights": cached, "backward_transient": backward_transient_bytes(run), "total": blocks + final}
@@ -366,8 +481,8 @@ def logits_bytes(run: Run) -> float:
     up to a power of two.
     """
     a, sb = run.arch, run.seq_len * run.micro_batch
-    if run.loss == "standard":
-        return 3 * 4 * sb * a.vocab
+    if run.loss == "standard":  # Gemma 2's soft-capping keeps its tanh output (working dtype) until then
+        return (12 + run.pc * a.kind.softcap) * sb * a.vocab + router_logits_bytes(run)
     chunk = 1 << max(0, math.ceil(math.log2(max(1, math.ceil(sb / math.ceil(a.vocab / a.hidden))))))
     return run.pc * sb * a.hidden + run.pc * min(chunk, sb) * a.vocab
 
@@ -377,7 +492,16 @@ def logits_forward_bytes(run: Run) -> float:
     fp32 log-softmax output (8 bytes when the logits are fp32 already)."""
     if run.loss != "standard":
         return logits_bytes(run)
-    return (8 + (run.pc if run.pc != 4 else 0)) * run.seq_len * run.micro_batch * run.arch.vocab
+    capped = run.pc * run.arch.kind.softcap  # Gemma 2: the tanh output, saved, beside the capped logits
+    aux = 2 * router_logits_bytes(run)  # the kept router logits and the loss's softmax of them
+    return (8 + capped + (run.pc if run.pc != 4 else 0)) * run.seq_len * run.micro_batch * run.arch.vocab + aux
+
+
+def router_logits_bytes(run: Run) -> float:
+    """With the router's auxiliary loss: one layer's router logits per layer, in the compute dtype (kept
+    to the end of the forward pass; then the loss's softmax of them, or their gradients, as many)."""
+    a = run.arch
+    return a.layers * run.seq_len * run.micro_batch * a.experts * run.pc if run.router_aux_loss and a.moe else 0
 
 
 def optimizer_step_bytes(run: Run) -> float:
@@ -414,11 +538,11 @@ def temporary_bytes(run: Run) -> dict:
     a, p = run.arch, run.p
     out = {"fsdp_gather": 0.0, "ddp_buckets": 0.0, "dequant_buffer": 0.0, "extra": run.extra_temp_bytes}
     if run.parallelism == "fsdp":
-        shapes = a.linear_shapes().values()
-        block = sum(i * o for i, o in shapes) + 2 * a.hidden
-        if run.method == "qlora":  # gathered as stored: quantized linears, p-byte norms
-            block_bytes = sum(quantized_bytes(i * o, o, run.quant, run.double_quant) for i, o in shapes)
-            block_bytes += 2 * a.hidden * p
+        block = a.block_params()
+        if run.method == "qlora":  # gathered as stored: quantized linears, the rest (experts, norms) at p bytes
+            block_bytes = sum(quantized_bytes(t.numel, t.rows, run.quant, run.double_quant)
+                              if t.role.startswith("linear:") else t.numel * p
+                              for t in a.block_tensors() for _ in range(t.count))
         else:
             block_bytes = block * p
         trainable_block = block if run.method == "full" else a.lora_params(run.lora_rank, run.lora_targets) / a.layers
@@ -508,7 +632,8 @@ class Unsharded:
 MODEL_STATE_FIELDS = ("arch", "params", "method", "lora_rank", "lora_targets", "adapter_dtype", "quant",
                       "double_quant", "weights_dtype", "master_weights", "optimizer", "optimizer_impl")
 PASS_FIELDS = ("arch", "method", "lora_rank", "lora_targets", "lora_dropout", "adapter_dtype", "weights_dtype",
-               "autocast", "seq_len", "micro_batch", "checkpointing", "attention", "loss", "cpu_masks")
+               "autocast", "seq_len", "micro_batch", "checkpointing", "attention", "loss", "cpu_masks",
+               "router_aux_loss")
 _MODEL_STATES: dict[tuple, tuple] = {}
 _PASSES: dict[tuple, tuple] = {}
 

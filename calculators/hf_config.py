@@ -3,21 +3,70 @@
 One reader for the three places that take a model's configuration: the calculator in the
 browser (a dropped or pasted file, read in the worker), ``python -m calculators --model-config``
 and ``gpu-pilot --model-config``. Only families whose layout the memory model describes are
-accepted: a Llama-style decoder with q/k/v/o and gate/up/down projections, separate or, as in
-Phi-3, fused into qkv and gate_up.
+accepted (``MODEL_TYPES``): Llama-style decoders with q/k/v/o and gate/up/down projections,
+separate or, as in Phi-3, fused into qkv and gate_up; Qwen3 and Gemma 2 and 3 (text); and the
+mixture-of-experts Mixtral, Qwen2-MoE, Qwen3-MoE and OLMoE. A key a file leaves out takes the default
+transformers gives it for that model type (Gemma ties its embeddings and has 256-wide heads).
 Standard library only: it runs in Pyodide.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 from . import jsontext
 from ._errors import error
 
-# model_type -> (has q/k/v biases: the config key, or a constant; fused qkv and gate_up projections)
-FAMILIES = {"llama": ("attention_bias", False), "mistral": (False, False), "qwen2": (True, False),
-            "phi3": (False, True)}
+
+@dataclass(frozen=True)
+class ModelType:
+    """How a config.json of one model_type reads: its name, its family (``_architecture.FAMILIES``), the
+    key for q/k/v biases (or a constant), fused projections, where a mixture of experts keeps its dimensions
+    (their keys; the expert width is a key of its own in the Qwen MoEs), and transformers' defaults for
+    the optional keys whose default is not the Llama one."""
+    name: str
+    family: str
+    bias: str | bool = False
+    fused: bool = False
+    experts: str = ""                 # the key of the routed experts' count
+    expert_width: str = ""            # the key of each expert's width
+    shared_width: str = ""            # the key of the shared expert's width
+    defaults: dict = field(default_factory=dict)
+    # key -> the only value the memory model describes (a layout it does not cover otherwise)
+    fixed: dict = field(default_factory=dict)
+
+
+EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts")
+CAPPED = object()  # in ModelType.fixed: a positive number (soft-capping on, whatever its scale)
+_MOE_FIXED = {"decoder_sparse_step": 1, "mlp_only_layers": []}  # every layer routes: no dense MLP layers
+MODEL_TYPES = {
+    "llama": ModelType("Llama", "llama", "attention_bias"),
+    "mistral": ModelType("Mistral", "llama"),
+    "qwen2": ModelType("Qwen2", "llama", True),
+    "phi3": ModelType("Phi-3", "llama", fused=True),
+    "qwen3": ModelType("Qwen3", "qwen3", "attention_bias", defaults={"head_dim": 128}),
+    "gemma2": ModelType("Gemma 2", "gemma2", "attention_bias", defaults={"head_dim": 256, "tie_word_embeddings": True},
+                        fixed={"final_logit_softcapping": CAPPED, "attn_logit_softcapping": CAPPED}),
+    "gemma3_text": ModelType("Gemma 3", "gemma3", "attention_bias",
+                             defaults={"head_dim": 256, "tie_word_embeddings": True},
+                             fixed={"final_logit_softcapping": None, "attn_logit_softcapping": None}),
+    "mixtral": ModelType("Mixtral", "mixtral", experts="num_local_experts", expert_width="intermediate_size",
+                         defaults={"num_local_experts": 8, "num_experts_per_tok": 2}),
+    "qwen2_moe": ModelType("Qwen2-MoE", "qwen2_moe", "qkv_bias", experts="num_experts",
+                           expert_width="moe_intermediate_size", shared_width="shared_expert_intermediate_size",
+                           defaults={"qkv_bias": True, "num_experts": 60, "num_experts_per_tok": 4,
+                                     "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632},
+                           fixed=_MOE_FIXED),
+    "qwen3_moe": ModelType("Qwen3-MoE", "qwen3_moe", "attention_bias", experts="num_experts",
+                           expert_width="moe_intermediate_size",
+                           defaults={"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768},
+                           fixed=_MOE_FIXED),
+    "olmoe": ModelType("OLMoE", "olmoe", "attention_bias", experts="num_experts", expert_width="intermediate_size",
+                       defaults={"num_experts": 64, "num_experts_per_tok": 8}),
+}
+# What an unsupported model_type's message lists: each supported one by its name and its model_type.
+SUPPORTED = tuple(f"{t.name} ({key})" for key, t in MODEL_TYPES.items())
 MAX_BYTES = 1 << 20  # a config.json is a few kB; anything past this is not one
 MAX_DEPTH = 32       # one nests 3 or 4 levels; deeper is refused before json (and the browser's small stack) sees it
 _DIMENSIONS = {  # calculator input -> config.json key: required, a whole number of 1 or more
@@ -98,33 +147,82 @@ def _flag(config: dict, key: str):
     return None, error("model_config", "config_not_boolean", key=key, got=_shown(value))
 
 
+def _fixed(config: dict, spec: ModelType):
+    """The field error for the first key holding a layout the memory model does not describe, or None.
+    An absent key takes transformers' default, which is the described one; null is a value here (a
+    soft-capping of null turns it off)."""
+    for key, wanted in spec.fixed.items():
+        if key not in config:
+            continue
+        value = config[key]
+        if wanted is CAPPED:
+            described = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+        else:
+            described = value == wanted and type(value) is type(wanted)
+        if not described:
+            return error("model_config", "config_unsupported_value", key=key, got=_shown(value))
+    return None
+
+
 def inputs_from_config(config: dict) -> tuple[dict, list[dict]]:
     """Memory-calculator inputs (a custom model) from a parsed config.json, or its first field error.
 
-    Optional keys, absent or null as transformers reads them: num_key_value_heads is
-    num_attention_heads, head_dim is hidden_size / num_attention_heads (0 tells the calculator to
-    derive it), tie_word_embeddings and attention_bias are false."""
-    family = config.get("model_type")
-    if not isinstance(family, str) or family not in FAMILIES:
-        return {}, [error("model_config", "unsupported_model_type", got=str(family)[:60],
-                          choices=sorted(FAMILIES))]
-    out: dict = {"model": "custom", "params": 0}
+    Optional keys, absent or null as transformers reads them for that model type: num_key_value_heads
+    is num_attention_heads, head_dim is hidden_size / num_attention_heads (0 tells the calculator to
+    derive it) or the type's own default, tie_word_embeddings and the bias key are false unless the type
+    says otherwise, and a mixture of experts takes the type's expert counts and widths."""
+    model_type = config.get("model_type")
+    if not isinstance(model_type, str) or model_type not in MODEL_TYPES:
+        return {}, [error("model_config", "unsupported_model_type", got=str(model_type)[:60],
+                          choices=list(SUPPORTED))]
+    spec = MODEL_TYPES[model_type]
+    fixed = _fixed(config, spec)
+    # transformers reads the experts' count under either name (attribute_map) and writes its own back
+    experts_key = next((key for key in EXPERT_COUNT_KEYS if config.get(key) is not None), spec.experts)
+    config = {**spec.defaults, **{k: v for k, v in config.items() if v is not None}}
+    out: dict = {"model": "custom", "params": 0, "family": spec.family}
     for name, key in _DIMENSIONS.items():
-        out[name], err = _count(config, key, None)
+        out[name], err = _count(config, spec.expert_width if name == "intermediate" and spec.expert_width else key,
+                                None)
         if err:
             return {}, [err]
-    bias, fused = FAMILIES[family]
     taken = {"kv_heads": _count(config, "num_key_value_heads", out["heads"]),
              "head_dim": _count(config, "head_dim", 0),
              "tied_embeddings": _flag(config, "tie_word_embeddings"),
-             "qkv_bias": _flag(config, bias) if isinstance(bias, str) else (bias, None)}
-    errors = [err for _, err in taken.values() if err]
+             "qkv_bias": _flag(config, spec.bias) if isinstance(spec.bias, str) else (spec.bias, None)}
+    if spec.experts:
+        taken |= {"experts": _count(config, experts_key, None),
+                  "experts_per_token": _count(config, "num_experts_per_tok", None),
+                  "router_aux_loss": _flag(config, "output_router_logits")}
+    if spec.shared_width:
+        taken["shared_expert_intermediate"] = _count(config, spec.shared_width, None)
+    errors = [err for _, err in taken.values() if err] + ([fixed] if fixed else [])
     if errors:
         return {}, errors[:1]
-    out.update({name: value for name, (value, _) in taken.items()}, fused_projections=fused)
+    out.update({name: value for name, (value, _) in taken.items()}, fused_projections=spec.fused)
     if out["head_dim"] == out["hidden"] // out["heads"]:
         out["head_dim"] = 0
     return out, []
+
+
+def config_keys(model_type: str, inputs: dict) -> dict:
+    """The config.json keys that give a model of this type the dimensions in ``inputs`` (the memory
+    calculator's fields, as a preset names them): what ``inputs_from_config`` reads, written back, so
+    the pilot builds a preset as transformers would read its file."""
+    spec = MODEL_TYPES[model_type]
+    out = {"num_hidden_layers": inputs["layers"], "hidden_size": inputs["hidden"],
+           "num_attention_heads": inputs["heads"], "num_key_value_heads": inputs["kv_heads"],
+           "head_dim": inputs["head_dim"] or inputs["hidden"] // inputs["heads"], "vocab_size": inputs["vocab"],
+           "tie_word_embeddings": bool(inputs["tied_embeddings"]),
+           spec.expert_width or "intermediate_size": inputs["intermediate"]}
+    if isinstance(spec.bias, str):
+        out[spec.bias] = bool(inputs.get("qkv_bias", False))
+    if spec.experts:
+        out |= {spec.experts: inputs["experts"], "num_experts_per_tok": inputs["experts_per_token"],
+                "output_router_logits": bool(inputs.get("router_aux_loss", False))}
+    if spec.shared_width:
+        out[spec.shared_width] = inputs["shared_expert_intermediate"]
+    return out
 
 
 def weights_dtype(config: dict) -> str | None:

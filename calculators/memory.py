@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import _data
-from ._architecture import LINEARS, Architecture, partly_targeted
+from . import _data, hf_config
+from ._architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted
 from .display import bars, metric, metrics, notes, table, value
 from ._errors import error
 from ._i18n import N_, NN_
@@ -29,8 +29,9 @@ CUSTOM_MODEL = ("model", ("custom",))
 ADAPTER = ("method", ("lora", "qlora"))
 QUANTIZED = ("method", ("qlora",))
 
-ARCH_FIELDS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
-               "vocab", "tied_embeddings", "qkv_bias", "fused_projections")
+ARCH_FIELDS = ("params", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
+               "vocab", "tied_embeddings", "qkv_bias", "fused_projections", "experts", "experts_per_token",
+               "shared_expert_intermediate", "router_aux_loss")
 SHARDED_MODES = ("zero1", "zero2", "fsdp")
 MAX_SEARCH_CARDS = 1024
 
@@ -39,6 +40,10 @@ INPUTS = (
           N_("A preset fills the dimensions below from the model's config; choose custom to enter your own."),
           choices=tuple(Choice(m["id"], m["name"]) for m in _data.models()["models"])
           + (Choice(CUSTOM, N_("Custom dimensions")),), group=G_MODEL),
+    Input("family", "choice", "llama", N_("Model family"),
+          N_("The decoder block as transformers builds it: Gemma's extra norms and soft-capping, Qwen3's q/k "
+             "norms, and the mixture-of-experts families' routed experts."),
+          choices=tuple(Choice(k, f.label) for k, f in FAMILIES.items()), group=G_MODEL, only_when=CUSTOM_MODEL),
     Input("params", "int", 0, N_("Parameters"),
           N_("Total parameter count; 0 derives it from the dimensions."),
           unit="count", min=0, max=10**13, group=G_MODEL, advanced=True, optional=True, only_when=CUSTOM_MODEL),
@@ -50,8 +55,22 @@ INPUTS = (
           unit="count", min=1, max=1024, group=G_MODEL, only_when=CUSTOM_MODEL),
     Input("head_dim", "int", 0, N_("Head dimension"), N_("0 means hidden size / heads."),
           unit="count", min=0, max=4096, group=G_MODEL, advanced=True, optional=True, only_when=CUSTOM_MODEL),
-    Input("intermediate", "int", 14336, N_("MLP intermediate size"), unit="count", min=1,
+    Input("intermediate", "int", 14336, N_("MLP intermediate size"),
+          N_("For a mixture of experts, the width of each routed expert."), unit="count", min=1,
           max=1048576, group=G_MODEL, only_when=CUSTOM_MODEL),
+    Input("experts", "int", 8, N_("Experts per layer"),
+          N_("Mixture-of-experts families only: the routed experts of each layer, all resident in memory."),
+          unit="count", min=1, max=4096, group=G_MODEL, only_when=CUSTOM_MODEL),
+    Input("experts_per_token", "int", 2, N_("Experts per token"),
+          N_("Mixture-of-experts families only: how many experts each token is routed to (top-k)."),
+          unit="count", min=1, max=4096, group=G_MODEL, only_when=CUSTOM_MODEL),
+    Input("shared_expert_intermediate", "int", 0, N_("Shared expert intermediate size"),
+          N_("Qwen2-MoE only: the width of the dense expert every token also goes through; 0 for none."),
+          unit="count", min=0, max=1048576, group=G_MODEL, advanced=True, optional=True, only_when=CUSTOM_MODEL),
+    Input("router_aux_loss", "bool", False, N_("Router auxiliary loss"),
+          N_("Mixture-of-experts families only: output_router_logits in the config.json, which keeps every "
+             "layer's router logits for the load-balancing loss."), group=G_MODEL, advanced=True,
+          only_when=CUSTOM_MODEL),
     Input("vocab", "int", 128256, N_("Vocabulary size"), unit="count", min=1, max=4194304, group=G_MODEL, only_when=CUSTOM_MODEL),
     Input("tied_embeddings", "bool", False, N_("Tied input and output embeddings"), group=G_MODEL,
           advanced=True, only_when=CUSTOM_MODEL),
@@ -64,6 +83,8 @@ INPUTS = (
                    Choice("qlora", N_("QLoRA (quantized base + LoRA)"))), group=G_METHOD),
     Input("lora_rank", "int", 16, N_("LoRA rank"), unit="count", min=1, max=4096, group=G_METHOD, only_when=ADAPTER),
     Input("lora_targets", "multichoice", list(LINEARS), N_("LoRA target modules"),
+          N_("On a mixture of experts, gate, up and down adapt every routed expert (peft's target_parameters, "
+             "which takes gate and up together) and the shared expert."),
           choices=tuple(Choice(n, n + "_proj") for n in LINEARS), group=G_METHOD, only_when=ADAPTER),
     Input("quant", "choice", "nf4", N_("QLoRA base-weight format"),
           choices=(Choice("nf4", N_("4-bit NF4")), Choice("int8", N_("8-bit integer"))),
@@ -135,16 +156,20 @@ INPUTS = (
 )
 
 
+_DEFAULTS = {inp.name: inp.default for inp in INPUTS}
+
+
 def prepare(values: dict) -> dict:
     """A preset overrides the dimension fields, so the echoed inputs describe the model used."""
     preset = _data.presets().get(values["model"])
     if preset is None:
         return values
     out = dict(values)
-    for field in ARCH_FIELDS:
-        out[field] = preset[field]
-    for flag in ("tied_embeddings", "qkv_bias", "fused_projections"):
-        out[flag] = bool(preset[flag])
+    for field in ARCH_FIELDS:  # a preset names only the fields of its family; the others keep their defaults
+        out[field] = preset.get(field, _DEFAULTS[field])
+    out["family"] = hf_config.MODEL_TYPES[preset["model_type"]].family
+    for flag in ("tied_embeddings", "qkv_bias", "fused_projections", "router_aux_loss"):
+        out[flag] = bool(out[flag])
     return out
 
 
@@ -160,16 +185,29 @@ def check(values: dict) -> list[dict]:
         errors.append(error("lora_targets", "required"))
     if values["offload"] == "optimizer_params" and values["parallelism"] != "fsdp":
         errors.append(error("offload", "offload_needs_fsdp"))
-    if values["method"] != "full" and values["fused_projections"]:
-        for names in partly_targeted(values["lora_targets"]).values():
+    moe = values["family"] in MOE_FAMILIES
+    if moe and values["experts_per_token"] > values["experts"]:
+        errors.append(error("experts_per_token", "experts_per_token_too_many", experts=values["experts"]))
+    if values["method"] != "full":
+        for names in partly_targeted(values["lora_targets"], values["fused_projections"], moe).values():
             errors.append(error("lora_targets", "fused_target_partial", modules=[n + "_proj" for n in names]))
+        experts_adapted = moe and bool({"gate", "up", "down"} & set(values["lora_targets"]))
+        if experts_adapted and values["lora_dropout"] > 0:
+            errors.append(error("lora_dropout", "expert_lora_dropout"))
     return errors
 
 
 def architecture(values: dict) -> Architecture:
+    """The model's shape; the expert fields only where the family has them, so a dense model's answer
+    (and what the memory model keeps across calls) does not depend on inputs it ignores."""
+    family = FAMILIES[values["family"]]
+    moe = {}
+    if family.moe:
+        moe = {"experts": values["experts"], "experts_per_token": values["experts_per_token"],
+               "shared_intermediate": values["shared_expert_intermediate"] if family.shared_expert else 0}
     return Architecture(values["layers"], values["hidden"], values["heads"], values["kv_heads"],
                         values["intermediate"], values["vocab"], values["tied_embeddings"],
-                        values["qkv_bias"], values["head_dim"], values["fused_projections"])
+                        values["qkv_bias"], values["head_dim"], values["fused_projections"], values["family"], **moe)
 
 
 def build_run(values: dict) -> Run:
@@ -184,6 +222,7 @@ def build_run(values: dict) -> Run:
                grad_accumulation=values["grad_accumulation"], seq_len=values["seq_len"],
                micro_batch=values["micro_batch"], checkpointing=values["gradient_checkpointing"],
                attention=values["attention"], parallelism=values["parallelism"],
+               router_aux_loss=values["router_aux_loss"] and arch.moe,
                framework_bytes=values["framework_gb"] * 1e9, fragmentation=values["fragmentation"],
                extra_temp_bytes=values["extra_temp_gb"] * 1e9)
 

@@ -11,6 +11,7 @@ else keeps fp32 weights (bf16 then meaning autocast).
 
 from __future__ import annotations
 
+from . import memory as memory_calculator
 from ._data import catalog
 from .cost import measured_field
 
@@ -19,6 +20,8 @@ OPTIMIZERS = {"adamw": "adamw", "sgd": "sgd_momentum"}
 PARALLELISM = {"none": "single", "ddp": "ddp", "fsdp": "fsdp"}
 ATTENTION = {"sdpa": "fused", "eager": "eager"}
 TENSORS_ONLY = {"framework_gb": 0.0, "fragmentation": 0.0, "extra_temp_gb": 0.0}
+EXPERT_FIELDS = ("experts", "experts_per_token", "shared_expert_intermediate")
+_MEMORY_DEFAULTS = {i.name: i.default for i in memory_calculator.INPUTS}
 
 
 def default_adamw_impl(device_type: str) -> str:
@@ -44,6 +47,10 @@ def memory_inputs(config: dict, device_type: str, strategy: str = "none", world:
         "kv_heads": m["kv_heads"], "head_dim": m.get("head_dim") or m["hidden"] // m["heads"],
         "intermediate": m["intermediate"], "vocab": m["vocab"], "tied_embeddings": m["tie_embeddings"],
         "qkv_bias": bool(m.get("qkv_bias", False)), "fused_projections": bool(m.get("fused_projections", False)),
+        # the family and a mixture of experts' shape (a dense model's: the inputs' defaults, which it ignores);
+        # files written before families were recorded are Llama-style
+        "family": m.get("family", "llama"), "router_aux_loss": bool(m.get("router_aux_loss", False)),
+        **{name: m.get(name) or _MEMORY_DEFAULTS[name] for name in EXPERT_FIELDS},
         "method": t["method"], "weights_dtype": weights_dtype(m, t),
         "autocast": "bf16" if t["precision"] == "bf16" else "off",
         # The pilot keeps no separate master copy: its trainable weights are the optimizer's.

@@ -10,9 +10,16 @@ from pathlib import Path
 from calcui import NumberFormat, Translator
 from calcui.results._html import choice_label
 from calculators import N_, NN_
+from calculators.hf_config import MODEL_TYPES
 from mkdocs.exceptions import PluginError
 
-FAMILIES = {"llama": "Llama", "llama-act": "Llama", "qwen2": "Qwen2", "mistral": "Mistral"}
+
+def _family(key: str) -> str:
+    """A row's model family by name: the matrix's keys are model types, some with a variant suffix
+    ("llama-act", "gemma3" for gemma3_text)."""
+    base = key.split("-")[0]
+    spec = MODEL_TYPES.get(base) or MODEL_TYPES.get(base + "_text")
+    return spec.name if spec else key
 
 
 def load(path: Path) -> dict:
@@ -45,8 +52,11 @@ def render_table(env, pack: dict, data: dict) -> str:
         parts = [t(choice_label("memory", "method", r["method"])), _precision(r),
                  "SDPA" if r["attention"] == "sdpa" else "eager", optimizer]
         parts += [t(N_("LoRA dropout"))] * r["dropout"] + [t(N_("Gradient checkpointing"))] * r["ckpt"]
+        if r.get("targets"):  # LoRA on some projections only (on a mixture of experts: the experts frozen)
+            parts.append(t(N_("LoRA on {modules}"), modules=", ".join(f"{n}_proj" for n in r["targets"])))
+        parts += [t(N_("Router auxiliary loss"))] * bool(r.get("router_aux_loss"))
         rows.append({
-            "model": f"{FAMILIES.get(r['family'], r['family'])} · {r['seq_len']} × {r['micro_batch']}",
+            "model": f"{_family(r['family'])} · {r['seq_len']} × {r['micro_batch']}",
             "parts": parts,  # each isolated in the page, so mixed scripts keep their order right to left
             "measured": fmt.number(r["measured_bytes"] / 1e6, 1, 1),
             "estimate": fmt.number(r["estimated_bytes"] / 1e6, 1, 1) if r["estimated_bytes"] else "—",

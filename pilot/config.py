@@ -55,13 +55,14 @@ def _all_presets() -> list[dict]:
 
 
 def runnable_presets() -> list[dict]:
-    """The calculators' model presets of a family the pilot runs; the others (Gemma 2) are not offered."""
+    """The calculators' model presets of a model type the pilot runs (the calculators' config.json reader
+    knows it); the others are not offered."""
     presets = _all_presets()
     if not presets:
         return []
-    from calculators.hf_config import FAMILIES
+    from calculators.hf_config import MODEL_TYPES
 
-    return [m for m in presets if m.get("model_type") in FAMILIES]
+    return [m for m in presets if m.get("model_type") in MODEL_TYPES]
 
 
 def _presets() -> tuple[str, ...]:
@@ -91,6 +92,14 @@ class ModelConfig:
     qkv_bias: bool = False
     fused_projections: bool = field(default=False, metadata={"help": "qkv and gate_up projections (Phi-3)"})
     dropout: float = field(default=0.0, metadata={"help": "built-in model's dropout probability (consumes the torch RNG)"})
+    # The memory model's family and a mixture of experts' shape, filled in from a transformers model's
+    # configuration (calculators.hf_config); the built-in model is a dense Llama-style one.
+    family: str = field(default="llama", metadata={
+        "help": "memory-model family (llama also covers Mistral, Qwen2, Phi-3)"})
+    experts: int = field(default=0, metadata={"help": "routed experts per layer (0: a dense MLP)"})
+    experts_per_token: int = 0
+    shared_expert_intermediate: int = field(default=0, metadata={"help": "Qwen2-MoE's shared expert width (0: none)"})
+    router_aux_loss: bool = field(default=False, metadata={"help": "output_router_logits: the load-balancing loss"})
 
     @property
     def is_transformers(self) -> bool:
@@ -114,15 +123,22 @@ class ModelConfig:
         _one_of(s, "dtype", self.dtype, MODEL_DTYPES)
         _one_of(s, "attention", self.attention, ATTENTIONS)
         _integer(s, "head_dim", self.head_dim, 0, 4096)
+        if not isinstance(self.family, str) or not 0 < len(self.family) <= 40:
+            raise ValueError(f"{s}.family must be a family name (got {self.family!r})")
+        for name in ("experts", "experts_per_token", "shared_expert_intermediate"):
+            _integer(s, name, getattr(self, name), 0, 1 << 20)
+        if not isinstance(self.router_aux_loss, bool):
+            raise ValueError(f"{s}.router_aux_loss must be true or false (got {self.router_aux_loss!r})")
         for name, high in (("layers", 1024), ("hidden", 65536), ("heads", 1024), ("kv_heads", 1024),
                            ("intermediate", 262144), ("vocab", 1 << 20)):
             _integer(s, name, getattr(self, name), 1, high)
         if self.is_transformers:
             return  # the shape comes from the model's configuration (pilot.hf_model.resolve)
-        if self.qkv_bias or self.fused_projections or self.head_dim not in (0, self.hidden // self.heads):
-            raise ValueError(f"{s}.head_dim, model.qkv_bias and model.fused_projections are for transformers "
-                             f"models; the built-in model has head_dim = hidden / heads, no biases and separate "
-                             f"projections")
+        if (self.qkv_bias or self.fused_projections or self.head_dim not in (0, self.hidden // self.heads)
+                or self.family != "llama" or self.experts or self.router_aux_loss):
+            raise ValueError(f"{s}.head_dim, model.qkv_bias, model.fused_projections, model.family and the experts "
+                             f"are for transformers models; the built-in model is a dense Llama-style one with "
+                             f"head_dim = hidden / heads, no biases and separate projections")
         if self.hidden % self.heads:
             raise ValueError(f"{s}.hidden must be divisible by model.heads (got hidden={self.hidden}, heads={self.heads})")
         if self.heads % self.kv_heads:

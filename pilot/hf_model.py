@@ -67,11 +67,10 @@ def hf_config(model: ModelConfig):
         return transformers.AutoConfig.for_model(**data)
     preset = _preset(model.source)
     if preset is not None:
-        return transformers.AutoConfig.for_model(
-            preset["model_type"], num_hidden_layers=preset["layers"], hidden_size=preset["hidden"],
-            num_attention_heads=preset["heads"], num_key_value_heads=preset["kv_heads"],
-            head_dim=preset["head_dim"], intermediate_size=preset["intermediate"], vocab_size=preset["vocab"],
-            tie_word_embeddings=preset["tied_embeddings"], dtype="bfloat16")
+        from calculators.hf_config import config_keys
+
+        return transformers.AutoConfig.for_model(preset["model_type"], **config_keys(preset["model_type"], preset),
+                                                 dtype="bfloat16")
     return transformers.AutoConfig.from_pretrained(model.source)
 
 
@@ -90,11 +89,18 @@ def resolve(model: ModelConfig) -> ModelConfig:
     if dtype == "auto":
         dtype = reader.weights_dtype(config.to_dict()) or "fp32"
         dtype = "bf16" if dtype == "fp16" else dtype  # fp16 weights cannot train without a scaler
+    from calculators._architecture import FAMILIES
+
+    # Gemma 2's soft-capped attention has no SDPA path in transformers: it runs eager (or FlashAttention).
+    attention = model.attention if FAMILIES[inputs["family"]].sdpa else "eager"
     return dataclasses.replace(
         model, layers=inputs["layers"], hidden=inputs["hidden"], heads=inputs["heads"], kv_heads=inputs["kv_heads"],
         head_dim=inputs["head_dim"] or inputs["hidden"] // inputs["heads"], intermediate=inputs["intermediate"],
         vocab=inputs["vocab"], tie_embeddings=inputs["tied_embeddings"], qkv_bias=inputs["qkv_bias"],
-        fused_projections=inputs["fused_projections"], dtype=dtype)
+        fused_projections=inputs["fused_projections"], dtype=dtype, attention=attention, family=inputs["family"],
+        experts=inputs.get("experts", 0), experts_per_token=inputs.get("experts_per_token", 0),
+        shared_expert_intermediate=inputs.get("shared_expert_intermediate", 0),
+        router_aux_loss=inputs.get("router_aux_loss", False))
 
 
 class HFCausalLM(nn.Module):
@@ -151,26 +157,35 @@ def _fused_loss(config, train: TrainConfig, device: torch.device) -> None:
                         rope=False, swiglu=False)
 
 
-def lora_modules(targets, fused: bool) -> list[str]:
+def lora_modules(targets, fused: bool, moe: bool = False) -> list[str]:
     """The module names peft adapts for the calculator's target names (q, k, v, o, gate, up, down).
 
     The supported families name their projections alike; Phi-3 fuses q, k and v into
-    ``qkv_proj`` and gate and up into ``gate_up_proj``, which take an adapter only as a whole.
+    ``qkv_proj`` and gate and up into ``gate_up_proj``, which take an adapter only as a whole. In a
+    mixture of experts gate, up and down name the shared expert's linears, where there is one
+    (``expert_parameters`` names the routed experts' tensors), and gate and up go together.
     """
     from calculators._architecture import FUSED, partly_targeted
 
     names = set(targets)
-    if not fused:
-        return sorted(f"{n}_proj" for n in names)
-    partial = partly_targeted(names)
+    partial = partly_targeted(names, fused, moe)
     if partial:
         module, parts = next(iter(partial.items()))
         raise PilotSetupError(f"train.lora_targets: this model fuses {', '.join(parts)} into {module}_proj; "
                               f"target all of them or none (got {', '.join(sorted(names & set(parts)))})")
+    if not fused:
+        return sorted(f"{n}_proj" for n in names)
     for module, parts in FUSED.items():
         if names & set(parts):
             names = (names - set(parts)) | {module}
     return sorted(f"{n}_proj" for n in names)
+
+
+def expert_parameters(targets) -> list[str]:
+    """The routed experts' 3-D tensors (peft's ``target_parameters``) that the target names adapt."""
+    from calculators._architecture import EXPERT_PARAMS
+
+    return [f"mlp.experts.{name}_proj" for name, parts in EXPERT_PARAMS.items() if set(parts) <= set(targets)]
 
 
 def _lora(inner: nn.Module, model: ModelConfig, train: TrainConfig) -> nn.Module:
@@ -178,14 +193,21 @@ def _lora(inner: nn.Module, model: ModelConfig, train: TrainConfig) -> nn.Module
         import peft
     except ImportError as exc:
         raise PilotSetupError("LoRA on a transformers model needs the 'peft' package: pip install '.[pilot]'") from exc
-    modules = lora_modules(train.lora_targets, model.fused_projections)
+    moe = model.experts > 0
+    modules = lora_modules(train.lora_targets, model.fused_projections, moe)
     present = {name.rsplit(".", 1)[-1] for name, _ in inner.named_modules()}
+    parameters = expert_parameters(train.lora_targets) if moe else []
+    if moe:  # the MLP targets name the routed experts; the shared expert's linears only where there is one
+        modules = [m for m in modules if m in present or m not in ("gate_proj", "up_proj", "down_proj")]
+        if parameters and train.lora_dropout > 0:
+            raise PilotSetupError("train.lora_dropout: peft cannot apply LoRA dropout to the routed experts; set it "
+                                  "to 0 or leave gate, up and down out of train.lora_targets")
     missing = [m for m in modules if m not in present]
     if missing:
         raise PilotSetupError(f"train.lora_targets: {', '.join(missing)} matches no module of this model")
     adapted = {"fp32": True, "weights": False}[train.adapter_dtype]
     config = peft.LoraConfig(r=train.lora_rank, lora_alpha=train.lora_alpha, lora_dropout=train.lora_dropout,
-                             target_modules=modules)
+                             target_modules=modules, target_parameters=parameters or None)
     return peft.get_peft_model(inner, config, autocast_adapter_dtype=adapted)
 
 

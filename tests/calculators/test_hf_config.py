@@ -16,7 +16,7 @@ PACKS = {code: locale_pack(code, Path(__file__).parents[2] / "locales") for code
 def test_llama_config_maps_to_a_custom_model_with_its_dimensions():
     inputs, errors = hf_config.read((CONFIGS / "llama-tiny.json").read_bytes())
     assert errors == []
-    assert inputs == {"model": "custom", "params": 0, "layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2,
+    assert inputs == {"model": "custom", "params": 0, "family": "llama", "layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2,
                       "intermediate": 176, "vocab": 300, "head_dim": 0, "tied_embeddings": False, "qkv_bias": False,
                       "fused_projections": False}
     assert calculators.compute("memory", inputs)["ok"]

@@ -8,7 +8,7 @@ from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
 from calculators import _memory_formulas as formulas
 from calculators import compute, memory
-from calculators._architecture import Architecture
+from calculators._architecture import FAMILIES, LINEARS, Architecture
 from calculators._memory_formulas import quantized_bytes
 
 LLAMA8B = 8030261248
@@ -87,27 +87,28 @@ def test_activation_formula_tiny_config_by_hand():
     """s=8, b=2, h=64, a=4, kv=2 (d=16), I=128, p=4 bytes, full fine-tune, fused attention.
 
     per layer: two norms 2*(fp32 input 4*16*64 + 1/rms 4*16 + normalised output 4*16*64) = 16512;
-    SiLU in/out + up 3*4*16*128 = 24576; q/k/v and gate/up inputs 2*4096; o input 4096;
-    down input 8192; q,k,v 4*16*(64+32+32) = 8192; attention output 4096;
-    log-sum-exp 4*16*4 = 256  -> 74112.
+    SiLU in/out + up 3*4*16*128 = 24576; q/k/v and gate/up inputs 2*4096; down input 8192;
+    q,k,v 4*16*(64+32+32) = 8192; attention output 4096, which is o's input too (the kernel lays it
+    out as (batch, tokens, heads, dim), so o reads it where it was written); log-sum-exp 4*16*4 = 256
+    -> 70016.
     final norm (4096 + 64 + 4096) + LM-head input 4096 = 12352.
     """
     r = result(**TINY)
-    assert r["detail"]["activations_per_layer"] == 74112
-    assert r["bytes"]["activations"] == 2 * 74112 + 12352
+    assert r["detail"]["activations_per_layer"] == 70016
+    assert r["bytes"]["activations"] == 2 * 70016 + 12352
     assert r["bytes"]["logits"] == 16 * 256 * 12
     ckpt = result(**{**TINY, "gradient_checkpointing": True})
-    assert ckpt["bytes"]["activations"] == 2 * 4 * 16 * 64 + 74112 + 12352
+    assert ckpt["bytes"]["activations"] == 2 * 4 * 16 * 64 + 70016 + 12352
     eager = result(**{**TINY, "attention": "eager"})
-    # eager: q, k, v expanded to 4 heads (3*4*16*64) + fp32 softmax probabilities 4*s^2*b*a
-    assert eager["detail"]["activations_per_layer"] == 74112 - (8192 + 4096 + 256) + 12288 + 4 * 8 * 8 * 2 * 4
+    # eager: q, k, v expanded to 4 heads (3*4*16*64) + fp32 softmax probabilities 4*s^2*b*a; o's input stays
+    assert eager["detail"]["activations_per_layer"] == 70016 - (8192 + 256) + 12288 + 4 * 8 * 8 * 2 * 4
 
 
 def test_norms_in_bf16_save_an_fp32_input_and_the_output_only_when_they_learn():
     """bf16: each norm saves its fp32 input copy 4*16*64 + 1/rms 4*16, plus (full) the bf16 output 2*16*64."""
     full = result(**{**TINY, "weights_dtype": "bf16"})["detail"]["activations_per_layer"]
     lora = result(**{**TINY, "weights_dtype": "bf16", "method": "lora", "lora_rank": 2, "lora_targets": "q", "adapter_dtype": "weights"})
-    rest = 3 * 2 * 16 * 128 + 2 * 16 * 64 * 2 + 2 * 16 * 64 + 2 * 16 * 128 + 2 * 16 * 128 + 2 * 16 * 64 + 4 * 16 * 4
+    rest = 3 * 2 * 16 * 128 + 2 * 16 * 64 * 2 + 2 * 16 * 128 + 2 * 16 * 128 + 2 * 16 * 64 + 4 * 16 * 4
     assert full == 2 * (4096 + 64 + 2048) + rest
     # LoRA on q only: q's input and the rank-2 A output; no o, gate/up or down inputs, no norm outputs
     assert lora["detail"]["activations_per_layer"] == 2 * (4096 + 64) + 3 * 2 * 16 * 128 + 2 * 16 * 64 \
@@ -130,9 +131,9 @@ def test_tiny_fp32_no_master_exact_model_states():
 def test_lora_frozen_linears_keep_no_inputs():
     full = result(**TINY)["detail"]["activations_per_layer"]
     lora_qv = result(**{**TINY, "method": "lora", "lora_rank": 2, "lora_targets": "q,v"})
-    # drops o input 4096, down input 8192, gate/up input 4096 and the two norm outputs 2 * 4096
-    # (frozen norm weights); adds A outputs 2 * 4*16*2
-    assert lora_qv["detail"]["activations_per_layer"] == full - 16384 - 8192 + 256
+    # drops down input 8192, gate/up input 4096 and the two norm outputs 2 * 4096 (frozen norm weights);
+    # the attention's output, o's input, stays (the kernel saves it); adds A outputs 2 * 4*16*2
+    assert lora_qv["detail"]["activations_per_layer"] == full - 12288 - 8192 + 256
 
 
 N = 4
@@ -177,7 +178,7 @@ def test_framework_terms():
 
 
 TINY_PARAMS = 106816
-TINY_ACTS, TINY_LOGITS = 2 * 74112 + 12352, 16 * 256 * 12
+TINY_ACTS, TINY_LOGITS = 2 * 70016 + 12352, 16 * 256 * 12
 
 
 @pytest.mark.parametrize("impl, step_temp", [
@@ -216,7 +217,7 @@ def test_checkpointing_frees_the_logits_before_recomputing_a_block():
     twice); the MLP's backward holds two more intermediates, 2*4*16*128.
     """
     r = result(**{**TINY, "optimizer_impl": "fused", "gradient_checkpointing": True})
-    block = 74112 - 4 * 16 * 64 + 2 * 4 * 16 * 128
+    block = 70016 - 4 * 16 * 64 + 2 * 4 * 16 * 128
     assert r["detail"]["peak_forward_backward"] == 12 * TINY_PARAMS + 2 * 4 * 16 * 64 + max(12352 + TINY_LOGITS, block)
     assert block > 12352 + TINY_LOGITS  # activations outweigh the logits here
     longer = result(**{**TINY, "optimizer_impl": "fused", "gradient_checkpointing": True, "vocab": 8192})
@@ -300,8 +301,9 @@ def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
                "autocast": ["off", "bf16", "fp16"], "quant": ["nf4", "int8"], "adapter_dtype": ["fp32", "weights"],
                "attention": ["fused", "eager"], "loss": ["standard", "fused"], "gradient_checkpointing": [True, False],
                "master_weights": [True, False], "lora_dropout": [0.0, 0.1], "double_quant": [True, False],
-               "model": ["llama-3.1-8b", "qwen2.5-0.5b", "custom"], "parallelism": ["single", "ddp", "fsdp"],
-               "fused_projections": [True, False], "qkv_bias": [True, False]}
+               "model": ["llama-3.1-8b", "qwen2.5-0.5b", "gemma-2-9b", "qwen1.5-moe-a2.7b", "custom"],
+               "parallelism": ["single", "ddp", "fsdp"], "fused_projections": [True, False], "qkv_bias": [True, False],
+               "family": list(FAMILIES), "router_aux_loss": [True, False], "lora_targets": [["q", "v"], list(LINEARS)]}
     rng = random.Random(3)
     model_states, passes = set(), set()
     for _ in range(150):
@@ -315,7 +317,8 @@ def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
             passes |= _reads(run, part)
     assert not model_states - set(formulas.MODEL_STATE_FIELDS), model_states - set(formulas.MODEL_STATE_FIELDS)
     assert not passes - set(formulas.PASS_FIELDS), passes - set(formulas.PASS_FIELDS)
-    assert {"quant", "optimizer_impl"} <= model_states and {"seq_len", "cpu_masks", "loss"} <= passes  # the probe sees
+    assert {"quant", "optimizer_impl"} <= model_states  # the probe sees
+    assert {"seq_len", "cpu_masks", "loss", "router_aux_loss"} <= passes
 
 
 def test_a_memory_answer_does_not_depend_on_the_answers_before_it():
