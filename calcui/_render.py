@@ -10,7 +10,7 @@ from calculators import N_
 from ._chart import bars_svg
 from ._figures import figure
 from ._figures import num as _num
-from ._isolate import clip, isolate
+from ._isolate import clip, direction, isolate
 from ._scroll import scroll_region
 from ._numbers import NumberFormat
 from ._text import Translator, plural_count
@@ -91,7 +91,9 @@ def render_result(result: dict, t: Translator, fmt: NumberFormat) -> tuple[str, 
     parts, summary = [], ""
     for block in result.get("display", []):
         kind = block["kind"]
-        if kind == "metrics":
+        if kind == "verdict":
+            html, summary = _verdict(block, t, fmt)  # the answer sentence is the headline
+        elif kind == "metrics":
             html, headline = _metrics(block, t, fmt)
             summary = summary or headline
         elif kind == "bars":
@@ -140,10 +142,39 @@ def _table(block, t, fmt) -> str:
     return scroll_region(f'<table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>', title)
 
 
+def _sentence(item: dict, t: Translator, fmt: NumberFormat, isolated: bool = False) -> str:
+    """A msgid with typed parameters (a note, a verdict), as localized text; `isolated` puts each figure
+    and name between Unicode isolates, as plain text must ("84.7 GB" stays left to right in Arabic)."""
+    raw = item.get("params", {})
+    params = {key: _param(p, t, fmt, isolated) for key, p in raw.items()}
+    return t(item["msg"], n=plural_count(item["msg"], raw), **params)
+
+
+def _isolated(text: str) -> str:
+    """`text` between an LRI or RLI (its own direction, see `direction`) and a PDI."""
+    return ("\u2066" if direction(text) == "ltr" else "\u2067") + text + "\u2069"
+
+
+def _param(p, t: Translator, fmt: NumberFormat, isolated: bool = False) -> str:
+    """One parameter (see calculators.display): a typed value, a phrase, or alternatives of phrases."""
+    if not isinstance(p, dict):
+        return _isolated(str(p)) if isolated else str(p)
+    if "msg" in p:
+        return _sentence(p, t, fmt, isolated)
+    if "items" in p:
+        return fmt.join([_param(i, t, fmt, isolated) for i in p["items"]], p["join"])
+    text = figure(p["value"], p["unit"], fmt, t)
+    return _isolated(text) if isolated else text
+
+
+def _verdict(block, t, fmt) -> tuple[str, str]:
+    # Plain text, as the sticky headline shows it too: Unicode isolates, not <bdi>, keep its figures whole.
+    text = _sentence(block, t, fmt, isolated=True)
+    return f'<p class="guide-verdict" data-status="{escape(block["status"])}">{escape(text)}</p>', text
+
+
 def _notes(block, t, fmt) -> str:
     items = []
     for item in block["items"]:
-        raw = item.get("params", {})
-        params = {key: (figure(p["value"], p["unit"], fmt, t) if isinstance(p, dict) else str(p)) for key, p in raw.items()}
-        items.append(f"<li>{escape(t(item['msg'], n=plural_count(item['msg'], raw), **params))}</li>")
+        items.append(f"<li>{escape(_sentence(item, t, fmt))}</li>")
     return _title(block, t) + f'<ul class="guide-notes">{"".join(items)}</ul>'

@@ -67,6 +67,16 @@ def partly_targeted(targets, fused: bool = False, moe: bool = False) -> dict[str
     return {module: parts for module, parts in groups.items() if 0 < len(names & set(parts)) < len(parts)}
 
 
+def rank_limit(shapes: dict[str, tuple[int, int]]) -> tuple[int, str] | None:
+    """The highest useful LoRA rank over the adapted layers (name -> (in, out)) and the layer that sets
+    it: a rank above a layer's smaller side adds parameters without adding rank. The one rule the pilot
+    (the built model's layers) and the calculator (the declared shape) both refuse a rank by."""
+    if not shapes:
+        return None
+    name = min(shapes, key=lambda n: min(shapes[n]))
+    return min(shapes[name]), name
+
+
 @dataclass(frozen=True)
 class Tensor:
     """``count`` identical parameters, each ``group`` stacked (rows, cols) matrices; cols == 1 for vectors.
@@ -139,6 +149,12 @@ class Architecture:
         """Whether a LoRA adapter sits on ``module`` (a linear, or an expert tensor): a fused one needs
         all its projections targeted (peft adapts whole modules; ``memory.check`` refuses part of one)."""
         return all(name in targets for name in FUSED.get(module, (module,)))
+
+    def adapted_shapes(self, targets) -> dict[str, tuple[int, int]]:
+        """(in, out) of each layer or expert matrix a LoRA adapter sits on, by module name (see ``rank_limit``)."""
+        shapes = {n: s for n, s in self.linear_shapes().items() if self.adapted(n, targets)}
+        return shapes | {n: s for n, s in self.expert_shapes().items()
+                         if all(t in targets for t in EXPERT_PARAMS[n])}
 
     def qk_norm_widths(self) -> tuple[int, int]:
         """Elements of the q and k norm weights (0, 0 without)."""

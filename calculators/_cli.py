@@ -55,8 +55,19 @@ def english(msg, params: dict | None = None) -> str:
 
 
 def _note(item: dict) -> str:
-    params = {k: (fmt(v["value"], v["unit"]) if isinstance(v, dict) else v) for k, v in item["params"].items()}
-    return english(item["msg"], item["params"]).format(**params)
+    return english(item["msg"], item["params"]).format(**{k: _param(v) for k, v in item["params"].items()})
+
+
+def _param(p) -> str:
+    """A typed value, a phrase, or alternatives ("a, b or c"), in English (see calculators.display)."""
+    if not isinstance(p, dict):
+        return p
+    if "msg" in p:
+        return _note(p)
+    if "items" in p:
+        texts = [_param(i) for i in p["items"]]
+        return ", ".join(texts[:-1]) + " or " + texts[-1] if len(texts) > 1 else "".join(texts)
+    return fmt(p["value"], p["unit"])
 
 
 def render(result: dict) -> str:
@@ -65,6 +76,9 @@ def render(result: dict) -> str:
     for block in result["display"]:
         if block.get("title"):
             out.append(f"== {english(block['title'])} ==")
+        if block["kind"] == "verdict":
+            out += [_note(block), ""]
+            continue
         if block["kind"] == "metrics":
             rows = [[english(i["label"]), fmt(i["value"], i["unit"]), f"[{i['status']}]" if i["status"] else ""]
                     for i in block["items"]]
@@ -75,7 +89,7 @@ def render(result: dict) -> str:
             rows = [[english(c["label"]) for c in block["columns"]]]
             rows += [[fmt(cell, u) for cell, u in zip(row, units)] for row in block["rows"]]
         else:
-            out += ["- " + _note(i) for i in block["items"]]
+            out += ["- " + _note(i) for i in block["items"]] + [""]
             continue
         widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))] if rows else []
         out += ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()

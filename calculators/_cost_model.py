@@ -17,9 +17,12 @@ whose backward pass recomputes the scores). The shares of peak come from publish
 collectives over the card's link, as a ring: each card sends 2(n-1)/n of the data (Patarasuk &
 Yuan 2009), not overlapped with compute (a lower bound on scaling efficiency).
 
-Interruptions follow Young's first-order model (Young 1974, "A first order approximation to the
-optimum checkpoint interval", CACM 17(9)): a failure loses on average half a checkpoint interval
-of work, plus the restart.
+Interruptions are exponential (a Poisson process at cards x the rate per card-hour) and the expected
+hours are exact, not Young's first-order approximation, which fails once the mean time between failures
+nears the checkpoint interval: a segment of s hours (an interval and its checkpoint write) that restarts
+from its checkpoint after each failure, each restart of R hours itself interruptible, takes in expectation
+e^(λR) (e^(λs) - 1) / λ hours (Daly 2006, "A higher order estimate of the optimum checkpoint interval
+for restart dumps", Future Gener. Comput. Syst. 22(3), eq. 5 with the restart counted as the code does).
 """
 
 from __future__ import annotations
@@ -144,13 +147,39 @@ def cluster_tokens_per_s(per_gpu: float, cards: int, efficiency: float, internod
 
 def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_hours: float,
               write_hours: float, restart_hours: float, overhead_hours: float) -> dict:
-    """Expected wall-clock hours of one output: training, checkpoint writes, interruptions, overhead."""
-    writes = train_hours * write_hours / interval_hours if write_hours else 0.0  # no write time: none to count
-    work = train_hours + writes
-    failures = cards * failures_per_100 / 100 * work  # a failure of any card stops the run
-    lost = failures * (restart_hours + min(interval_hours, work) / 2)
-    return {"train": train_hours, "writes": writes, "failures": failures, "lost": lost,
-            "overhead": overhead_hours, "total": work + lost + overhead_hours}
+    """Expected wall-clock hours of one output: training, checkpoint writes, interruptions, overhead.
+
+    The training is cut into checkpoint intervals; every interval but the last ends with a write (the
+    last one's output is the export). A failure of any card (rate λ = cards x rate / 100 per hour) loses
+    the segment in progress and costs a restart of `restart_hours` (relaunch and restore), during which
+    another failure restarts the restart. Each segment of s hours takes e^(λR) (e^(λs) - 1) / λ hours in
+    expectation, exactly (see the module docstring); failures in expectation = λ x that time (Wald)."""
+    rate = cards * failures_per_100 / 100
+    segments = max(1, math.ceil(train_hours / interval_hours - 1e-9)) if interval_hours > 0 else 1
+    full = (segments - 1) if interval_hours > 0 else 0
+    last = train_hours - full * interval_hours
+    writes = full * write_hours
+    if rate > 0:
+        grow = lambda s: math.expm1(min(rate * s, _MAX_EXPONENT))  # noqa: E731 -- e^(λs) - 1
+        restart = math.exp(min(rate * restart_hours, _MAX_EXPONENT))
+        busy = restart * (full * grow(interval_hours + write_hours) + grow(last)) / rate
+    else:
+        busy = train_hours + writes
+    lost = max(0.0, busy - train_hours - writes)
+    capped = lost > MAX_LOST_HOURS
+    if capped:  # a run that is not expected to finish: the figures stop here, and the answer says so
+        lost = MAX_LOST_HOURS
+        busy = train_hours + writes + lost
+    return {"train": train_hours, "writes": writes, "failures": rate * busy, "lost": lost,
+            "overhead": overhead_hours, "total": busy + overhead_hours, "lost_capped": capped,
+            "mtbf_hours": 1 / rate if rate > 0 else None}  # None: no failures (JSON has no infinity)
+
+
+# e^200 x any interval is already far past any term; capping keeps hopeless configurations finite.
+_MAX_EXPONENT = 200.0
+# Hours lost to interruptions past which a run is reported as not finishing (about 114,000 years). Beyond
+# it, plan counts would pass 2^53, which the browser's JSON cannot hold exactly.
+MAX_LOST_HOURS = 1e9
 
 
 # -- the reservation planner -----------------------------------------------------------------------
@@ -193,6 +222,73 @@ def _plan(cover: _Cover, need: int, items: list[tuple[str, int, float]]) -> dict
     terms = [[items[i][0], c] for i, c in enumerate(counts) if c]  # JSON-able: lists, not tuples
     hours = sum(c * items[i][1] for i, c in enumerate(counts))
     return {"terms": terms, "hours": hours, "cost": math.fsum(c * items[i][2] for i, c in enumerate(counts))}
+
+
+HOURLY = "hourly"  # the plan entry of on-demand hours: [HOURLY, started hours]
+# Where on demand is cheaper per hour than every term, past this many units (24 h each with the catalog's
+# terms: 480,000 hours) a mixed plan first takes copies of the cheapest term per hour; below it, every split
+# of terms and hours is tried.
+MIXED_UNITS = 20000
+
+
+def topup_price(hours: int, hourly: tuple[float, float, float]) -> float:
+    """`hours` started on-demand hours at `hourly` = (per hour, per started period, period hours): the
+    cards' rate plus options billed by day, pro rata; options billed by term once per started period."""
+    per_hour, per_period, period = hourly
+    return hours * per_hour + per_period * math.ceil(hours / period) if hours > 0 else 0.0
+
+
+def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]], hourly: tuple[float, float, float]) -> dict:
+    """The cheapest plan of terms plus on-demand hours as a top-up (either may be empty) covering `needed_hours`.
+
+    Exact: for every u, the cheapest cover of at least u units is the cheapest terms with at least that
+    many hours, and the top-up pays for the whole hours they leave; any mixed plan whose terms hold u
+    units costs at least that. The pure-term plan (`cheapest_plan`) and pure hourly are among the
+    candidates. `hourly` as in `topup_price`. Ties go to fewer hours, then fewer entries."""
+    cover = _cover(tuple(items))
+    whole = math.ceil(needed_hours - 1e-9) if needed_hours > 0 else 0  # the top-up bills started hours
+    key = (HOURLY, whole, hourly)
+    if key in cover.plans:
+        return cover.plans[key]
+    pure = cheapest_plan(needed_hours, items)
+    candidates = [(round(pure["cost"], 6), pure["hours"], len(pure["terms"]), pure)]
+    need = _whole_units(needed_hours, cover.unit) if needed_hours > 0 else 0
+    b = cover.best
+    if hourly[0] * items[b][1] >= cover.prices[b]:
+        # On demand costs at least B (the cheapest term per hour) per B's hours: h_B top-up hours swap for a copy
+        # of B at no loss, so some optimal plan tops up less than h_B, and its terms (fewer than `bound` units
+        # besides copies of B, see `cheapest_plan`) hold at least this many copies of B.
+        forced = max(0, (need - cover.sizes[b] - 1 - cover.bound) // cover.sizes[b])
+    else:
+        forced = max(0, -(-(need - MIXED_UNITS) // cover.sizes[b]))
+    forced_cost = forced * cover.prices[cover.best]
+    base = forced * cover.sizes[cover.best]
+    table = cover.table_upto(need - base)
+    for u in range(0, need - base):
+        units = base + table[u][1]
+        hours = units * cover.unit
+        if hours >= needed_hours - 1e-9:
+            continue  # no top-up: a pure-term plan, already a candidate
+        extra = whole - hours
+        cost = forced_cost + table[u][0] + topup_price(extra, hourly)
+        candidates.append((round(cost, 6), hours + extra, table[u][2] + 1 + forced, (forced, u, extra)))
+    best = min(candidates, key=lambda c: c[:3])
+    plan = best[3]
+    if not isinstance(plan, dict):  # rebuild the terms of the winning split
+        forced, u, extra = plan
+        counts = [0] * len(items)
+        counts[cover.best] += forced
+        while u > 0:
+            i = table[u][3]
+            counts[i] += 1
+            u = max(0, u - cover.sizes[i])
+        terms = [[items[i][0], c] for i, c in enumerate(counts) if c]
+        plan = {"terms": terms + [[HOURLY, extra]], "hours": sum(c * items[i][1] for i, c in enumerate(counts)) + extra,
+                "cost": math.fsum([*(c * items[i][2] for i, c in enumerate(counts)), topup_price(extra, hourly)])}
+    if len(cover.plans) >= 256:
+        cover.plans.clear()
+    cover.plans[key] = plan
+    return plan
 
 
 def _whole_units(hours: float, unit: int) -> int:
@@ -273,19 +369,41 @@ def term_price(rate: float, cards: int, term: dict, options: OptionPrices) -> fl
 
 
 def plan_breakdown(plan: dict, rate_of, cards: int, terms: dict, options: OptionPrices) -> dict:
-    """GPU time per term of the plan and each option's share of the plan's price."""
-    gpu = {tid: count * cards * terms[tid]["hours"] * rate_of(tid) for tid, count in plan["terms"]}
-    opts = {o["id"]: math.fsum(count * options.each[(o["id"], tid)] for tid, count in plan["terms"])
+    """GPU time per term of the plan (and of its on-demand top-up, `rate_of(HOURLY)`) and each option's
+    share of the plan's price."""
+    fixed = [(tid, count) for tid, count in plan["terms"] if tid != HOURLY]
+    gpu = {tid: count * cards * terms[tid]["hours"] * rate_of(tid) for tid, count in fixed}
+    opts = {o["id"]: math.fsum(count * options.each[(o["id"], tid)] for tid, count in fixed)
             for o in options.options if o["per"] != "tb"}
+    for tid, count in plan["terms"]:
+        if tid == HOURLY:
+            gpu[HOURLY], extra = topup_breakdown(count, rate_of(HOURLY), cards, min(terms.values(),
+                                                 key=lambda t: t["hours"]), options)
+            opts = {k: v + extra.get(k, 0.0) for k, v in opts.items()}
     opts.update(options.per_plan)
     return {"gpu_usd": gpu, "options_usd": opts, "total_usd": math.fsum([*gpu.values(), *opts.values()])}
 
 
+def hourly_terms(rate: float, cards: int, shortest: dict, options: OptionPrices) -> tuple[float, float, float]:
+    """On-demand billing as (per hour, per started period, period hours) for `topup_price`: the cards at
+    `rate`, options billed by day pro rata, flat fees once per started shortest term."""
+    per_day = math.fsum(options.each[(o["id"], shortest["id"])] / shortest["hours"]
+                        for o in options.options if o["per"] == "tb_day")
+    per_period = math.fsum(options.each[(o["id"], shortest["id"])] for o in options.options if o["per"] == "term")
+    return cards * rate + per_day, per_period, shortest["hours"]
+
+
 def on_demand_price(rate: float, cards: int, hours: float, shortest: dict, options: OptionPrices) -> float:
-    """Hourly billing: every started hour; options by day as if in terms of the shortest length."""
+    """Hourly billing alone: every started hour (at least one period's flat fees), plus per-TB options once."""
     billed = math.ceil(hours - 1e-9)
-    periods = max(1, math.ceil(billed / shortest["hours"]))
-    by_time = math.fsum(options.each[(o["id"], shortest["id"])] * (billed / shortest["hours"] if o["per"] == "tb_day"
-                                                                   else periods)
-                        for o in options.options if o["per"] != "tb")
-    return math.fsum([cards * billed * rate, by_time, *options.per_plan.values()])
+    per_hour, per_period, period = hourly_terms(rate, cards, shortest, options)
+    return math.fsum([billed * per_hour, per_period * max(1, math.ceil(billed / period)), *options.per_plan.values()])
+
+
+def topup_breakdown(hours: int, rate: float, cards: int, shortest: dict, options: OptionPrices) -> tuple[float, dict]:
+    """A top-up's GPU time and each option's share of it (as `topup_price` bills them)."""
+    periods = math.ceil(hours / shortest["hours"]) if hours > 0 else 0
+    opts = {o["id"]: options.each[(o["id"], shortest["id"])] * (hours / shortest["hours"] if o["per"] == "tb_day"
+                                                                else periods)
+            for o in options.options if o["per"] != "tb"}
+    return cards * hours * rate, opts

@@ -22,6 +22,8 @@ ERROR_CODES: dict[str, str] = {
     "single_gpu_only": N_("A single-GPU run uses exactly one GPU."),
     "offload_needs_fsdp": N_("Offloading the parameters needs FSDP / ZeRO-3 parallelism."),
     "fused_target_partial": N_("This model fuses {modules} into one layer: choose all of them or none."),
+    "lora_rank_too_high": N_("The LoRA rank can be at most {limit} here, the smaller side of {module}, the "
+                             "smallest adapted layer: a higher rank adds parameters without adding rank."),
     "experts_per_token_too_many": N_("A token cannot be routed to more experts than the {experts} there are."),
     "expert_lora_dropout": N_("peft cannot apply LoRA dropout to the routed experts: set the dropout to 0, or "
                               "leave gate, up and down out of the targets."),

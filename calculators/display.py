@@ -1,5 +1,5 @@
 """The display contract: the units a value may carry (``UNITS``) and builders for the generic result
-blocks (metrics, bars, tables, notes) the command line and the page render without knowing the calculator.
+blocks (verdict, metrics, bars, tables, notes) the command line and the page render without knowing the calculator.
 
 Every unit a calculator uses, on an input, a display block or a prose figure, is a key of ``UNITS``;
 ``register()`` refuses a calculator with any other. The localized text of each unit is
@@ -23,7 +23,7 @@ class Unit:
 UNITS: dict[str, Unit] = {
     "number": Unit(), "count": Unit(), "text": Unit(), "raw": Unit(), "bool": Unit(), "plan": Unit(),
     "bytes": Unit(suffix=" GB"),  # shown as decimal gigabytes
-    "gb": Unit("GB", " GB"), "tb": Unit("TB", " TB"), "percent": Unit(N_("share, 0–1")),
+    "gb": Unit("GB", " GB"), "tb": Unit("TB", " TB"), "percent": Unit(N_("share, {min}–{max}")),  # the input's own range
     "usd": Unit("US$"), "usd_per_hour": Unit("US$/h"),
     "hours": Unit(N_("hours"), " h"), "seconds": Unit(N_("seconds")), "days": Unit(suffix=" d"),
     "tokens": Unit(N_("tokens"), " tokens"), "tokens_per_s": Unit(N_("tokens/s"), " tokens/s"),
@@ -49,10 +49,27 @@ def table(title: str, columns: list[tuple[str, str]], rows: list[list]) -> dict:
             "columns": [{"label": label, "unit": unit} for label, unit in columns], "rows": rows}
 
 
-def notes(items: list[tuple[str, dict]]) -> dict:
-    return {"kind": "notes", "items": [{"msg": msg, "params": params} for msg, params in items]}
+def verdict(msg: str, params: dict, status: str) -> dict:
+    """The answer in one sentence, shown first and as the headline: a msgid with typed parameters
+    (see ``value``) and "ok", "warn" or "bad"."""
+    return {"kind": "verdict", "msg": msg, "params": params, "status": status}
+
+
+def notes(items: list[tuple[str, dict]], title: str = "") -> dict:
+    block = {"kind": "notes", "items": [{"msg": msg, "params": params} for msg, params in items]}
+    return {**block, "title": title} if title else block
+
+
+def phrase(msg: str, params: dict | None = None) -> dict:
+    """A note parameter that is itself a sentence part: a msgid with typed parameters."""
+    return {"msg": msg, "params": params or {}}
+
+
+def alternatives(items: list[dict]) -> dict:
+    """A note parameter listing phrases as alternatives, joined as the locale writes "a, b or c"."""
+    return {"items": items, "join": "or"}
 
 
 def value(number, unit: str) -> dict:
-    """A typed note parameter."""
+    """A typed note parameter (``phrase`` and ``alternatives`` make the other two kinds)."""
     return {"value": number, "unit": unit}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 
 from . import _data, hf_config
-from ._architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted
-from .display import bars, metric, metrics, notes, table, value
+from ._architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
+from .display import alternatives, bars, metric, metrics, notes, phrase, table, value, verdict
 from ._errors import error
 from ._i18n import N_, NN_
 from ._inputs import Choice, Input
@@ -106,7 +106,8 @@ INPUTS = (
           N_("Mixed-precision autocast around the forward pass, as Trainer(bf16=True) or fp16=True turns on."),
           choices=(Choice("off", N_("Off")), Choice("bf16", "bf16"), Choice("fp16", "fp16")), group=G_RUN),
     Input("master_weights", "bool", True, N_("fp32 master copy of trainable weights"),
-          N_("DeepSpeed- and FSDP-style mixed precision keeps one; only for 16-bit trainable weights."),
+          N_("On by default, as DeepSpeed's and FSDP's mixed precision keep one; the Hugging Face Trainer on a "
+             "model loaded in bf16 keeps none. Only for 16-bit trainable weights; the result says what it adds."),
           group=G_RUN),
     Input("optimizer", "choice", "adamw", N_("Optimizer"),
           choices=(Choice("adamw", N_("AdamW")), Choice("adamw_8bit", N_("8-bit AdamW")),
@@ -138,13 +139,17 @@ INPUTS = (
           choices=(Choice("none", N_("None")), Choice("optimizer", N_("Optimizer state")),
                    Choice("optimizer_params", N_("Optimizer state and parameters"))),
           group=G_PAR, advanced=True),
+    Input("gpu", "choice", "h100-sxm-80gb", N_("GPU"),
+          N_("The card the answer is about; the table below covers every catalog GPU."),
+          choices=tuple(Choice(g["id"], g["name"]) for g in _data.gpus()), group=G_PAR),
     Input("parallelism", "choice", "single", N_("Parallelism"),
           choices=(Choice("single", N_("One GPU")), Choice("ddp", N_("DDP (replicated)")),
                    Choice("zero1", N_("ZeRO-1 (optimizer sharded)")),
                    Choice("zero2", N_("ZeRO-2 (optimizer and gradients sharded)")),
                    Choice("fsdp", N_("FSDP / ZeRO-3 (everything sharded)"))), group=G_PAR),
     Input("gpus", "int", 1, N_("GPUs"), unit="count", min=1, max=MAX_SEARCH_CARDS, group=G_PAR),
-    Input("margin", "float", 0.1, N_("Headroom to keep free"), N_("Share of each GPU's memory left unused."),
+    Input("margin", "float", 0.1, N_("Reserve"), N_("Share of each GPU's memory kept unused: the run must fit in "
+                                                   "the rest."),
           unit="percent", min=0, max=0.9, step=0.01, group=G_PAR),
     Input("framework_gb", "float", 1.0, N_("CUDA/ROCm context and libraries"), unit="gb", min=0, max=64,
           step=0.1, group=G_OVER, advanced=True),
@@ -194,6 +199,9 @@ def check(values: dict) -> list[dict]:
         experts_adapted = moe and bool({"gate", "up", "down"} & set(values["lora_targets"]))
         if experts_adapted and values["lora_dropout"] > 0:
             errors.append(error("lora_dropout", "expert_lora_dropout"))
+        limit = rank_limit(architecture(values).adapted_shapes(values["lora_targets"]))
+        if limit and values["lora_rank"] > limit[0]:
+            errors.append(error("lora_rank", "lora_rank_too_high", limit=limit[0], module=limit[1] + "_proj"))
     return errors
 
 
@@ -277,6 +285,44 @@ def shortcuts(run: Run) -> dict:
     return {"single_gpu_bytes": single, "bytes_per_param": per_param, "items": items}
 
 
+def _total(values: dict, **change) -> int:
+    """Memory per GPU with some inputs changed: each lever is priced by re-running the same estimate."""
+    changed = {**values, **change}
+    return unsharded(build_run(changed)).per_gpu(changed["gpus"])["total"]
+
+
+def levers(values: dict, gpu: dict, current: int) -> list[dict]:
+    """The changes that lower this run's memory per GPU (``current``), each with its figure on ``gpu`` and
+    whether it then fits: {"lever", "bytes", "fits", and "batch" or "count" where it has one}. A change
+    that leaves the peak where it is (say the fused loss when the optimizer step is the peak) is left out."""
+    out, margin = [], values["margin"]
+
+    def add(lever: str, total: int, **detail):
+        if total < current:
+            out.append({"lever": lever, "bytes": total, "fits": fits(total, gpu, margin)["fits"], **detail})
+
+    if values["loss"] == "standard":
+        add("fused_loss", _total(values, loss="fused"))
+    if not values["gradient_checkpointing"]:
+        add("checkpointing", _total(values, gradient_checkpointing=True))
+    if values["micro_batch"] > 1:  # the largest smaller micro-batch (halving) that fits, else 1
+        batch = values["micro_batch"]
+        while batch > 1:
+            batch //= 2
+            total = _total(values, micro_batch=batch)
+            if fits(total, gpu, margin)["fits"]:
+                break
+        add("micro_batch", total, batch=batch)
+    fewest = max(2, values["gpus"] + (values["parallelism"] == "fsdp"))
+    state = unsharded(build_run({**values, "parallelism": "fsdp"}))
+    for count in (n for n in card_counts("fsdp") if n >= fewest):
+        total = state.per_gpu(count)["total"]
+        if fits(total, gpu, margin)["fits"]:
+            add("fsdp", total, count=count)
+            break
+    return out
+
+
 def estimate(values: dict) -> dict:
     """Raw numbers of the memory estimate (no display); also used by the cost calculator."""
     run = build_run(values)
@@ -300,6 +346,19 @@ def estimate(values: dict) -> dict:
     }
 
 
+def answer(values: dict, r: dict) -> dict:
+    """The verdict's numbers for the chosen card: whether the run fits, and when it does not, the
+    levers (``levers``); the master copy's share when one is kept."""
+    gpu = _data.gpu(values["gpu"])
+    fit = fits(r["per_gpu_bytes"], gpu, values["margin"])
+    out = {"gpu": gpu["id"], "name": gpu["name"], "fits": fit["fits"], "free_bytes": fit["headroom_bytes"],
+           "usable_bytes": round(fit["memory_bytes"] * (1 - values["margin"])),
+           "levers": [] if fit["fits"] else levers(values, gpu, r["per_gpu_bytes"])}
+    if values["master_weights"]:
+        out["master_copy_bytes"] = r["per_gpu_bytes"] - _total(values, master_weights=False)
+    return out
+
+
 COMPONENT_LABELS = {"weights": N_("Weights"), "gradients": N_("Gradients"),
                     "optimizer": N_("Optimizer state and master copy"),
                     "activations": N_("Activations"), "logits": N_("Logits and loss"),
@@ -309,31 +368,62 @@ _RULE_LABELS = {"params_x_precision": N_("Parameters × bytes per parameter"),
                 "plus_40_percent": N_("Parameters × bytes, +40 %")}
 
 
-def _display(values: dict, r: dict) -> list[dict]:
+_LEVERS = {"fused_loss": N_("Fused linear cross-entropy loss (Loss implementation)"),
+           "checkpointing": N_("Gradient checkpointing on"), "micro_batch": N_("Micro-batch of {batch}"),
+           "fsdp": N_("FSDP across {count} cards")}
+# The same levers as alternatives in the verdict's sentence.
+_OPTIONS = {"fused_loss": N_("the same card with the fused loss"),
+            "checkpointing": N_("the same card with gradient checkpointing"),
+            "micro_batch": N_("the same card with a micro-batch of {batch}"),
+            "fsdp": N_("{count} × {gpu} with FSDP")}
+
+
+def _lever_params(lever: dict, name: str) -> dict:
+    return {"batch": value(lever.get("batch"), "count"), "count": value(lever.get("count"), "count"), "gpu": name}
+
+
+def _verdict(values: dict, r: dict, a: dict) -> dict:
+    """One sentence: does the run fit on the chosen card, and if not, what does."""
+    here = {"count": value(values["gpus"], "count"), "gpu": a["name"], "needed": value(r["per_gpu_bytes"], "bytes")}
+    if a["fits"]:
+        return verdict(N_("Fits on {count} × {gpu}: {needed} needed per GPU, {free} left free."),
+                       {**here, "free": value(a["free_bytes"], "bytes")}, "ok")
+    options = []
     smallest = r["smallest"]
+    if smallest:
+        options.append(phrase(N_("{count} × {gpu}"), {"count": value(smallest["count"], "count"),
+                                                     "gpu": smallest["name"]}))
+    options += [phrase(_OPTIONS[lv["lever"]], _lever_params(lv, a["name"])) for lv in a["levers"] if lv["fits"]]
+    here["usable"] = value(a["usable_bytes"], "bytes")
+    if not options:
+        return verdict(N_("Does not fit on {count} × {gpu}: {needed} needed per GPU, {usable} usable after the "
+                          "reserve; no catalog GPU fits it with these settings."), here, "bad")
+    return verdict(N_("Does not fit on {count} × {gpu}: {needed} needed per GPU, {usable} usable after the reserve; "
+                      "what fits: {options}."), {**here, "options": alternatives(options)}, "bad")
+
+
+def _display(values: dict, r: dict) -> list[dict]:
+    smallest, a = r["smallest"], r["answer"]
     head = [metric(N_("Memory per GPU"), r["per_gpu_bytes"], "bytes"),
             metric(N_("Trainable parameters"), r["trainable_params"], "count"),
             metric(N_("Trainable share"), r["trainable_fraction"], "percent")]
     if values["offload"] != "none":  # what CPU offload moves to the host, beside the GPU figure
         head.insert(1, metric(N_("Host RAM per GPU (offload)"), r["host_bytes_per_gpu"], "bytes"))
-    if smallest:
-        head.append(metric(N_("Fewest cards that fit"), smallest["count"], "count", "ok"))
+    if smallest:  # names its card: a bare green "1" read as "one of the card I chose"
+        head.append(metric(N_("Smallest setup that fits"), f"{smallest['count']} × {smallest['name']}", "raw", "ok"))
     gpu_rows = [[g["name"], g["memory_bytes"] / 1e9, g["fits"], g["headroom_bytes"], g["headroom_fraction"],
                  g["min_count"]] for g in r["gpu_fit"]]
     rule_rows = [[_RULE_LABELS[i["rule"]], i["bytes"], i["difference_bytes"], i["ratio"]]
                  for i in r["shortcuts"]["items"]]
-    margin = value(values["margin"], "percent")
-    if smallest:
-        fit_note = (N_("Smallest configuration that fits with {margin} headroom: {count} × {gpu}."),
-                    {"margin": margin, "count": value(smallest["count"], "count"), "gpu": smallest["name"]})
-    else:
-        fit_note = (N_("No catalog GPU fits with {margin} headroom, even with the largest card count tried ({count})."),
-                    {"margin": margin, "count": value(max(card_counts(values["parallelism"])), "count")})
     peaks = {k: value(r["detail"]["peak_" + k], "bytes") for k in ("forward_backward", "optimizer_step")}
-    note_items = [fit_note, (N_("The components are not all allocated at once, so the memory per GPU is the higher "
-                                "of two peaks, not the sum of the bars: {forward_backward} in the forward and "
-                                "backward passes (activations and logits), {optimizer_step} in the optimizer step "
-                                "(gradients and the step's temporary buffers)."), peaks)]
+    note_items = [(N_("The components are not all allocated at once, so the memory per GPU is the higher "
+                      "of two peaks, not the sum of the bars: {forward_backward} in the forward and "
+                      "backward passes (activations and logits), {optimizer_step} in the optimizer step "
+                      "(gradients and the step's temporary buffers)."), peaks)]
+    if a.get("master_copy_bytes"):
+        note_items.append((N_("The fp32 master copy adds {bytes} per GPU here. DeepSpeed's and FSDP's mixed "
+                              "precision keep one; the Hugging Face Trainer on a model loaded in bf16 keeps none: "
+                              "switch it off to match that."), {"bytes": value(a["master_copy_bytes"], "bytes")}))
     if values["params"] and values["params"] < r["params_derived"]:
         note_items.append((NN_("The dimensions imply {derived} parameter; the entered count is lower and was not used.",
                                "The dimensions imply {derived} parameters; the entered count is lower and was not used.",
@@ -341,12 +431,18 @@ def _display(values: dict, r: dict) -> list[dict]:
                            {"derived": value(r["params_derived"], "count")}))
     note_items.append((N_("Rules of thumb are compared with this run on one GPU: {bytes}."),
                        {"bytes": value(r["shortcuts"]["single_gpu_bytes"], "bytes")}))
-    return [
-        metrics(N_("Memory per GPU"), head),
+    blocks = [_verdict(values, r, a), metrics(N_("Memory per GPU"), head)]
+    if a["levers"]:
+        blocks.append(notes([(N_("{change}: {needed} per GPU ({outcome})."),
+                              {"change": phrase(_LEVERS[lv["lever"]], _lever_params(lv, a["name"])),
+                               "needed": value(lv["bytes"], "bytes"),
+                               "outcome": phrase(N_("fits") if lv["fits"] else N_("still too large"))})
+                             for lv in a["levers"]], title=N_("What lowers the memory per GPU on this card")))
+    return blocks + [
         bars(N_("Memory per GPU by component"), "bytes",
              [(COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
-        table(N_("Which GPUs fit"), [(N_("GPU"), "raw"), (N_("Memory"), "gb"), (N_("Fits with headroom"), "bool"),
-                                     (N_("Headroom"), "bytes"), (N_("Headroom share"), "percent"),
+        table(N_("Which GPUs fit"), [(N_("GPU"), "raw"), (N_("Memory"), "gb"), (N_("Fits with the reserve"), "bool"),
+                                     (N_("Free memory"), "bytes"), (N_("Free share"), "percent"),
                                      (N_("Cards needed"), "count")], gpu_rows),
         table(N_("Rules of thumb against this estimate"),
               [(N_("Rule"), "text"), (N_("Memory"), "bytes"), (N_("Difference"), "bytes"),
@@ -357,5 +453,6 @@ def _display(values: dict, r: dict) -> list[dict]:
 
 def run(values: dict) -> dict:
     result = estimate(values)
+    result["answer"] = answer(values, result)
     result["display"] = _display(values, result)
     return result

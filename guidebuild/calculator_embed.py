@@ -26,6 +26,15 @@ def _groups(inputs: list[dict]) -> list[dict]:
     return list(groups.values())
 
 
+def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
+    """Input name -> the unit shown beside its label, with the input's declared range where the unit
+    names one ("share, 0–0.9"): from the same min and max the calculator checks, in the locale's digits."""
+    t, fmt = calcui.Translator(pack), calcui.NumberFormat(pack)
+    return {i["name"]: t(UNIT_LABELS[i["unit"]], min=fmt.number(i["min"], max_frac=4) if i["min"] is not None else "",
+                         max=fmt.number(i["max"], max_frac=4) if i["max"] is not None else "")
+            for i in inputs if UNIT_LABELS[i["unit"]]}
+
+
 def render_calculator(name: str, env, pack: dict) -> str:
     description = calculators.describe(name)
     if "inputs" not in description:
@@ -39,7 +48,7 @@ def render_calculator(name: str, env, pack: dict) -> str:
         groups=_groups(description["inputs"]),
         values=rendered["response"]["inputs"],
         rendered=rendered,
-        unit_labels=UNIT_LABELS,
+        unit_texts=unit_texts(description["inputs"], pack),
         importable=results.importable(name),
         # The page refuses a bigger file from File.size alone, and answers when it cannot read a file
         # or has no runtime to read it, in the worker's own words.

@@ -76,6 +76,12 @@ def _throughput_accuracy(match: re.Match, ctx: PageContext) -> str:
     return throughput_accuracy.render_table(ctx.env, ctx.pack)
 
 
+def _public_prices(match: re.Match, ctx: PageContext) -> str:
+    from . import public_prices
+
+    return public_prices.render_table(ctx.env, ctx.pack)
+
+
 def _calculator(match: re.Match, ctx: PageContext) -> str:
     from . import calculator_embed
 
@@ -94,6 +100,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("pilot-results", re.compile(r"<!--\s*pilot-results\s*-->"), _pilot_results),
     Marker("memory-accuracy", re.compile(r"<!--\s*memory-accuracy\s*-->"), _memory_accuracy),
     Marker("throughput-accuracy", re.compile(r"<!--\s*throughput-accuracy\s*-->"), _throughput_accuracy),
+    Marker("public-prices", re.compile(r"<!--\s*public-prices\s*-->"), _public_prices),
     Marker("calculator", re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->"), _calculator),
 )
 BY_NAME = {marker.name: marker for marker in MARKERS}

@@ -23,8 +23,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import (
-    assets, bytecode, headers, html_rewrite, locales, markers, offline, results_import, search_split, sitemap,
-    sources_guard,
+    assets, bytecode, headers, html_rewrite, locales, markers, offline, public_prices, results_import, search_split,
+    sitemap, sources_guard,
 )
 from .i18n import status as translation_status
 from .config import GuideConfig
@@ -111,6 +111,13 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if self.wheels is None:
             # Once per `mkdocs build`: result files are checked before any page is written.
             self.runs = results_import.load_runs(self.root / self.config.results_dir, self.root)
+            # A catalog price far outside the public band is flagged, not refused: the catalog is the owner's list.
+            # (A warning still stops a --strict build; `mkdocs build --no-strict` publishes with it.)
+            try:
+                for line in public_prices.check():
+                    log.warning(line)
+            except public_prices.PublicPricesError as exc:
+                raise PluginError(str(exc)) from None
             # Built once per `mkdocs build`, before any page needs their URLs.
             self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)

@@ -15,7 +15,10 @@ from mkdocs.exceptions import PluginError
 
 
 def render_figure(name: str, pack: dict, page: str) -> str:
-    found = calculators.figure(name)
+    try:
+        found = calculators.figure(name)
+    except ValueError as exc:  # a figure that refuses to back its sentence (e.g. a "cheapest" that does not hold)
+        raise PluginError(f"{page}: figure {name!r} in <!-- figure: ... -->: {exc}") from None
     if found is None:
         raise PluginError(f"{page}: unknown figure {name!r} in <!-- figure: ... -->; "
                           f"known: {', '.join(calculators.figure_names())}")

@@ -25,8 +25,11 @@ def check_lora_rank(cfg: PilotConfig, module: nn.Module) -> None:
     layers = adapted_linears(module)
     if not layers:
         raise ValueError(f"train.lora_targets {','.join(cfg.train.lora_targets)} matched no linear layer of the model")
-    name, small = min(layers, key=lambda nl: min(nl[1].in_features, nl[1].out_features))
-    limit = min(small.in_features, small.out_features)
+    from calculators._architecture import rank_limit  # the calculator refuses a rank by the same rule
+
+    bases = dict(layers)
+    limit, name = rank_limit({n: (m.in_features, m.out_features) for n, m in layers})
+    small = bases[name]
     if cfg.train.lora_rank > limit:
         raise ValueError(f"train.lora_rank must be <= {limit}, the smallest adapted dimension "
                          f"({name}: {small.in_features} -> {small.out_features}) (got {cfg.train.lora_rank})")

@@ -101,3 +101,40 @@ def test_no_two_columns_of_a_table_share_a_header(name, pack):
     for head in tables:
         headers = re.findall(r'<th scope="col">(.*?)</th>', head)
         assert len(headers) == len(set(headers)) > 1, headers
+
+
+from calcui._isolate import plain  # noqa: E402
+
+
+@pytest.mark.parametrize(("lang", "fits", "misses"), [
+    ("es", "Cabe en 1 × H100 SXM 80 GB", "No cabe en 1 × H100 SXM 80 GB"),
+    ("ja", "1 × H100 SXM 80 GB に収まります", "1 × H100 SXM 80 GB には収まりません"),
+    ("ar", "يتسع التشغيل في 1 × H100 SXM 80 GB", "لا يتسع التشغيل في 1 × H100 SXM 80 GB"),
+])
+def test_the_verdict_opens_the_result_and_is_the_headline(lang, fits, misses):
+    """Issue 33: the answer first, one sentence in the reader's language, its figures localized and
+    the alternatives joined as the locale joins them."""
+    pack = locale_pack(lang, LOCALES_DIR)
+    out = calcui.render("memory", {}, pack)
+    first = re.match(r'<section class="guide-block guide-block--verdict"><p class="guide-verdict" data-status="ok">'
+                     r'([^<]*)</p>', out["html"])
+    assert first and plain(first.group(1)).startswith(fits) and out["summary"] == first.group(1)
+    out = calcui.render("memory", {"seq_len": 8192}, pack)
+    assert '<p class="guide-verdict" data-status="bad">' in out["html"].split("</section>")[0]
+    assert plain(out["summary"]).startswith(misses)
+    fmt = calcui.NumberFormat(pack)
+    # The figure needed as the locale writes it, isolated left to right: Arabic showed "GB 84.7".
+    assert "\u2066" + fmt.unit("gb", 84.73927) + "\u2069" in out["summary"]
+    assert "{" not in out["summary"] and "\u2066H200 SXM 141 GB\u2069" in out["summary"]
+    joined = fmt.join(["a", "b"], "or")  # "a o b", "a または b", "a أو b"
+    assert joined.split("a", 1)[1].split("b")[0] in plain(out["summary"])
+
+
+@pytest.mark.parametrize(("lang", "margin", "fragmentation"), [
+    ("es", "fracción, 0–0,9", "fracción, 0–1"), ("ja", "割合、0〜0.9", "割合、0〜1"), ("ar", "نسبة، 0–0.9", "نسبة، 0–1")])
+def test_a_share_label_states_the_range_the_rule_checks(lang, margin, fragmentation):
+    """The reserve's label said 0–1 while the rule refused anything above 0.9 (issue 33, item 6)."""
+    from guidebuild.calculator_embed import unit_texts
+
+    texts = unit_texts(calculators.describe("memory")["inputs"], locale_pack(lang, LOCALES_DIR))
+    assert texts["margin"] == margin and texts["fragmentation"] == fragmentation

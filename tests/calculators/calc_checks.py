@@ -29,15 +29,22 @@ def assert_finite(obj):
 
 def assert_display(display):
     """The display blocks follow the contract the UI renders generically."""
-    assert display and display[0]["kind"] == "metrics" and display[0]["items"]
+    # The answer first: a verdict sentence, or (a calculator without one) its headline figures.
+    assert display and display[0]["kind"] in ("verdict", "metrics")
+    assert all(b["kind"] != "verdict" for b in display[1:])
     for block in display:
         kind = block["kind"]
-        if kind == "metrics":
+        if kind == "verdict":
+            assert block["status"] in {"ok", "warn", "bad"}
+            _assert_sentence(block)
+        elif kind == "metrics":
             for item in block["items"]:
                 assert item["unit"] in UNITS and item["status"] in {"ok", "warn", "bad", None}
                 assert item["label"]
                 if item["unit"] == "plan":  # [[count, term label], ...]
                     assert all(isinstance(c, int) and c > 0 and isinstance(t, str) for c, t in item["value"])
+                elif item["unit"] == "raw":  # a name as is: "1 × H200 SXM 141 GB"
+                    assert isinstance(item["value"], str) and item["value"]
                 else:
                     assert isinstance(item["value"], (int, float))
         elif kind == "bars":
@@ -48,14 +55,29 @@ def assert_display(display):
             assert all(len(row) == len(block["columns"]) for row in block["rows"])
         elif kind == "notes":
             for item in block["items"]:
-                for p in item["params"].values():
-                    assert isinstance(p, str) or (p["unit"] in UNITS and isinstance(p["value"], (int, float)))
-                msg = item["msg"]  # a msgid, or a count string (calculators.NN_) whose count is a param
-                for text in ([msg] if isinstance(msg, str) else [msg["msgid"], msg["plural"]]):
-                    text.format(**item["params"])  # every placeholder has a parameter
-                assert isinstance(msg, str) or msg["n"] in item["params"]
+                _assert_sentence(item)
         else:
             raise AssertionError(f"unknown block kind {kind}")
+
+
+def _assert_sentence(item):
+    """A msgid with parameters: each a string, a typed value, a phrase or alternatives of phrases
+    (calculators.display), and every placeholder filled."""
+    for p in item["params"].values():
+        if isinstance(p, dict) and "msg" in p:
+            _assert_sentence(p)
+        elif isinstance(p, dict) and "items" in p:
+            assert p["join"] == "or" and p["items"]
+            for phrase in p["items"]:
+                _assert_sentence(phrase)
+        elif isinstance(p, dict) and p.get("unit") == "plan":  # [[count, term label], ...]
+            assert p["value"] and all(isinstance(c, int) and c > 0 and isinstance(t, str) for c, t in p["value"])
+        else:
+            assert isinstance(p, str) or (p["unit"] in UNITS and (p["value"] is None or isinstance(p["value"], (int, float))))
+    msg = item["msg"]  # a msgid, or a count string (calculators.NN_) whose count is a param
+    for text in ([msg] if isinstance(msg, str) else [msg["msgid"], msg["plural"]]):
+        text.format(**item["params"])  # every placeholder has a parameter
+    assert isinstance(msg, str) or msg["n"] in item["params"]
 
 
 def ok_result(name, inputs):

@@ -23,7 +23,21 @@ def test_memory_table(capsys):
     code, out, err = run_main(capsys, "memory", "--set", "method=qlora", "--set", "micro_batch=2")
     assert code == 0 and not err
     assert "== Memory per GPU by component ==" in out and "H200 SXM 141 GB" in out
-    assert "Smallest configuration that fits" in out
+    assert "Smallest setup that fits" in out
+
+
+def test_the_verdict_comes_first_with_its_figures(capsys):
+    """The answer in one sentence before any table; a run that does not fit lists what does, and the
+    levers below carry the figure each gives."""
+    code, out, _ = run_main(capsys, "memory", "--set", "seq_len=8192")
+    first = out.splitlines()[0]
+    assert code == 0
+    assert first.startswith("Does not fit on 1 × H100 SXM 80 GB: 84.74 GB needed per GPU, 72.00 GB usable")
+    assert first.endswith("what fits: 1 × H200 SXM 141 GB, the same card with the fused loss, the same card with "
+                          "a micro-batch of 2 or 8 × H100 SXM 80 GB with FSDP.")
+    assert "- Fused linear cross-entropy loss (Loss implementation): 42.71 GB per GPU (fits)." in out
+    code, out, _ = run_main(capsys, "memory")
+    assert out.splitlines()[0] == "Fits on 1 × H100 SXM 80 GB: 35.60 GB needed per GPU, 44.40 GB left free."
 
 
 def test_json_output_is_the_boundary(capsys):

@@ -39,6 +39,12 @@ def test_prices(monkeypatch):
             monkeypatch.setitem(option, "usd", TEST_OPTION_PRICES[option["id"]])
 
 
+@pytest.fixture
+def terms_only(monkeypatch):
+    """No on-demand price for the H100: its plans are the fixed terms alone (the term planner's cases)."""
+    monkeypatch.delitem(catalog()["pricing"]["on_demand_usd_per_card_hour"], "h100-sxm-80gb")
+
+
 def result(**inputs):
     return ok_result("cost", inputs)
 
@@ -57,7 +63,7 @@ def hours(h: float) -> dict:
     (170.0, [["1d", 1], ["1w", 1]], 564.0),    # a week and a day
     (2161.0, [["1d", 1], ["3m", 1]], 5044.8),  # longer than the longest term: 3 months and a day
 ])
-def test_plan_choice(needed, plan, price):
+def test_plan_choice(needed, plan, price, terms_only):
     r = result(**hours(needed))
     assert r["needed_hours"] == pytest.approx(needed)
     assert r["plan"] == plan and r["total_usd"] == pytest.approx(price)
@@ -93,7 +99,7 @@ def test_ties_go_to_fewer_hours_then_fewer_terms():
     assert model.cheapest_plan(30, cheaper_long) == {"terms": [["day", 2]], "hours": 48, "cost": 20.0}
 
 
-def test_pinned_term_books_copies_of_it_and_shows_the_cheapest_plan_beside():
+def test_pinned_term_books_copies_of_it_and_shows_the_cheapest_plan_beside(terms_only):
     r = result(**hours(30.0), term="1w")
     assert r["pinned"] and r["plan"] == [["1w", 1]] and r["total_usd"] == pytest.approx(487.2)
     assert r["best_plan"] == [["1d", 2]] and r["best_usd_per_output"] == pytest.approx(153.6)
@@ -101,16 +107,16 @@ def test_pinned_term_books_copies_of_it_and_shows_the_cheapest_plan_beside():
     assert any("Pinning the term costs" in n for n in notes)
     longer = result(**hours(400.0), term="1w")  # longer than the pinned term: three weeks
     assert longer["plan"] == [["1w", 3]] and longer["total_usd"] == pytest.approx(3 * 487.2)
-    table = next(b for b in r["display"] if b["title"] == "Card counts of this GPU that fit")
+    table = next(b for b in r["display"] if b.get("title") == "Card counts of this GPU that fit")
     assert table["columns"][-1]["label"] == "Cheapest plan, per output"
-    assert [row[0] for row in table["rows"]] == list(cost.TABLE_CARDS)  # 40 GB fits every H100 count
+    assert [row[0] for row in table["rows"]] == list(cost.card_counts("h100-sxm-80gb"))  # 40 GB fits every count
 
 
 def test_outputs_options_and_hourly_billing():
     # Three outputs of 10 h each, 2 h of overhead per output: 36 h -> 2 days; 4 outputs fit in 48 h.
     inputs = {**hours(10.0), "runs": 3, "load_hours": 1, "export_hours": 1,
               "options": ["checkpoint_storage", "egress", "support"], "storage_tb": 2, "egress_tb": 1}
-    r = result(**inputs)
+    r = result(**inputs, term="1d")
     assert r["needed_hours"] == pytest.approx(36) and r["plan"] == [["1d", 2]]
     assert r["outputs_fit"] == 4 and r["successful_outputs"] == 3
     # 2 days x (76.80 + storage 2 TB x $0.80 + support $50) + egress 1 TB x $50
@@ -149,12 +155,14 @@ def test_modelled_scaling_uses_the_link_as_a_ring():
     assert model.cluster_tokens_per_s(100, 8, 0.9, 0.5) == pytest.approx(100 * 8 * 0.9)
 
 
-def test_interruptions_follow_young():
+def test_interruptions_are_the_exact_exponential_expectation():
     h = model.run_hours(10, 2, 1.0, 1.0, 0.01, 0.5, 2.0)
-    # writes 10 x 0.01 / 1 = 0.1 h; 2 cards x 1 % per card-hour x 10.1 h = 0.202 failures,
-    # each losing the restart (0.5 h) and half an interval (0.5 h)
-    assert h["writes"] == pytest.approx(0.1) and h["failures"] == pytest.approx(0.202)
-    assert h["lost"] == pytest.approx(0.202) and h["total"] == pytest.approx(12.302)
+    # 10 intervals of 1 h, a write of 0.01 h after each but the last: 9 of 1.01 h and one of 1 h;
+    # λ = 2 x 1 % = 0.02 per hour, each segment e^(0.02 x 0.5) (e^(0.02 s) - 1) / 0.02
+    seg = lambda s: math.exp(0.01) * math.expm1(0.02 * s) / 0.02  # noqa: E731
+    busy = 9 * seg(1.01) + seg(1.0)
+    assert h["writes"] == pytest.approx(0.09) and h["failures"] == pytest.approx(0.02 * busy)
+    assert h["lost"] == pytest.approx(busy - 10.09) and h["total"] == pytest.approx(busy + 2.0)
 
 
 def one_card(**inputs) -> dict:
@@ -180,7 +188,8 @@ def test_measured_throughput_sets_only_its_own_card():
     assert rows[("h100-sxm-80gb", 1)]["tokens_per_s"] == 5000 and rows[("h100-sxm-80gb", 1)]["measured"]
     assert rows[("mi300x-192gb", 1)]["tokens_per_s"] == plain[("mi300x-192gb", 1)]["tokens_per_s"]
     assert not rows[("mi300x-192gb", 1)]["measured"]
-    best = {row[0]: row[7] for row in r["display"][3]["rows"]}
+    table = next(b for b in r["display"] if b.get("title") == "Cheapest configuration of each GPU")
+    best = {row[0]: row[7] for row in table["rows"]}
     assert best["H100 SXM 80 GB"] == "measured" and best["MI300X 192 GB"] == "estimated"
 
 
@@ -190,10 +199,16 @@ def test_measured_scaling_efficiency_on_the_chosen_card():
     assert r["needed_hours"] == pytest.approx(100 / 3.4)
 
 
-def test_table_covers_1_to_8_and_16_32_64_cards():
+def test_card_counts_are_the_catalog_shapes_unless_any_count_is_allowed():
     r = result(memory_per_gpu_gb=60)  # needs >= 66.7 GB cards with 10 % headroom
     assert set(r["ranking"]) == {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
-    assert [q["cards"] for q in r["options_table"]] == [1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64]
+    # One node of 1, 2, 4 or 8 cards, then whole nodes of 8: never 3, 5, 6 or 7 cards.
+    assert [q["cards"] for q in r["options_table"]] == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert all(q["cards"] in (1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64) for q in r["best_by_gpu"])
+    anything = result(memory_per_gpu_gb=60, any_count=True)
+    assert [q["cards"] for q in anything["options_table"]] == [1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64]
+    # The desktop cards are rented one node at a time: never 64 x RTX 4090.
+    assert max(cost.card_counts("rtx-4090-24gb")) == 8
     assert {q["gpu"] for q in r["options_table"]} == {r["gpu"]}  # the chosen GPU's card counts
     assert [q["gpu"] for q in r["best_by_gpu"]] == r["ranking"]
     assert not result(memory_per_gpu_gb=60, gpu="rtx-6000-ada-48gb")["options_table"]
@@ -289,6 +304,21 @@ def test_catalog_prices_are_illustrative_and_longer_terms_cheaper_per_hour():
             assert prices == sorted(prices)
 
 
+@pytest.mark.parametrize("shape, message", [
+    ({"per_node": [1, 2, 4, 8], "max_nodes": 8}, None),
+    ({"per_node": [1, 3, 2], "max_nodes": 1}, "'per_node' must be card counts from 1 to 64 in increasing order"),
+    ({"per_node": [], "max_nodes": 1}, "'per_node' must be"),
+    ({"per_node": [1, 2], "max_nodes": 0}, "'max_nodes' must be a whole number of nodes from 1 to 128 (got 0)"),
+    ({"per_node": [1, 2.5]}, "'per_node' must be"),
+    (None, "'per_node' must be"),
+])
+def test_catalog_shapes_are_validated(shape, message):
+    problems = cost.shape_problems({"shapes": {"h100-sxm-80gb": shape}}, ["h100-sxm-80gb"])
+    assert (not problems) if message is None else any(message in p and "shapes['h100-sxm-80gb']" in p
+                                                      for p in problems), problems
+    assert cost.shape_problems(catalog()["pricing"], [g["id"] for g in catalog()["gpus"]]) == []
+
+
 def test_an_option_with_a_new_quantity_stops_the_import_with_the_fix(tmp_path):
     """Before, compute raised KeyError('backup_tb') and every calculator in the browser failed to start."""
     package = tmp_path / "calculators"
@@ -339,7 +369,7 @@ def test_the_cheapest_configuration_of_each_gpu_is_the_cheapest_of_every_card_co
         r = result(**inputs)
         every = {}
         for gpu in catalog()["gpus"]:
-            for cards in cost.TABLE_CARDS:
+            for cards in cost.card_counts(gpu["id"]):
                 one = result(**inputs, gpu=gpu["id"], cards=cards)
                 if one["fits_memory"]:
                     every.setdefault(gpu["id"], []).append((round(one["usd_per_output"], 6), cards))
@@ -363,7 +393,7 @@ def test_the_kept_lower_bounds_stay_below_every_price_from_one_answer_to_the_nex
         assert response["ok"], inputs
         quoter = cost._Quoter(response["inputs"])
         for gpu in catalog()["gpus"]:
-            for cards in cost.TABLE_CARDS:
+            for cards in cost.card_counts(gpu["id"]):
                 if quoter.fits(gpu, cards):
-                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, cost.EXPECTED), \
+                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, cost.BOOKED), \
                         (inputs, gpu["id"], cards)

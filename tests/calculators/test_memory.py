@@ -242,11 +242,87 @@ def test_overlap_is_explained_in_a_note():
     assert note["params"]["optimizer_step"]["value"] == r["detail"]["peak_optimizer_step"]
 
 
-def test_no_fit_note_reads_right_for_one_card():
-    r = result(model="llama-3.1-70b", method="full")
-    note = r["display"][-1]["items"][0]
-    assert note["msg"].startswith("No catalog GPU fits") and "({count})" in note["msg"]
-    assert note["params"]["count"]["value"] == 1
+def _figure(**inputs):
+    return result(**inputs)["per_gpu_bytes"]
+
+
+def test_verdict_comes_first_and_names_the_chosen_card():
+    r = result()  # LoRA on Llama 3.1 8B fits one H100 80 GB
+    v = r["display"][0]
+    assert v["kind"] == "verdict" and v["status"] == "ok" and v["msg"].startswith("Fits on")
+    assert v["params"]["gpu"] == "H100 SXM 80 GB" and v["params"]["count"]["value"] == 1
+    assert v["params"]["free"]["value"] == 80e9 - r["per_gpu_bytes"]
+    assert v["params"]["needed"]["value"] == r["per_gpu_bytes"]
+    assert result(gpu="rtx-4090-24gb")["display"][0]["status"] == "bad"
+
+
+def test_a_run_that_does_not_fit_lists_what_fits_and_each_lever_is_the_estimate_rerun():
+    """Issue 33's example: LoRA at 8192 tokens needs 84.7 GB, over an H100's 72 GB after the reserve."""
+    inputs = {"seq_len": 8192}
+    r = result(**inputs)
+    v, a = r["display"][0], r["answer"]
+    assert v["status"] == "bad" and not a["fits"] and a["usable_bytes"] == 72e9
+    options = [(o["msg"], {k: p["value"] if isinstance(p, dict) else p for k, p in o["params"].items()})
+               for o in v["params"]["options"]["items"]]
+    assert options[0] == ("{count} × {gpu}", {"count": 1, "gpu": "H200 SXM 141 GB"})  # the smallest setup
+    levers = {lv["lever"]: lv for lv in a["levers"]}
+    assert set(levers) == {"fused_loss", "micro_batch", "fsdp"}  # checkpointing is already on
+    assert levers["fused_loss"]["bytes"] == _figure(**inputs, loss="fused")
+    assert levers["micro_batch"] == {"lever": "micro_batch", "bytes": _figure(**inputs, micro_batch=2), "fits": True,
+                                     "batch": 2}  # 4 -> 2: the largest smaller one that fits
+    fsdp = levers["fsdp"]
+    assert fsdp["bytes"] == _figure(**inputs, parallelism="fsdp", gpus=fsdp["count"]) <= 72e9
+    assert _figure(**inputs, parallelism="fsdp", gpus=fsdp["count"] // 2) > 72e9  # the fewest cards that fit
+    assert [lv["lever"] for lv in a["levers"] if lv["fits"]] == [m for m in ("fused_loss", "micro_batch", "fsdp")]
+    assert len(options) == 4
+    lever_block = r["display"][2]
+    assert lever_block["kind"] == "notes" and lever_block["title"] == "What lowers the memory per GPU on this card"
+
+
+def test_levers_that_leave_the_peak_alone_are_not_offered():
+    """A full fine-tune peaks in the optimizer step: the fused loss and a smaller micro-batch change nothing."""
+    r = result(method="full")
+    assert [lv["lever"] for lv in r["answer"]["levers"]] == ["fsdp"]
+    assert all(lv["bytes"] < r["per_gpu_bytes"] for lv in r["answer"]["levers"])
+
+
+def test_verdict_when_nothing_fits():
+    r = result(model="llama-3.1-70b", method="full", gpu="rtx-4090-24gb", micro_batch=1, loss="fused")
+    assert r["smallest"] is None
+    v = r["display"][0]
+    if r["answer"]["levers"]:  # FSDP across many 24 GB cards can still fit
+        assert "{options}" in v["msg"]
+    else:
+        assert v["msg"].endswith("no catalog GPU fits it with these settings.")
+
+
+def test_the_master_copy_note_says_what_it_adds_here():
+    """Issue 33: switching the copy off took a 1.5B full fine-tune from 42.1 to 28.5 GB; the result says so."""
+    r = result(method="full")
+    added = r["per_gpu_bytes"] - _figure(method="full", master_weights=False)
+    assert added > 0 and r["answer"]["master_copy_bytes"] == added
+    note = next(n for n in r["display"][-1]["items"] if n["msg"].startswith("The fp32 master copy adds"))
+    assert note["params"]["bytes"]["value"] == added
+    assert "master_copy_bytes" not in result(method="full", master_weights=False)["answer"]
+
+
+def test_the_smallest_setup_tile_names_its_card():
+    """A bare green "1" read as one of the card the reader chose (issue 33, item 4)."""
+    tile = next(i for i in result(seq_len=8192)["display"][1]["items"] if i["label"] == "Smallest setup that fits")
+    assert tile["value"] == "1 × H200 SXM 141 GB" and tile["status"] == "ok"
+
+
+@pytest.mark.parametrize(("inputs", "limit", "module"), [
+    ({}, 1024, "k_proj"),  # Llama 3.1 8B: k and v project 4096 -> 1024
+    ({**TINY, "method": "lora"}, 32, "k_proj"),  # 2 kv heads of 16
+    ({**TINY, "method": "lora", "lora_targets": ["gate", "down"]}, 64, "gate_proj"),
+])
+def test_lora_rank_above_the_smallest_adapted_dimension_is_refused(inputs, limit, module):
+    """The pilot's rule (pilot.checks.check_lora_rank), from the same function: issue 33 saw rank 4096
+    accepted with a trainable share of 233.5 %."""
+    assert compute("memory", {**inputs, "lora_rank": limit})["ok"]
+    answer = compute("memory", {**inputs, "lora_rank": limit + 1})
+    assert answer["errors"] == [{"field": "lora_rank", "code": "lora_rank_too_high", "limit": limit, "module": module}]
 
 
 def test_fit_table_and_smallest_configuration():
@@ -326,3 +402,14 @@ def test_a_memory_answer_does_not_depend_on_the_answers_before_it():
     nothing kept gives, and so does going back (the kept parts of `unsharded`)."""
     base = {"model": "custom", "parallelism": "fsdp", "gpus": 4}
     assert valid_edits_answered_as_from_nothing("memory", memory.INPUTS, base, formulas.forget) > 30
+
+
+@pytest.mark.parametrize("offload, extra_weights", [("optimizer", 0), ("optimizer_params", 2)])
+def test_host_ram_under_offload_is_derived_as_the_page_says(offload, extra_weights):
+    """docs/*/memory.md#offload: optimizer state with master copy, 4 bytes per trainable parameter for the fp32
+    gradient copy and, with parameter offload, the weights, each divided where the parallelism shards it."""
+    r = result(method="full", weights_dtype="bf16", master_weights=True, optimizer="adamw", parallelism="fsdp",
+               gpus=4, offload=offload, **NO_OVERHEAD)
+    assert r["host_bytes_per_gpu"] == (12 + 4 + extra_weights) * LLAMA8B // 4
+    assert r["bytes"]["optimizer"] == 0
+    assert result(method="full", **NO_OVERHEAD)["host_bytes_per_gpu"] == 0

@@ -25,7 +25,7 @@ def _pack(built_site, locale):
     return json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("page_name, expected", [("cost", 23), ("memory", 3), ("compare", 4), ("", 3)])
+@pytest.mark.parametrize("page_name, expected", [("cost", 23), ("memory", 3), ("compare", 9), ("faq", 3), ("", 3)])
 @pytest.mark.parametrize("locale", LOCALES)
 def test_prose_figures_are_the_calculators_figures(built_site, locale, page_name, expected):
     site, _, _ = built_site
@@ -44,8 +44,9 @@ def test_cost_claims_hold_in_the_calculator():
     """What the rewritten page says, checked against the model rather than against the page."""
     premium = calculators.figure("cost.scaling_premium_training")["value"]
     assert premium == pytest.approx(1 / 0.85 - 1, abs=0.01)  # hourly, training time only
-    assert calculators.figure("cost.scaling_premium_plan")["value"] > calculators.figure(
-        "cost.scaling_premium_hourly")["value"] > premium
+    # The sentences: the one-off hours raise the hourly premium above training's; the plan's premium is only quoted.
+    assert calculators.figure("cost.scaling_premium_hourly")["value"] > premium
+    assert calculators.figure("cost.scaling_premium_plan")["value"] > 0
     pricing = calculators.catalog()["pricing"]["usd_per_card_hour"]
     cheapest = calculators.compute("cost", {})["result"]["best_by_gpu"][0]["gpu"]
     assert pricing[cheapest]["1d"] > pricing["a100-sxm-80gb"]["1d"]  # dearer per hour, cheaper per output
@@ -53,10 +54,12 @@ def test_cost_claims_hold_in_the_calculator():
 
 
 def test_the_pages_throughput_conclusions_hold_in_the_model():
-    """The cheapest card the cost page names holds across the throughput range, and the compare page's H100
-    sentence quotes the measured speed-up, which sits below the peak ratio (a lower share of a higher peak)."""
+    """The cheapest card the pages name is the calculator's at the expected throughput (the pages say that whether it
+    stays the cheapest depends on where each card falls in its range, which the calculator checks), and the compare
+    page's H100 sentence quotes the measured speed-up, which sits below the peak ratio (a lower share of a higher peak)."""
     answer = calculators.compute("cost", {})["result"]
-    assert answer["ranking_holds"] and answer["best_by_gpu"][0]["name"] == calculators.figure("cost.cheapest_gpu")["value"]
+    assert answer["best_by_gpu"][0]["name"] == calculators.figure("cost.cheapest_gpu")["value"]
+    assert answer["ranking"][0] == answer["best_by_gpu"][0]["gpu"] and isinstance(answer["ranking_holds"], bool)
     measured = calculators.figure("cost.h100_a100_measured_ratio")["value"]
     assert 1 < measured < calculators.figure("cost.h100_a100_peak_ratio")["value"]
 
@@ -86,6 +89,27 @@ def test_throughput_table_shows_every_measurement(built_site, locale):
     assert table.count('class="guide-accuracy__shown"') == sum(r["use"] != "calibration" for r in acc["rows"])
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+def test_public_price_table_shows_every_price_with_its_date_and_source(built_site, locale):
+    """The `<!-- public-prices -->` table on the cost page: every row of the data file, its price formatted for
+    the locale, its date and its link; the sentence before it says the catalog is the site owner's list."""
+    from guidebuild import public_prices
+
+    site, log, _ = built_site
+    html = (site / ROOTS[locale] / "cost" / "index.html").read_text(encoding="utf-8")
+    assert "<!-- public-prices -->" not in html
+    table = html[html.index('class="md-typeset__scrollwrap guide-prices"'):]
+    table = table[:table.index("</table>")]
+    fmt = calcui.NumberFormat(_pack(built_site, locale))
+    prices = public_prices.load()
+    assert table.count('<th scope="row">') == len(prices)
+    for p in prices:
+        assert f'href="{escape(p.url)}"' in table and f'datetime="{p.date}"' in table
+        assert f">{fmt.money(p.usd_per_gpu_hour)}<" in table
+    assert html.index('id="public-prices"') < html.index('class="md-typeset__scrollwrap guide-prices"')
+    assert "public_prices.json" not in log  # the shipped catalog sits inside every public band: no warning
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("locale", LOCALES)
@@ -107,9 +131,13 @@ def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, s
     expect(box).to_have_attribute("tabindex", "0")
     width = box.evaluate("e => e.getBoundingClientRect().width")
     assert width <= SCREENS[screen]["width"], f"the throughput table's box is {width}px wide"
+    prices = page.locator(".guide-prices[role=region]")
+    expect(prices).to_have_attribute("tabindex", "0")
+    width = prices.evaluate("e => e.getBoundingClientRect().width")
+    assert width <= SCREENS[screen]["width"], f"the public price table's box is {width}px wide"
     for part, selector in (("result", "#calc-cost .guide-calc__result"),
                            ("table", "#calc-cost .guide-block--table >> nth=1"),
-                           ("throughput", ".guide-accuracy[role=region]")):
+                           ("throughput", ".guide-accuracy[role=region]"), ("prices", ".guide-prices[role=region]")):
         page.locator(selector).scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"cost-{part}-{locale}-{screen}.png"))
     context.close()

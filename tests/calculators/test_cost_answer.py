@@ -1,0 +1,108 @@
+"""The cost answer's first sentence, and no headline price for a configuration that does not fit."""
+
+import pytest
+
+from calculators import compute
+
+
+def answer(**inputs):
+    response = compute("cost", inputs)
+    assert response["ok"], response.get("errors")
+    return response["result"]
+
+
+def tiles(r) -> dict:
+    return {m["label"]: m for m in r["display"][1]["items"]}
+
+
+def test_the_answer_opens_with_the_cheapest_configuration_and_the_choice_beside_it():
+    r = answer(model="mistral-7b-v0.3", method="lora", gpu="h200-141gb")
+    first = r["display"][0]
+    assert first["kind"] == "verdict"
+    best = r["best_by_gpu"][0]
+    assert first["params"]["config"]["params"]["gpu"] == best["name"]
+    assert first["params"]["price"] == {"value": best["usd_per_output"], "unit": "usd"}
+    assert ("stays the cheapest" in first["params"]["range"]["msg"]) == r["ranking_holds"]
+    assert (first["status"] == "ok") == r["ranking_holds"]
+    if (best["gpu"], best["cards"]) != (r["gpu"], r["cards"]):  # the selected card beside the cheapest
+        assert first["params"]["chosen"]["params"]["gpu"] == "H200 SXM 141 GB"
+        assert first["params"]["chosen_price"]["value"] == r["usd_per_output"]
+    # The tiles say which configuration they describe.
+    assert tiles(r)["Configuration priced"]["value"] == "1 × H200 SXM 141 GB"
+
+
+@pytest.mark.parametrize("inputs, change, cards, micro_batch", [
+    # The issue's case: 70B QLoRA at micro-batch 4 on one H100 fits at micro-batch 2.
+    ({"model": "llama-3.1-70b", "method": "qlora", "micro_batch": 4, "gpu": "h100-sxm-80gb"}, "micro_batch", 1, 2),
+    # Micro-batch 1 already: more cards of the same GPU, sharded.
+    ({"model": "llama-3.1-70b", "method": "lora", "parallelism": "fsdp", "micro_batch": 1, "gpu": "h100-sxm-80gb"},
+     "cards", 4, 1),
+])
+def test_a_configuration_that_does_not_fit_has_no_headline_price_but_the_nearest_that_fits(inputs, change, cards,
+                                                                                          micro_batch):
+    r = answer(**inputs)
+    assert not r["fits_memory"]
+    near = r["nearest_fit"]
+    assert near["fits_memory"] and near["change"] == change and near["gpu"] == inputs["gpu"]
+    assert near["cards"] == cards and near["micro_batch"] == micro_batch
+    head = tiles(r)
+    assert head["Nearest configuration that fits"]["status"] == "warn"
+    assert head["Cost per successful output"]["value"] == near["usd_per_output"] != r["usd_per_output"]
+    verdict = r["display"][0]
+    assert "does not fit in memory" in verdict["msg"] and verdict["status"] == "warn"
+    assert verdict["params"]["nearest_price"]["value"] == near["usd_per_output"]
+    notes = [i["msg"] for i in r["display"][-1]["items"]]
+    assert any(n.startswith("The figures above price the nearest configuration that fits") for n in notes)
+
+
+def test_a_gpu_that_never_fits_gives_way_to_the_cheapest_that_does():
+    r = answer(gpu="h100-sxm-80gb", memory_per_gpu_gb=100)  # measured: no batch or card count changes it
+    assert r["nearest_fit"]["change"] == "gpu" and r["nearest_fit"]["gpu"] == r["ranking"][0]
+
+
+def test_nothing_fits_no_price_at_all():
+    r = answer(model="llama-3.1-70b", method="full", gpu="h100-sxm-80gb")  # one GPU's DDP: no card count fits
+    assert not r["ranking"] and r["nearest_fit"] is None
+    assert r["display"][0]["status"] == "bad"
+    assert not {"Cost per successful output", "Plan price"} & set(tiles(r))
+
+
+def test_frequent_failures_warn_that_the_interval_is_longer_than_the_mean_time_between_them():
+    r = answer(gpu="h100-sxm-80gb", cards=64, failures_per_100h=1, checkpoint_interval_hours=4, memory_per_gpu_gb=40)
+    notes = [i for i in r["display"][-1]["items"] if "mean time between failures" in i["msg"]]
+    assert notes and notes[0]["params"]["mtbf"]["value"] == pytest.approx(100 / 64)
+    calm = answer(gpu="h100-sxm-80gb", cards=8, memory_per_gpu_gb=40)
+    assert not [i for i in calm["display"][-1]["items"] if "mean time between failures" in i["msg"]]
+
+
+def test_the_booking_note_says_what_happens_at_the_low_end():
+    r = answer(gpu="h100-sxm-80gb", memory_per_gpu_gb=40, booking="expected", tokens=1.1e8)
+    note = next(i for i in r["display"][-1]["items"] if i["msg"].startswith("At the low end"))
+    assert r["spare_at_low_hours"] < 0  # booked for the expected hours: short at the low end
+    assert "falls {hours} short" in note["msg"] and note["params"]["usd"]["value"] == r["topup_at_low_usd"] > 0
+    low = answer(gpu="h100-sxm-80gb", memory_per_gpu_gb=40, tokens=1.1e8)
+    note = next(i for i in low["display"][-1]["items"] if i["msg"].startswith("At the low end"))
+    assert "to spare" in note["msg"] and low["spare_at_low_hours"] >= 0
+
+
+def test_the_readers_prices_replace_the_catalogs_per_card_and_term():
+    base = {"gpu": "h100-sxm-80gb", "memory_per_gpu_gb": 40, "throughput_per_gpu": 1000, "tokens": 30 * 3600 * 1000,
+            "epochs": 1, "options": [], "load_hours": 0, "validation_hours": 0, "checkpoint_hours": 0,
+            "export_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0, "booking": "expected"}
+    r = answer(**base, **{"price_h100-sxm-80gb_1d": 1.0, "price_h100-sxm-80gb_hourly": 9.0})
+    # 30 h: a day at $1.00 per card-hour and 6 hours on demand at $9.00 beat two days ($48)? 24 + 54 = 78 > 48.
+    assert r["plan"] == [["1d", 2]] and r["total_usd"] == pytest.approx(48.0)
+    assert r["hourly_usd"] == pytest.approx(30 * 9.0) and r["prices_edited"] == ["h100-sxm-80gb"]
+    notes = [i for i in r["display"][-1]["items"] if "Your own prices" in i["msg"]]
+    assert notes and notes[0]["params"]["gpus"] == "H100 SXM 80 GB"
+    cheap_hour = answer(**base, **{"price_h100-sxm-80gb_hourly": 0.5})
+    assert cheap_hour["plan"] == [["hourly", 30]] and cheap_hour["total_usd"] == pytest.approx(15.0)
+    # Another card's price moves that card only.
+    other = answer(**base, **{"price_mi300x-192gb_1d": 0.01})
+    assert other["total_usd"] == answer(**base)["total_usd"] and other["best_by_gpu"][0]["gpu"] == "mi300x-192gb"
+
+
+def test_bad_prices_are_refused_on_their_own_field():
+    response = compute("cost", {"price_h100-sxm-80gb_1w": -1, "price_mi300x-192gb_hourly": "cheap"})
+    assert {(e["field"], e["code"]) for e in response["errors"]} == {
+        ("price_h100-sxm-80gb_1w", "out_of_range"), ("price_mi300x-192gb_hourly", "not_a_number")}
