@@ -53,7 +53,7 @@ FAMILIES = {
                  "max_position_embeddings": 2048, "sliding_window": None, "pad_token_id": 0, "bos_token_id": 1,
                  "eos_token_id": 2},
 }
-# The families transformers 5 builds differently (calculators._architecture.FAMILIES): Qwen3's q/k norms,
+# The families transformers 5 builds differently (calculators.architecture.FAMILIES): Qwen3's q/k norms,
 # Gemma's four norms (Gemma 2 soft-capped and eager, Gemma 3 with per-head q/k norms; its sliding window
 # wider than the sequences here), and the mixtures of experts, with Qwen2-MoE's shared expert.
 NEW_FAMILIES = {

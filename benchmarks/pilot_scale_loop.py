@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pilot.config import ModelConfig, PilotConfig, TrainConfig
 from pilot.errors import TorchrunFailed
-from pilot.scale import ScaleConfig, _torchrun, split_batch
+from pilot.scale import ScaleConfig, run_torchrun, split_batch
 
 CONFIG = PilotConfig(model=ModelConfig(layers=2, hidden=32, heads=4, kv_heads=2, intermediate=64, vocab=300),
                      train=TrainConfig(micro_batch=2, grad_accum=2, seq_len=16), warmup_steps=2, steps=4,
@@ -41,7 +41,7 @@ def loop(runs: int, keep: Path) -> dict:
                 t0 = time.perf_counter()
                 launches += 1
                 try:
-                    _torchrun(cfg_file, strategy, out, SCALE)
+                    run_torchrun(cfg_file, strategy, out, SCALE)
                 except TorchrunFailed as exc:
                     keep.mkdir(parents=True, exist_ok=True)
                     shutil.copy(out.with_suffix(".log"), keep / f"{i}-{strategy}.log")

@@ -5,14 +5,20 @@ every input change in the reader's browser (Pyodide). A *locale pack* (a plain d
 exports from Babel's CLDR data and the gettext catalogs) carries everything locale-specific.
 """
 
-from ._figures import figure
-from ._render import render, render_result
+from ._figures import figure, num
+from ._lists import STYLES as LIST_STYLES
 from ._numbers import NumberFormat
-from ._text import Translator
+from ._plural import ORDER as PLURAL_FORMS, category as plural_category
+from ._render import render, render_result
+from ._scroll import scroll_region
+from ._text import Translator, message_key
 
-__all__ = ["BROWSER_FILES", "NumberFormat", "Translator", "figure", "render", "render_result"]
+# Public beside the renderers: what the build uses to write a locale pack (its list styles, plural
+# forms and message keys) and to mark up the figures and scroll regions it adds to pages.
+__all__ = ["BROWSER_FILES", "LIST_STYLES", "PLURAL_FORMS", "NumberFormat", "Translator", "figure", "message_key",
+           "num", "plural_category", "render", "render_result", "scroll_region"]
 
 # What the browser's Python reads from the site's wheels besides the calculator modules it is given:
-# the build keeps these and drops the rest (guidebuild.assets.browser_only). The pilot package only
-# for its result schema, which calcui.results validates an imported file against.
-BROWSER_FILES = ("calcui/", "calculators/", "pilot/__init__.py", "pilot/schema/")
+# the build keeps these and drops the rest (guidebuild.assets.browser_only). Of the pilot, only the
+# result contract, which calcui.results reads an imported file with.
+BROWSER_FILES = ("calcui/", "calculators/", "pilot/__init__.py", "pilot/result/")

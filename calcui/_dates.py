@@ -12,26 +12,25 @@ import re
 from datetime import datetime, timezone
 
 from calculators import N_
+from pilot.result import DATE_TIME
 
 from ._isolate import bdi, plain
 from ._text import Translator
 
-# RFC 3339, as the result schema checks it: 't'/'z' in either case, any fraction, a leap second.
-_RFC3339 = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})")
 _FIELD = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*")
 
 
 def parse_timestamp(text: str) -> datetime | None:
-    """The instant `text` names, in UTC; None when it is not RFC 3339."""
-    m = _RFC3339.fullmatch(text)
+    """The instant `text` names, in UTC; None when it is not RFC 3339 (the result contract's own pattern)."""
+    m = DATE_TIME.fullmatch(text)
     if not m:
         return None
-    day, hour, minute, second, fraction, zone = m.groups()
-    micro = (fraction or "").ljust(6, "0")[:6]
-    zone = "+00:00" if zone in "Zz" else zone
+    micro = (m["fraction"] or "").ljust(6, "0")[:6]
+    zone = "+00:00" if m["zone"] in "Zz" else m["zone"]
+    day = f"{m['year']}-{m['month']}-{m['day']}"
     try:
         # A leap second (:60) is shown as :59; Python's datetime has no 61st second.
-        when = datetime.fromisoformat(f"{day}T{hour}:{minute}:{min(int(second), 59):02d}.{micro}{zone}")
+        when = datetime.fromisoformat(f"{day}T{m['hour']}:{m['minute']}:{min(int(m['second']), 59):02d}.{micro}{zone}")
     except ValueError:
         return None
     return when.astimezone(timezone.utc)

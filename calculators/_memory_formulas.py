@@ -38,7 +38,7 @@ activation element in the dtype that tensor has; see ``_linear`` for autocast an
 * gradient checkpointing per block keeps each block's input (p*s*b*h, the
   Korthikanti "2sbhL" full-recomputation term) plus one block's activations while
   it is recomputed, and that block's backward transients (``backward_transient_bytes``);
-* the other families (``_architecture.FAMILIES``) as transformers 5 builds them: Gemma's four norms
+* the other families (``architecture.FAMILIES``) as transformers 5 builds them: Gemma's four norms
   scale in fp32 (an fp32 normalised copy each) and Gemma 2 soft-caps its eager attention scores and
   its final logits (tanh saves its output); q/k norms (Qwen3, Gemma 3, Qwen3-MoE per head, OLMoE over
   the projection) are norms over q and k; a mixture of experts routes each token to k experts, and its
@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._architecture import Architecture, Tensor
+from .architecture import Architecture, Tensor
 from ._kept import key_of, kept
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}

@@ -21,7 +21,7 @@ from ._errors import error
 
 @dataclass(frozen=True)
 class ModelType:
-    """How a config.json of one model_type reads: its name, its family (``_architecture.FAMILIES``), the
+    """How a config.json of one model_type reads: its name, its family (``architecture.FAMILIES``), the
     key for q/k/v biases (or a constant), fused projections, where a mixture of experts keeps its dimensions
     (their keys; the expert width is a key of its own in the Qwen MoEs), and transformers' defaults for
     the optional keys whose default is not the Llama one."""

@@ -2,7 +2,7 @@
 
 Formulas and their sources are documented in ``_memory_formulas`` (ZeRO for model
 states, Korthikanti et al. 2022 adapted for activations, QLoRA for NF4) and
-``_architecture`` (parameter and LoRA counts).
+``architecture`` (parameter and LoRA counts).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import _data, hf_config
-from ._architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
+from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
 from .display import alternatives, bars, metric, metrics, notes, phrase, table, value, verdict
 from ._errors import error
 from ._i18n import N_, NN_

@@ -24,6 +24,13 @@ EXPERT_FIELDS = ("experts", "experts_per_token", "shared_expert_intermediate")
 _MEMORY_DEFAULTS = {i.name: i.default for i in memory_calculator.INPUTS}
 
 
+def relative_error(estimated: float | None, measured: float | None) -> float | None:
+    """(estimate - measured) / measured: how every comparison of the memory model with a run is stated."""
+    if estimated is None or not measured:
+        return None
+    return (estimated - measured) / measured
+
+
 def default_adamw_impl(device_type: str) -> str:
     """The code path torch.optim.AdamW takes by default: foreach on a GPU, one tensor at a time
     on the CPU (the pilot's ``train.optimizer_impl = "default"``)."""

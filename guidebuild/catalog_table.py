@@ -7,7 +7,7 @@ from markupsafe import Markup
 
 import calculators
 from calcui import NumberFormat
-from calcui._figures import num
+from calcui import num
 from calculators import N_
 
 TIERS = {"datacenter": N_("Data centre"), "workstation": N_("Workstation"), "consumer": N_("Consumer")}

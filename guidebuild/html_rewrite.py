@@ -6,7 +6,7 @@ import re
 from html import unescape
 from html.parser import HTMLParser
 
-from calcui._scroll import scroll_region
+from calcui import scroll_region
 
 from . import headers
 

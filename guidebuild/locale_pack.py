@@ -12,9 +12,7 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
 
-from calcui._lists import STYLES
-from calcui._plural import ORDER
-from calcui._text import message_key
+from calcui import LIST_STYLES, PLURAL_FORMS, message_key
 from calculators import NP_
 
 from .i18n import plurals
@@ -62,14 +60,14 @@ def number_data(locale: str) -> dict:
 def unit_patterns(locale: str) -> dict[str, dict[str, str]]:
     """unit code -> {plural category: pattern}: Arabic writes "3 أيام" but "11 يومًا" and "100 يوم"."""
     data = babel_locale(locale)._data["unit_patterns"]
-    return {code: {tag: data[cldr]["short"][tag] for tag in ORDER if tag in data[cldr]["short"]}
+    return {code: {tag: data[cldr]["short"][tag] for tag in PLURAL_FORMS if tag in data[cldr]["short"]}
             for code, cldr in UNITS.items()}
 
 
 def list_patterns(locale: str) -> dict[str, dict[str, str]]:
     """CLDR list style -> its patterns, as Babel's `format_list` applies them (`calcui._lists`)."""
     data = babel_locale(locale).list_patterns
-    return {style: {key: data[style][key] for key in ("2", "start", "middle", "end")} for style in STYLES}
+    return {style: {key: data[style][key] for key in ("2", "start", "middle", "end")} for style in LIST_STYLES}
 
 
 def date_data(locale: str) -> dict:

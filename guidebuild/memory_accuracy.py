@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from calcui import NumberFormat, Translator
-from calcui.results._html import choice_label
+from calcui.results import choice_label
 from calculators import N_, NN_
 from calculators.hf_config import MODEL_TYPES
 from mkdocs.exceptions import PluginError

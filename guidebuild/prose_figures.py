@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import calculators
 from calcui import NumberFormat, Translator, figure
-from calcui._figures import num
+from calcui import num
 from mkdocs.exceptions import PluginError
 
 

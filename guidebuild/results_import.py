@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from calcui import Translator, results
+from calcui import results
 from mkdocs.exceptions import PluginError
 
 from .sources_guard import one_line as _safe
@@ -34,7 +34,6 @@ def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
     """Every `*.json` under `results_dir`, parsed and validated; one clear line per problem, no page
     written, when any file fails."""
     runs, lines = [], []
-    english = Translator({"locale": "en", "messages": {}})
     for path in sorted(results_dir.rglob("*.json")):  # subfolders too, e.g. results/gpu/ from gpu_pilot.sh
         name = _safe(path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path))
         raw, why = _read(path)
@@ -43,7 +42,7 @@ def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
             continue
         data, problems = results.parse(raw)
         for problem in problems:
-            lines.append(f"{name}: {_safe(results.problem_message(problem, english))}")
+            lines.append(f"{name}: {_safe(results.english(problem))}")
         if not problems:
             runs.append((path.relative_to(results_dir).as_posix(), data))
     if lines:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from calcui import NumberFormat, Translator
-from calcui.results._html import choice_label
+from calcui.results import choice_label
 from calculators import N_, NN_, throughput
 
 # Why a row fits nothing, by its code in the data file.

@@ -25,7 +25,7 @@ def check_lora_rank(cfg: PilotConfig, module: nn.Module) -> None:
     layers = adapted_linears(module)
     if not layers:
         raise ValueError(f"train.lora_targets {','.join(cfg.train.lora_targets)} matched no linear layer of the model")
-    from calculators._architecture import rank_limit  # the calculator refuses a rank by the same rule
+    from calculators.architecture import rank_limit  # the calculator refuses a rank by the same rule
 
     bases = dict(layers)
     limit, name = rank_limit({n: (m.in_features, m.out_features) for n, m in layers})

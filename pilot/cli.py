@@ -58,7 +58,7 @@ def _add_config_flags(parser: argparse.ArgumentParser) -> None:
             if isinstance(f.default, bool):
                 group.add_argument(flag, dest=dest, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=help_text)
             elif f.name == "lora_targets":
-                group.add_argument(flag, dest=dest, default=argparse.SUPPRESS, help="comma-separated: q,k,v,o,gate,up,down")
+                group.add_argument(flag, dest=dest, default=argparse.SUPPRESS, help="comma-separated: " + ",".join(config_module.LORA_TARGETS))
             else:
                 group.add_argument(flag, dest=dest, type=type(f.default), default=argparse.SUPPRESS, help=help_text,
                                    choices=CHOICES.get((section, f.name)))
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _validate(files: list[Path]) -> int:
-    """The site's own validator (calcui.results, standard library only): the machine and the build agree."""
+    """The result contract (pilot.result, standard library only) the site reads with: the machine and the build agree."""
     from .validate import problems
 
     bad = 0

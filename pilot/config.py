@@ -25,6 +25,12 @@ ADAPTER_DTYPES = ("fp32", "weights")
 LOSSES = ("standard", "fused")
 SCHEDULES = ("constant", "linear", "cosine")
 DEVICES = ("auto", "cpu", "cuda")
+MAX_PATH = 1000  # the result schema's maxLength for a path; longer is no path a file system takes
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}… ({len(value)} characters)"
 
 
 def _at_least(section: str, name: str, value, low, high: float = math.inf) -> None:
@@ -108,8 +114,10 @@ class ModelConfig:
     def __post_init__(self) -> None:
         s = "model"
         presets = _presets()
-        if not isinstance(self.source, str) or not self.source:
-            raise ValueError(f"{s}.source must be 'builtin', a preset or a directory (got {self.source!r})")
+        if not isinstance(self.source, str) or not 0 < len(self.source) <= MAX_PATH:
+            raise ValueError(f"{s}.source must be 'builtin', a preset or a directory (got {_short(self.source)})")
+        if not isinstance(self.config_file, str) or len(self.config_file) > MAX_PATH:
+            raise ValueError(f"{s}.config_file must be the path of a config.json (got {_short(self.config_file)})")
         if self.source != "builtin" and self.source not in presets and not Path(self.source).is_dir():
             other = next((m for m in _all_presets() if m["id"] == self.source), None)
             if other is not None:
@@ -197,7 +205,7 @@ class TrainConfig:
             _one_of(s, "lora_targets", target, LORA_TARGETS)
         _at_least(s, "lr", self.lr, 0, 1000)
         _at_least(s, "weight_decay", self.weight_decay, 0, 1000)
-        _integer(s, "lr_warmup_steps", self.lr_warmup_steps, 0)
+        _integer(s, "lr_warmup_steps", self.lr_warmup_steps, 0, 10**9)
         _integer(s, "micro_batch", self.micro_batch, 1, 65536)
         _integer(s, "grad_accum", self.grad_accum, 1, 65536)
         _integer(s, "seq_len", self.seq_len, 2, 1 << 20)
@@ -218,6 +226,8 @@ class DataConfig:
 
     def __post_init__(self) -> None:
         s = "data"
+        if not isinstance(self.source, str) or not 0 < len(self.source) <= MAX_PATH:
+            raise ValueError(f"{s}.source must be 'synthetic' or the path of a .txt/.jsonl file (got {_short(self.source)})")
         if self.source != "synthetic" and not Path(self.source).is_file():
             raise ValueError(f"{s}.source must be 'synthetic' or an existing .txt/.jsonl file (got {self.source!r})")
         _integer(s, "num_workers", self.num_workers, 0, 256)
@@ -259,6 +269,7 @@ class PilotConfig:
         _integer("run", "val_batches", self.val_batches, 0, 100000)
         _at_least("run", "memory_limit_gb", self.memory_limit_gb, 0, 1e6)
         _integer("run", "max_batch_limit", self.max_batch_limit, 1, 1 << 20)
+        _fits_the_contract(self.to_dict())
 
     @property
     def checkpoint_step(self) -> int:
@@ -297,6 +308,21 @@ class PilotConfig:
         if config_sha256 is not None:
             payload["config_sha256"] = config_sha256
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _fits_the_contract(data: dict[str, Any]) -> None:
+    """The configuration is copied into the result file, so it is held to the contract's `$defs/config`
+    as well as to the checks above (which word the common mistakes better, and keep the cross-field
+    rules): the two can no longer drift into a run whose file the site refuses."""
+    from .result import problem, validator
+
+    v = validator()
+    found = v.problems(v.root["$defs"]["config"], data, "")
+    if found:
+        from calcui.results import english
+
+        pointer, code, params = found[0]
+        raise ValueError(f"the configuration breaks the result file's schema: {english(problem(pointer, code, **params))}")
 
 
 def _build(cls, data: dict[str, Any], section: str):

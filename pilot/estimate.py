@@ -12,7 +12,7 @@ from .report import Estimate
 def compare(cfg: PilotConfig, measured_bytes: int | None, device_type: str, world: int = 1,
             strategy: str = "none") -> Estimate:
     try:
-        from calculators.pilot_inputs import tensor_peak
+        from calculators.pilot_inputs import relative_error, tensor_peak
 
         answer = tensor_peak(cfg.to_dict(), device_type, strategy, world)
     except Exception as exc:  # noqa: BLE001 - an estimate failure must never cost the measurement
@@ -22,5 +22,5 @@ def compare(cfg: PilotConfig, measured_bytes: int | None, device_type: str, worl
         reason = "calculators refused the inputs: " + ", ".join(f"{e['field']}={e['code']}" for e in answer["errors"])
         return Estimate(False, reason, answer["inputs"], None, None, measured_bytes, None)
     total = answer["estimated_bytes"]
-    error = (total - measured_bytes) / measured_bytes if measured_bytes else None
-    return Estimate(True, None, answer["inputs"], answer["components"], total, measured_bytes, error)
+    return Estimate(True, None, answer["inputs"], answer["components"], total, measured_bytes,
+                    relative_error(total, measured_bytes))

@@ -89,7 +89,7 @@ def resolve(model: ModelConfig) -> ModelConfig:
     if dtype == "auto":
         dtype = reader.weights_dtype(config.to_dict()) or "fp32"
         dtype = "bf16" if dtype == "fp16" else dtype  # fp16 weights cannot train without a scaler
-    from calculators._architecture import FAMILIES
+    from calculators.architecture import FAMILIES
 
     # Gemma 2's soft-capped attention has no SDPA path in transformers: it runs eager (or FlashAttention).
     attention = model.attention if FAMILIES[inputs["family"]].sdpa else "eager"
@@ -165,7 +165,7 @@ def lora_modules(targets, fused: bool, moe: bool = False) -> list[str]:
     mixture of experts gate, up and down name the shared expert's linears, where there is one
     (``expert_parameters`` names the routed experts' tensors), and gate and up go together.
     """
-    from calculators._architecture import FUSED, partly_targeted
+    from calculators.architecture import FUSED, partly_targeted
 
     names = set(targets)
     partial = partly_targeted(names, fused, moe)
@@ -183,7 +183,7 @@ def lora_modules(targets, fused: bool, moe: bool = False) -> list[str]:
 
 def expert_parameters(targets) -> list[str]:
     """The routed experts' 3-D tensors (peft's ``target_parameters``) that the target names adapt."""
-    from calculators._architecture import EXPERT_PARAMS
+    from calculators.architecture import EXPERT_PARAMS
 
     return [f"mlp.experts.{name}_proj" for name, parts in EXPERT_PARAMS.items() if set(parts) <= set(targets)]
 

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_write
-
-SCHEMA_VERSION = "1"
+from .result import SCHEMA_VERSION
 
 
 class JsonMixin:

@@ -48,6 +48,7 @@ class ResultFile:
         self.capacity = 2 * (RESERVE_BASE + RESERVE_PER_STEP * steps)
         self.written = 0  # the size of the file on disk, 0 before the first write
         self.warned = False
+        self.reported: set[str] = set()  # contract problems already printed
 
     # -- before any work -----------------------------------------------------------------------
     def prepare(self) -> None:
@@ -90,7 +91,23 @@ class ResultFile:
         data = result.to_dict()
         if outcome is not None:
             data["outcome"] = outcome
-        return result.to_json(data).encode("utf-8")
+        text = result.to_json(data).encode("utf-8")
+        self._check(text)
+        return text
+
+    def _check(self, text: bytes) -> None:
+        """Every file is held to the result contract before it is written. A problem is the pilot's own
+        bug: the file is still written (nothing measured is lost), and stderr says what the site will refuse."""
+        from calcui.results import english  # wording only; the check is pilot.result's
+
+        from .result import parse
+
+        for problem in parse(text)[1]:
+            line = english(problem)
+            if line not in self.reported:
+                self.reported.add(line)
+                print(f"gpu-pilot: warning: {self.path} breaks the result contract, so the site will refuse it: "
+                      f"{line}", file=sys.stderr)
 
     def _write(self, text: bytes, final: bool) -> None:
         self.reserve_path.unlink(missing_ok=True)  # its room takes the new file

@@ -86,7 +86,7 @@ def threads_per_process(cfg: PilotConfig, device: torch.device, nproc_per_node: 
     return 1 if device.type == "cpu" else max(1, cpu_threads() // nproc_per_node)
 
 
-def _torchrun(cfg_file: Path, strategy: str, out: Path, scale: ScaleConfig, threads: int = 1) -> dict:
+def run_torchrun(cfg_file: Path, strategy: str, out: Path, scale: ScaleConfig, threads: int = 1) -> dict:
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={scale.nproc_per_node}",
            f"--nnodes={scale.nnodes}"]
     if scale.rdzv_endpoint:
@@ -159,7 +159,7 @@ def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, 
                 if show_progress:
                     print(f"torchrun: {strategy} on {world} processes ({threads} thread{'s' * (threads > 1)} each) ...",
                           file=sys.stderr)
-                got = _torchrun(cfg_file, strategy, Path(tmp) / f"{strategy}.json", scale, threads)
+                got = run_torchrun(cfg_file, strategy, Path(tmp) / f"{strategy}.json", scale, threads)
                 stats = Stats.from_values(got["times"])
                 tps = per_step / stats.mean
                 result.scaling.runs.append(ScaleRun(strategy, got["world"], micro, accum, stats, tps,

@@ -12,6 +12,8 @@ import calculators
 from calculators import N_
 from calculators.pilot_inputs import chosen_scale_run, result_inputs
 
+from pilot.result import MAX_BYTES, parse, problem
+
 from .. import model_config
 from .._figures import figure, num
 from .._isolate import clip, isolate, plain_strings
@@ -23,7 +25,6 @@ from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._pilot_inputs import declared, to_inputs
 from ._messages import problem_message
-from ._parse import MAX_BYTES, parse, problem
 
 
 def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[str] | None = None) -> dict:

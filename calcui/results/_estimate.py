@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from calculators import N_
 from calculators.memory import COMPONENT_LABELS
-from calculators.pilot_inputs import tensor_peak
+from calculators.pilot_inputs import relative_error, tensor_peak
 
 # The memory calculator's own component labels (msgids).
 COMPONENTS = COMPONENT_LABELS
@@ -23,10 +23,7 @@ class Comparison:
 
     @property
     def error(self) -> float | None:
-        """(estimate - measured) / measured, as the pilot records it."""
-        if self.estimated is None or not self.measured:
-            return None
-        return (self.estimated - self.measured) / self.measured
+        return relative_error(self.estimated, self.measured)
 
 
 def _estimate(data: dict, strategy: str, world: int, micro_batch: int | None, measured) -> Comparison:

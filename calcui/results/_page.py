@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from .._escape import escape
 
-from calculators import N_, NN_, NP_
+from calculators import N_, NN_, NP_, pilot_inputs
 
 from .._dates import timestamp_html
 from .._figures import figure
@@ -57,8 +57,8 @@ def _method(d, fmt, t):
 
 
 def _optimizer(d, fmt, t):
-    name = {"sgd": "sgd_momentum"}.get(d["config"]["train"]["optimizer"], d["config"]["train"]["optimizer"])
-    return t(choice_label("memory", "optimizer", name))
+    name = d["config"]["train"]["optimizer"]
+    return t(choice_label("memory", "optimizer", pilot_inputs.OPTIMIZERS.get(name, name)))
 
 
 def _batch(d, fmt, t):
@@ -181,7 +181,9 @@ ROWS = (
                                                                (d["environment"]["git_revision"] or "")[:12])))))),
     (N_("Model and run"), (
         (N_("Model"), _model), (N_("Shape"), _shape), (N_("Method"), _method),
-        (N_("Precision"), lambda d, fmt, t: t(choice_label("memory", "precision", d["config"]["train"]["precision"]))),
+        # Shown as the pilot records it ("bf16", "fp32"): the same word in every language, and no calculator
+        # input means the same thing (bf16 is autocast for a full fine-tune, the weights' type for LoRA).
+        (N_("Precision"), lambda d, fmt, t: d["config"]["train"]["precision"]),
         (N_("Optimizer"), _optimizer),
         (N_("Sequence length"), lambda d, fmt, t: figure(d["config"]["train"]["seq_len"], "tokens", fmt, t)),
         (N_("Micro-batch × accumulation"), _batch),

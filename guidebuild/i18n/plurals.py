@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from babel.plural import PluralRule
 
-from calcui._plural import ORDER, category
+from calcui import PLURAL_FORMS as ORDER, plural_category as category
 
 from ..locales import babel_locale
 

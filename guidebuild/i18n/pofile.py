@@ -12,6 +12,7 @@ translator's Last-Translator, Language-Team and PO-Revision-Date are kept.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import re
 import tomllib
 from pathlib import Path
@@ -74,8 +75,15 @@ def raw_header(text: str) -> tuple[list[str], list[tuple[str, str]]]:
 
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     """A PO file, with each fuzzy entry's `#|` previous msgid (Babel reads those as translator comments)."""
-    with path.open("rb") as fh:
-        catalog = read_po(fh, locale=locale)
+    raw = path.read_bytes()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # Babel's own message names neither the file nor the line; an editor needs both to fix it.
+        line = raw[:error.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[error.start]:02x}); "
+                         "save the catalog as UTF-8, as its header declares") from None
+    catalog = read_po(io.BytesIO(raw), locale=locale)
     for message in [*catalog, *catalog.obsolete.values()]:
         previous = [c[1:].strip() for c in message.user_comments if c.startswith("|")]
         if previous:

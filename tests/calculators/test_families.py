@@ -7,7 +7,7 @@ import pytest
 import calculators
 from calculators import hf_config, memory
 from calculators import _memory_formulas as formulas
-from calculators._architecture import FAMILIES, MOE_FAMILIES
+from calculators.architecture import FAMILIES, MOE_FAMILIES
 from calculators.hf_config import MODEL_TYPES, SUPPORTED
 
 # Each from its model card or the count transformers prints for the checkpoint.

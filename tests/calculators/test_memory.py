@@ -8,7 +8,7 @@ from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
 from calculators import _memory_formulas as formulas
 from calculators import compute, memory
-from calculators._architecture import FAMILIES, LINEARS, Architecture
+from calculators.architecture import FAMILIES, LINEARS, Architecture
 from calculators._memory_formulas import quantized_bytes
 
 LLAMA8B = 8030261248

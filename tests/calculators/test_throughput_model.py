@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from calculators import _cost_model as model
 from calculators import _data, compute, cost, pilot_inputs, throughput
-from calculators._architecture import Architecture, LINEARS
+from calculators.architecture import Architecture, LINEARS
 from calculators._memory_formulas import Run
 
 DATA_CENTRE = {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
@@ -180,7 +180,8 @@ def test_a_measurement_on_any_card_replaces_its_estimate_and_its_range():
     assert mi["tokens_per_s_low"] == mi["tokens_per_s"] == mi["tokens_per_s_high"]
     assert not r["measured"] and r["tokens_per_s_low"] < r["tokens_per_s"] < r["tokens_per_s_high"]
     table = next(b for b in r["display"] if b.get("title") == "Cheapest configuration of each GPU")
-    shown = {row[0]: row[7] for row in table["rows"]}
+    source = [c["label"] for c in table["columns"]].index("Throughput is")
+    shown = {row[0]: row[source] for row in table["rows"]}
     assert shown["MI300X 192 GB"] == "measured" and shown["H200 SXM 141 GB"] == "estimated"
     # Choosing another GPU keeps the measurement on its card.
     moved = compute("cost", {**inputs, "gpu": "h100-sxm-80gb"})["result"]

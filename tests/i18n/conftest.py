@@ -12,7 +12,8 @@ from guidebuild.i18n import cli as i18n_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 # What `guide-i18n` reads: the config, the pages, the catalogs, and the sources babel.cfg extracts from.
-PROJECT_PATHS = ("mkdocs.yml", "babel.cfg", "docs", "locales", "calculators", "calcui", "guidebuild", "overrides")
+PROJECT_PATHS = ("mkdocs.yml", "babel.cfg", "docs", "locales", "calculators", "calcui", "guidebuild", "overrides",
+                 "pilot/result")
 
 
 @pytest.fixture

@@ -117,7 +117,7 @@ def test_added_locale_builds_green_with_spanish_fallbacks(capsys, copy_of_projec
     for name in BUILD_PATHS:
         source, target = ROOT / name, copy_of_project / name
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)

@@ -163,3 +163,12 @@ def test_a_percent_sign_is_not_a_format_to_gnu_either(tmp_path):
     run = subprocess.run(["msgfmt", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
                          capture_output=True, text=True)
     assert run.returncode == 0 and not run.stderr, run.stderr
+
+
+def test_a_catalog_saved_in_another_encoding_is_named_with_its_line(tmp_path):
+    """A Latin-1 save (an editor's setting) must point the editor at the file and line, not only say 'codec'."""
+    po = tmp_path / "messages.po"
+    po.write_bytes('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "Coffee"\nmsgstr "caf'
+                   .encode() + b"\xe9" + b'"\n')
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(po))}:5: not valid UTF-8 \(byte 0xe9\)"):
+        read_catalog(po)

@@ -92,7 +92,7 @@ def test_an_injected_slow_baseline_gives_the_flag_not_a_number(monkeypatch, vali
     """Before: a baseline slowed 25x by a busy machine reported 444 % efficiency, and the cost calculator
     took it clamped to 100 %, silently."""
     _slow_baseline(monkeypatch, 1.0)
-    monkeypatch.setattr(scale, "_torchrun", _fake_torchrun(0.1))
+    monkeypatch.setattr(scale, "run_torchrun", _fake_torchrun(0.1))
     result = run_scale(tiny(train={"grad_accum": 2}), ScaleConfig(strategies=("ddp",), rdzv_id="t"), show_progress=False)
     data = validate(result)
     run = data["scaling"]["runs"][0]
@@ -113,7 +113,7 @@ def test_an_injected_slow_baseline_gives_the_flag_not_a_number(monkeypatch, vali
 ])
 def test_the_summary_says_in_words_whether_n_processes_beat_one(monkeypatch, worker_step, words):
     _slow_baseline(monkeypatch, 0.1)
-    monkeypatch.setattr(scale, "_torchrun", _fake_torchrun(worker_step))
+    monkeypatch.setattr(scale, "run_torchrun", _fake_torchrun(worker_step))
     result = run_scale(tiny(train={"grad_accum": 2}), ScaleConfig(strategies=("fsdp",), rdzv_id="t"), show_progress=False)
     text = summary.render(result)
     assert "every configuration at the same effective batch of 4 sequences per step" in text

@@ -104,7 +104,7 @@ def test_a_failed_strategy_keeps_the_finished_ones(monkeypatch, validate):
             raise TorchrunFailed("torchrun with fsdp failed (exit 1): rank 1: RuntimeError: planted")
         return {"times": [0.01, 0.012], "peak": 1000, "world": 2}
 
-    monkeypatch.setattr(scale, "_torchrun", torchrun)
+    monkeypatch.setattr(scale, "run_torchrun", torchrun)
     with pytest.raises(PartialRun) as caught:
         run_scale(tiny(train={"grad_accum": 2}), _scale("ddp", "fsdp"), show_progress=False)
     data = validate(caught.value.result)

@@ -246,7 +246,8 @@ def test_scale_runs_equal_threads_and_leaves_no_folder(tmp_path, validate):
 
 def test_the_stages_and_reasons_are_the_schemas():
     """The writer's stage names and partial reasons are exactly those the schema (and so the site) accepts."""
-    from pilot import load_schema, report
+    from pilot import report
+    from pilot.result import load_schema
 
     partial = load_schema()["properties"]["outcome"]["properties"]["partial"]["anyOf"][0]["properties"]
     assert set(report.STAGES) == set(partial["stage"]["enum"])

@@ -9,8 +9,7 @@ import jsonschema
 import pytest
 
 import calcui.results as results
-from calcui.results import _schema
-from pilot import load_schema
+from pilot.result import _validator as _schema, load_schema
 
 from .corpus import corpus, load_good
 

@@ -15,17 +15,22 @@ from __future__ import annotations
 import calendar
 import json
 import re
+from importlib import resources
+
+SCHEMA_FILE = "result-v1.schema.json"
 
 IMPLEMENTED = {
-    "$ref", "type", "const", "enum", "minimum", "maximum", "maxLength", "pattern", "format",
+    "$ref", "type", "const", "enum", "minimum", "maximum", "exclusiveMaximum", "maxLength", "pattern", "format",
     "items", "minItems", "maxItems", "uniqueItems", "required", "properties",
     "additionalProperties", "maxProperties", "anyOf", "allOf", "if", "then",
 }
 ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description"}
 FORMATS = {"date-time"}
-_DATE_TIME = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
-    r"(?:[Zz]|[+-]([0-9]{2}):([0-9]{2}))"
+# RFC 3339 date-time: 't'/'z' in either case, any fraction, a leap second. ASCII digits only ([0-9]:
+# Python's \d also takes Arabic-Indic ones). calcui's date display reads its fields from this pattern.
+DATE_TIME = re.compile(
+    r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})[Tt](?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):"
+    r"(?P<second>[0-9]{2})(?:\.(?P<fraction>[0-9]+))?(?P<zone>[Zz]|[+-](?P<off_h>[0-9]{2}):(?P<off_m>[0-9]{2}))"
 )
 
 
@@ -68,17 +73,17 @@ def _canon(value):
     return ("string", value)
 
 
-def _date_time_ok(text: str) -> bool:
-    m = _DATE_TIME.fullmatch(text)
+def is_date_time(text: str) -> bool:
+    """RFC 3339, fields within their bounds (the format the schema asserts)."""
+    m = DATE_TIME.fullmatch(text)
     if not m:
         return False
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    year, month, day, hour, minute, second = (int(m[k]) for k in ("year", "month", "day", "hour", "minute", "second"))
     if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year or 2000, month)[1]):
         return False
     if hour > 23 or minute > 59 or second > 60:  # 60: a leap second
         return False
-    off_h, off_m = m.group(7), m.group(8)
-    return off_h is None or (int(off_h) <= 23 and int(off_m) <= 59)
+    return m["off_h"] is None or (int(m["off_h"]) <= 23 and int(m["off_m"]) <= 59)
 
 
 class Validator:
@@ -97,7 +102,7 @@ class Validator:
             raise SchemaFeatureError(f"{where}: a schema must be an object or a boolean")
         for key, sub in schema.items():
             if key not in IMPLEMENTED and key not in ANNOTATIONS:
-                raise SchemaFeatureError(f"{where}: keyword {key!r} is not implemented by calcui.results")
+                raise SchemaFeatureError(f"{where}: keyword {key!r} is not implemented by pilot.result")
             if key in ("properties", "$defs"):
                 for name, s in sub.items():
                     self._check(s, f"{where}/{key}/{name}")
@@ -109,7 +114,7 @@ class Validator:
             elif key == "$ref":
                 self._resolve(sub)
             elif key == "format" and sub not in FORMATS:
-                raise SchemaFeatureError(f"{where}: format {sub!r} is not implemented by calcui.results")
+                raise SchemaFeatureError(f"{where}: format {sub!r} is not implemented by pilot.result")
             elif key == "pattern":
                 # ECMA-262 `$` is the very end; Python's also matches before a final newline.
                 self.patterns[sub] = re.compile(sub[:-1] + r"\Z" if sub.endswith("$") and not sub.endswith("\\$") else sub)
@@ -172,6 +177,8 @@ class Validator:
             out.append((ptr, "minimum", {"limit": schema["minimum"], "found": value}))
         if "maximum" in schema and value > schema["maximum"]:
             out.append((ptr, "maximum", {"limit": schema["maximum"], "found": value}))
+        if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+            out.append((ptr, "exclusiveMaximum", {"limit": schema["exclusiveMaximum"], "found": value}))
         return out
 
     def _string(self, schema, value, ptr):
@@ -180,7 +187,7 @@ class Validator:
             out.append((ptr, "maxLength", {"limit": schema["maxLength"], "length": len(value)}))
         if "pattern" in schema and not self.patterns[schema["pattern"]].search(value):
             out.append((ptr, "pattern", {"pattern": schema["pattern"]}))
-        if schema.get("format") == "date-time" and not _date_time_ok(value):
+        if schema.get("format") == "date-time" and not is_date_time(value):
             out.append((ptr, "format", {"format": "date-time"}))
         return out
 
@@ -247,11 +254,14 @@ class Validator:
 _VALIDATOR: Validator | None = None
 
 
+def load_schema() -> dict:
+    # Read through importlib.resources, not a path: in the browser this package is imported from the
+    # site's wheel as a zip archive, where the schema is no file of its own.
+    return json.loads((resources.files(__package__) / SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
 def validator() -> Validator:
     global _VALIDATOR
     if _VALIDATOR is None:
-        # The one schema loader is the pilot's (its package is in the site's wheel too).
-        from pilot import load_schema
-
         _VALIDATOR = Validator(load_schema())
     return _VALIDATOR

@@ -23,6 +23,10 @@ from dataclasses import dataclass
 
 from ._i18n import N_
 
+# Public: the pilot builds models and applies LoRA by these same names and rules.
+__all__ = ["EXPERT_PARAMS", "FAMILIES", "FUSED", "LINEARS", "MOE_FAMILIES", "Architecture", "Family", "Tensor",
+           "partly_targeted", "rank_limit"]
+
 LINEARS = ("q", "k", "v", "o", "gate", "up", "down")
 FUSED = {"qkv": ("q", "k", "v"), "gate_up": ("gate", "up")}  # fused module -> the projections it holds
 EXPERT_PARAMS = {"gate_up": ("gate", "up"), "down": ("down",)}  # an expert tensor -> the targets adapting it

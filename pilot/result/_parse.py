@@ -1,5 +1,7 @@
 """Reading a result file: size, encoding, JSON syntax, finite numbers, schema version, schema.
 
+Returns codes and parameters only (PROBLEM_CODES words them in English; calcui.results in every locale).
+
 Each stage stops at its first kind of trouble, so a reader sees the one fix that matters
 (a truncated file gets one syntax error, not a wall of missing properties).
 """
@@ -11,9 +13,7 @@ import re
 
 from calculators import jsontext
 
-from .._isolate import clip
-from ._messages import ENGLISH, ENGLISH_NUMBERS, expected_text
-from ._schema import json_type, pointer_join, validator
+from ._validator import json_type, pointer_join, validator
 
 MAX_BYTES = 5_000_000
 MAX_DEPTH = 32      # the schema nests 6 levels; deeper is junk, refused before json (and the stack) sees it
@@ -34,8 +34,13 @@ def supported_versions() -> list[str]:
 
 
 def problem(pointer: str, code: str, **params) -> dict:
-    return {"pointer": pointer, "code": code,
-            "expected": expected_text(code, params, ENGLISH, ENGLISH_NUMBERS), "params": params}
+    """One problem: where (a JSON pointer), what kind (a key of PROBLEM_CODES) and its parameters."""
+    return {"pointer": pointer, "code": code, "params": params}
+
+
+def _bounded(text: str, limit: int) -> str:
+    # Echoed from the file, so cut here; the wording layer also strips bidi controls before showing it.
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def validate(data) -> list[dict]:
@@ -45,7 +50,7 @@ def validate(data) -> list[dict]:
 
 
 def _finish(problems: list[dict]) -> list[dict]:
-    unique = {(p["pointer"], p["code"], p["expected"]): p for p in problems}
+    unique = {(p["pointer"], p["code"], _key(p["params"])): p for p in problems}
     # allOf can demand "an object" where anyOf allowed "an object or null": keep the narrower.
     narrowest: dict[str, dict] = {}
     for p in unique.values():
@@ -54,11 +59,15 @@ def _finish(problems: list[dict]) -> list[dict]:
             if best is None or len(p["params"]["types"].split(",")) < len(best["params"]["types"].split(",")):
                 narrowest[p["pointer"]] = p
     kept = [p for p in unique.values() if p["code"] != "type" or narrowest[p["pointer"]] is p]
-    kept.sort(key=lambda p: (p["pointer"], p["code"], p["expected"]))
+    kept.sort(key=lambda p: (p["pointer"], p["code"], _key(p["params"])))
     if len(kept) > MAX_PROBLEMS:
         rest = len(kept) - MAX_PROBLEMS + 1
         kept = kept[: MAX_PROBLEMS - 1] + [problem("", "too_many", count=rest)]
     return kept
+
+
+def _key(params: dict) -> str:
+    return json.dumps(params, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _pointer(path) -> str:
@@ -131,7 +140,7 @@ def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, l
     if bad:
         return None, _finish(bad)
     if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():
-        found = clip(json.dumps(data["schema_version"], ensure_ascii=False), 40)
+        found = _bounded(json.dumps(data["schema_version"], ensure_ascii=False), 40)
         return None, [problem("/schema_version", "schema_version", supported=list(supported_versions()),
                               found=found)]
     problems = validate(data)
