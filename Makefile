@@ -46,9 +46,11 @@ serve: site
 dev: setup-site
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:$(PORT)
 
-# The fast tier for day-to-day work: no browser, no slow multi-process runs, 500 property examples.
+# The fast tier for day-to-day work (about 75 s of CPU time): no browser, no site or wheel build
+# (`build`: plugin events are called directly instead), no pilot training or multi-process runs
+# (`slow`), 500 property examples. `make test` runs everything.
 check: setup
-	GUIDE_MAX_EXAMPLES=500 $(PY) -m pytest -q -m "not browser and not slow"
+	GUIDE_MAX_EXAMPLES=500 $(PY) -m pytest -q -m "not browser and not slow and not build"
 
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }

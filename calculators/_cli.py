@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from . import _prices
+from . import _prices, hf_config
 from ._errors import ERROR_CODES
 from ._registry import compute, describe, names
 from .display import UNITS
@@ -115,18 +115,17 @@ class InputError(ValueError):
 def _read_inputs(args) -> dict:
     inputs = {}
     if args.model_config:
-        from . import hf_config
-
         with open(args.model_config, "rb") as fh:
             taken, errors = hf_config.read(fh.read(hf_config.MAX_BYTES + 1))
         if errors:
             raise InputError(errors)
         inputs.update(taken)
-    if args.input:
+    if args.input:  # on top of the model config: a file naming only seq_len keeps the config's dimensions
         text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
-        inputs = json.loads(text)
-        if not isinstance(inputs, dict):
+        given = json.loads(text)
+        if not isinstance(given, dict):
             raise ValueError("the JSON input must be an object of field names and values")
+        inputs.update(given)
     for pair in args.set or []:
         key, sep, val = pair.partition("=")
         if not sep:
@@ -160,7 +159,8 @@ def main(argv=None) -> int:
     parser.add_argument("--input", "-i", metavar="FILE", help="JSON object of inputs; '-' reads stdin")
     parser.add_argument("--set", "-s", action="append", metavar="KEY=VALUE", help="set one input (repeatable)")
     parser.add_argument("--model-config", metavar="FILE",
-                        help="a Hugging Face config.json (llama, mistral, qwen2) giving the model's dimensions")
+                        help=f"a Hugging Face config.json (model_type {', '.join(hf_config.MODEL_TYPES)}) "
+                             "giving the model's dimensions; --input and --set override its values")
     parser.add_argument("--json", action="store_true", help="print the boundary JSON instead of tables")
     args = parser.parse_args(argv)
     if args.calculator == "describe":

@@ -17,17 +17,27 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 
 
 SEARCH_WORKERS = "assets/javascripts/workers/search.*.min.js"
+BUNDLES = "assets/javascripts/bundle.*.min.js"
+
+
+def _hashed(theme_dirs: list[str], pattern: str) -> str:
+    """One of Material's scripts, relative to the site root, as the theme ships it: its file name carries
+    a content hash that changes with each Material release, so it is found, never written down."""
+    found = sorted({path.relative_to(folder).as_posix() for folder in map(Path, theme_dirs)
+                    for path in folder.glob(pattern)})
+    if len(found) != 1:
+        raise PluginError(f"Expected one {pattern} in the theme folders {theme_dirs}, found {found or 'none'}: "
+                          "is mkdocs-material installed as pyproject.toml pins it?")
+    return found[0]
 
 
 def material_search_worker(theme_dirs: list[str]) -> str:
-    """Material's search worker, relative to the site root, as the theme ships it: its file name carries
-    a content hash that changes with each Material release, so it is found, never written down."""
-    found = sorted({path.relative_to(folder).as_posix() for folder in map(Path, theme_dirs)
-                    for path in folder.glob(SEARCH_WORKERS)})
-    if len(found) != 1:
-        raise PluginError(f"Expected one {SEARCH_WORKERS} in the theme folders {theme_dirs}, found {found or 'none'}: "
-                          "is mkdocs-material installed as pyproject.toml pins it?")
-    return found[0]
+    return _hashed(theme_dirs, SEARCH_WORKERS)
+
+
+def material_bundle(theme_dirs: list[str]) -> str:
+    """The bundle guide-page.js loads on the first interaction, in place of Material's own <script>."""
+    return _hashed(theme_dirs, BUNDLES)
 
 
 def copy_pyodide(source: Path, site_dir: Path) -> Path:

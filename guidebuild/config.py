@@ -13,18 +13,33 @@ from mkdocs.config.base import Config, ValidationError
 from .i18n.project import check_policy
 
 
-class _Folder(c.Dir):
-    """An existing folder, relative to mkdocs.yml; `hint` says how to get one when it is missing."""
+class _Existing(c.FilesystemObject):
+    """An existing path, relative to mkdocs.yml; `hint` says how to get one when it is missing."""
 
-    def __init__(self, hint: str = "", needs: str = "", **kwargs):
+    def __init__(self, hint: str = "", **kwargs):
         super().__init__(exists=True, **kwargs)
-        self.hint, self.needs = hint, needs
+        self.hint = hint
 
     def run_validation(self, value: object) -> str:
         try:
-            path = super().run_validation(value)
+            return super().run_validation(value)
         except ValidationError as error:
             raise ValidationError(f"{error}{self.hint}") from None
+
+
+class _File(_Existing, c.File):
+    """An existing file."""
+
+
+class _Folder(_Existing, c.Dir):
+    """An existing folder; with `needs`, one holding that file."""
+
+    def __init__(self, hint: str = "", needs: str = "", **kwargs):
+        super().__init__(hint, **kwargs)
+        self.needs = needs
+
+    def run_validation(self, value: object) -> str:
+        path = super().run_validation(value)
         if self.needs and not os.path.isfile(os.path.join(path, self.needs)):
             raise ValidationError(f"The folder '{path}' has no {self.needs}; expected a Python project folder such as '.'")
         return path
@@ -72,7 +87,10 @@ class GuideConfig(Config):
     packages = c.ListOfItems(_Folder(needs="pyproject.toml"), default=["."])
     # Modules imported (in the build and in the browser) that register extra calculators.
     calculator_modules = c.ListOfItems(_Module(), default=[])
-    # Folder of pilot result files that the results page imports, relative to mkdocs.yml (none there: no runs).
-    results_dir = c.Type(str, default="results")
+    # Folder of pilot result files that the results page imports, relative to mkdocs.yml (empty: no runs).
+    # It must exist, so that a misspelt name stops the build instead of reading as "no runs".
+    results_dir = _Folder(default="results", hint=" Correct the path, or create the folder and put the files "
+                          "that `gpu-pilot run` writes there (an empty folder means no runs).")
     # The memory accuracy matrix that `python -m benchmarks.memory_accuracy` writes, relative to mkdocs.yml.
-    accuracy_file = c.Type(str, default="benchmarks/results/memory_accuracy.json")
+    accuracy_file = _File(default="benchmarks/results/memory_accuracy.json",
+                          hint=" Run `python -m benchmarks.memory_accuracy` to write it, or correct the path.")

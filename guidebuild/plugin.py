@@ -136,6 +136,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             return env
         # overrides/main.html hands it to Material's search in place of the hashed name base.html has.
         env.globals["guide_search_worker"] = assets.material_search_worker(config.theme.dirs)
+        # partials/javascripts/base.html hands it to guide-page.js, which loads it on the first interaction.
+        env.globals["guide_material_bundle"] = assets.material_bundle(config.theme.dirs)
         return env
 
     # -- per page ------------------------------------------------------------------------------

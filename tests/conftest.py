@@ -48,6 +48,18 @@ BUILT_FOR = "https://guide.example/guia/"
 SERVED_AT = "/otro/camino/"
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items):
+    """A test that reads the built site or wheel is a `build` test wherever it lives, and one that drives
+    Chromium a `browser` test, even if its file forgets the mark: `make check` leaves both out."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if {"built_site", "project_wheel"} & fixtures:
+            item.add_marker(pytest.mark.build)
+        if "browser_type_launch_args" in fixtures:  # what pytest-playwright's page, context and browser need
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> tuple[Path, str, str]:
     """(site folder, build log, the site_url it was built for)."""
@@ -55,6 +67,15 @@ def built_site(tmp_path_factory) -> tuple[Path, str, str]:
     result = build_site(target, BUILT_FOR)
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
     return target, result.stdout + result.stderr, BUILT_FOR
+
+
+@pytest.fixture(scope="session")
+def project_wheel(tmp_path_factory) -> Path:
+    """This project's wheel as `pip wheel` builds it for the browser (before browser_only and bytecode),
+    built once for every test that reads it. Shared: a test that changes it works on a copy."""
+    from guidebuild.assets import build_wheels
+
+    return build_wheels([ROOT], tmp_path_factory.mktemp("wheel"))[0]
 
 
 @contextlib.contextmanager

@@ -134,7 +134,8 @@ def _entry(message: Message, num_plurals: int, obsolete: bool = False) -> list[s
     flags = sorted(message.flags - {"fuzzy", "python-format"})
     if flags or message.fuzzy:
         out.append("#, " + ", ".join((["fuzzy"] if message.fuzzy else []) + flags))
-    previous = message.previous_id or ()
+    # An obsolete entry keeps no previous msgid: GNU would need `#~|` there, and nothing reviews it any more.
+    previous = () if obsolete else (message.previous_id or ())
     for keyword, text in zip(("msgid", "msgid_plural"), [previous] if isinstance(previous, str) else previous):
         out += _string(keyword, text, "#| ")
     prefix = "#~ " if obsolete else ""

@@ -11,7 +11,6 @@ import pytest
 import calcui
 import calculators
 from calcui import results, worker
-from guidebuild.assets import build_wheels
 from guidebuild.locale_pack import locale_pack
 from tests.conftest import ROOT
 
@@ -164,8 +163,8 @@ def _sent(name: str, inputs: dict) -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
                     reason="needs Node and node_modules/pyodide (make setup)")
-def test_pyodide_calls_it_as_the_worker_script_does(tmp_path):
-    wheel = build_wheels([ROOT], tmp_path / "wheel")[0]
+def test_pyodide_calls_it_as_the_worker_script_does(tmp_path, project_wheel):
+    wheel = project_wheel
     (tmp_path / "pack.json").write_text(json.dumps(PACK), encoding="utf-8")
     script = ROOT / "tests" / "calcui" / f".worker-{tmp_path.name}.mjs"  # beside node_modules, so `pyodide` resolves
     script.write_text(NODE, encoding="utf-8")

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,28 @@ def test_input_file_and_set_override(tmp_path, capsys):
     code, out, _ = run_main(capsys, "memory", "--input", str(path), "--set", "gpus=8", "--json")
     answer = json.loads(out)
     assert code == 0 and answer["inputs"]["gpus"] == 8 and answer["inputs"]["model"] == "llama-3.1-70b"
+
+
+def test_an_input_file_overrides_only_the_keys_it_names_over_a_model_config(tmp_path, capsys):
+    """Layers, later wins per key: --model-config, then --input, then --set."""
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"vocab": 900, "seq_len": 256}))
+    config = ROOT / "tests" / "fixtures" / "hf-configs" / "mistral-tiny.json"
+    code, out, _ = run_main(capsys, "memory", "--model-config", str(config), "--input", str(path),
+                            "--set", "seq_len=128", "--json")
+    inputs = json.loads(out)["inputs"]
+    assert code == 0
+    assert (inputs["kv_heads"], inputs["layers"], inputs["hidden"]) == (1, 2, 64)  # the config's, kept
+    assert inputs["vocab"] == 900 and inputs["seq_len"] == 128
+
+
+def test_the_help_lists_every_model_type_the_config_reader_takes(capsys):
+    from calculators import hf_config
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    words = set(re.findall(r"[\w-]+", capsys.readouterr().out))
+    assert set(hf_config.MODEL_TYPES) <= words and "phi3" in words
 
 
 def test_stdin(monkeypatch, capsys):

@@ -18,7 +18,6 @@ import pytest
 from test_properties import cost_shape, decode, memory_shape
 
 from calculators import compute, cost, memory
-from guidebuild.assets import build_wheels
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = 500
@@ -44,8 +43,8 @@ def cases() -> list[dict]:
     return out
 
 
-def test_pyodide_json_is_byte_identical(tmp_path):
-    wheel = build_wheels([ROOT], tmp_path / "wheel")[0]
+def test_pyodide_json_is_byte_identical(tmp_path, project_wheel):
+    wheel = project_wheel
     sets = cases()
     (tmp_path / "cases.json").write_text(json.dumps(sets), encoding="utf-8")
     run = subprocess.run(["node", str(Path(__file__).with_name("pyodide_compute.mjs")), str(wheel),

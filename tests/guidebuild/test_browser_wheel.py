@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -37,8 +38,9 @@ print(len(names), sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    built = assets.build_wheels([ROOT], tmp_path_factory.mktemp("wheel"))[0]
+def wheel(project_wheel, tmp_path_factory):
+    built = tmp_path_factory.mktemp("wheel") / project_wheel.name
+    shutil.copy(project_wheel, built)  # browser_only rewrites it; the session's wheel stays as pip built it
     with zipfile.ZipFile(built) as z:
         before = z.namelist()
     dropped = assets.browser_only(built, assets.browser_files(PACKAGES))

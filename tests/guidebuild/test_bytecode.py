@@ -12,15 +12,14 @@ import zipfile
 import pytest
 
 from guidebuild import bytecode
-from guidebuild.assets import build_wheels
 from tests.conftest import ROOT
 
 NODE_READY = shutil.which("node") is not None and (ROOT / "node_modules" / "pyodide").is_dir()
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    return build_wheels([ROOT], tmp_path_factory.mktemp("wheel"))[0]
+@pytest.fixture
+def wheel(project_wheel):
+    return project_wheel  # shared by the session: the tests that add bytecode work on a copy
 
 
 def _record(z: zipfile.ZipFile) -> dict[str, str]:

@@ -34,10 +34,15 @@ def test_on_env_gives_the_templates_materials_own_search_worker():
     worker = env.globals["guide_search_worker"]
     assert re.fullmatch(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js", worker)
     assert (templates / worker).is_file()
+    bundle = env.globals["guide_material_bundle"]
+    assert re.fullmatch(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js", bundle)
+    assert (templates / bundle).is_file()
 
 
-def test_the_override_names_no_hashed_worker():
-    assert not re.search(r"workers/search\.[0-9a-f]+", (ROOT / "overrides" / "main.html").read_text(encoding="utf-8"))
+def test_the_overrides_name_no_hashed_script():
+    """Material's hashed names change with each release: found in the theme (above), never written down."""
+    for path in (ROOT / "overrides").rglob("*.html"):
+        assert not re.search(r"(workers/search|bundle)\.[0-9a-f]{6,}", path.read_text(encoding="utf-8")), path
 
 
 @pytest.mark.parametrize("names", [[], ["search.1111.min.js", "search.2222.min.js"]])
@@ -68,6 +73,10 @@ def test_a_disabled_plugin_leaves_the_environment_alone():
     ({"pyodide_dir": "no-such-folder"}, "pyodide_dir", r"isn't an existing directory\. Run `npm ci`"),
     ({"packages": [".", "docs"]}, "packages", r"docs' has no pyproject\.toml"),
     ({"calculator_modules": ["no_such_module"]}, "calculator_modules", r"No module named 'no_such_module'"),
+    # a misspelt results folder would otherwise read as "no runs", a missing matrix as an empty table
+    ({"results_dir": "resluts"}, "results_dir", r"/resluts' isn't an existing directory\. .*gpu-pilot"),
+    ({"accuracy_file": "benchmarks/results/memory.json"}, "accuracy_file",
+     r"/benchmarks/results/memory\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy`"),
 ])
 def test_a_bad_option_is_refused_by_name_before_the_build(options, option, message):
     """Folders must exist (a package folder holds a pyproject.toml); calculator modules must import."""

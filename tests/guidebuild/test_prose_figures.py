@@ -67,6 +67,7 @@ def test_translation_must_quote_the_same_figures_in_any_order():
     assert [p for p in differences(source, dropped, "es") if "figures" in p]
 
 
+@pytest.mark.build  # builds the toy site
 def test_build_fails_on_an_unknown_figure(tmp_path):
     site = tmp_path / "site"
     shutil.copytree(ROOT / "tests" / "fixtures" / "toysite", site)

@@ -26,6 +26,9 @@ def toy_copy(folder: Path, own_locales: bool = False) -> Path:
     shutil.copytree(FIXTURES / "toysite" / "docs", site / "docs")
     config = (FIXTURES / "toysite" / "mkdocs.yml").read_text(encoding="utf-8")
     config = config.replace("../toycalc", str(FIXTURES / "toycalc")).replace("../../..", str(ROOT))
+    # Results of its own, inside the copy (empty: no runs), where a test can plant a link.
+    config = config.replace(f"results_dir: {ROOT}/results", "results_dir: results")
+    (site / "results").mkdir()
     if own_locales:
         shutil.copytree(ROOT / "locales", site / "locales", ignore=shutil.ignore_patterns("sources"))
         config = config.replace(f"locales_dir: {ROOT}/locales", "locales_dir: locales")
@@ -89,6 +92,7 @@ def test_a_link_name_cannot_forge_a_log_line(tmp_path, symlink):
     assert "\n" not in line and line.startswith("docs/a\\nINFO")
 
 
+@pytest.mark.build  # builds the toy site
 @pytest.mark.parametrize(("link", "target"), [
     ("docs/es/environ.txt", "/proc/self/environ"),  # the finding: the environment published, .br and .gz too
     ("docs/ja/host", "/etc"),  # a folder: MkDocs follows it and publishes every file in it
@@ -202,6 +206,7 @@ def test_a_percent_sign_in_a_translated_template_string_is_text(hostile_toy, pat
     assert shown in (hostile_toy / path).read_text(encoding="utf-8")
 
 
+@pytest.mark.build  # builds the toy site
 @pytest.mark.parametrize(("msgstr", "why"), [
     ("Resultado {", "malformed {placeholder} in msgstr (Single '{' encountered in format string)"),
     ("Resultado {gpu}", "placeholders differ: not in msgid {gpu}"),
@@ -217,6 +222,7 @@ def test_a_broken_translation_stops_the_build_with_one_line(tmp_path, msgstr, wh
     assert not out.exists() or not any(out.iterdir())
 
 
+@pytest.mark.build  # builds the toy site
 def test_a_catalog_that_is_not_utf8_stops_the_build_with_one_line(tmp_path):
     site = toy_copy(tmp_path, own_locales=True)
     po = site / "locales" / "ja" / "LC_MESSAGES" / "messages.po"

@@ -114,6 +114,20 @@ def test_fuzzy_entries_keep_their_previous_msgid_until_reviewed(tmp_path):
     assert "#|" not in po.read_text(encoding="utf-8")  # reviewed
 
 
+@gnu
+def test_a_fuzzy_entry_that_becomes_obsolete_stays_valid_gettext(tmp_path):
+    """A string changed twice before review: the fuzzy entry goes obsolete with its `#|` previous msgid,
+    which GNU refuses unless written `#~|` ("inconsistent use of #~"); the obsolete entry drops it."""
+    pot, po = tmp_path / "messages.pot", tmp_path / "es.po"
+    pot.write_text(po_text(_catalog({"Hello, {name}!": ""}), [], [("POT-Creation-Date", "2026-01-01 00:00+0000")]), encoding="utf-8")
+    po.write_text(po_text(_catalog({"Hello {name}": "Hola {name}"}), [], []), encoding="utf-8")
+    update_catalog(tmp_path, pot, po, "es")  # fuzzy, with #| msgid "Hello {name}"
+    pot.write_text(po_text(_catalog({"Goodbye": ""}), [], [("POT-Creation-Date", "2026-01-02 00:00+0000")]), encoding="utf-8")
+    update_catalog(tmp_path, pot, po, "es")  # the fuzzy entry is obsolete now
+    assert "#~ msgid \"Hello, {name}!\"" in po.read_text(encoding="utf-8")
+    msgcat_no_wrap(po)  # raises on GNU's refusal
+
+
 def test_a_restored_string_gets_its_obsolete_translation_back_once(tmp_path):
     pot, po = tmp_path / "messages.pot", tmp_path / "es.po"
     header = [("POT-Creation-Date", "2026-01-01 00:00+0000")]

@@ -67,6 +67,7 @@ def one_line_error(capsys) -> str:
     return lines[0]
 
 
+@pytest.mark.slow  # real training
 def test_nan_loss_keeps_what_was_measured(tmp_path, capsys, validate):
     out = tmp_path / "r.json"
     code = cli.main(["run", *TINY_FLAGS, "--lr=1000", "--optimizer=sgd", "--steps=8", "-o", str(out)])
@@ -79,6 +80,7 @@ def test_nan_loss_keeps_what_was_measured(tmp_path, capsys, validate):
     assert data["timing"]["step"]["n"] == 1 and data["memory"]["peak_tensor_bytes"] > 0
 
 
+@pytest.mark.slow  # real training
 def test_failure_mid_run_is_a_partial_result_with_the_timing(monkeypatch, validate):
     calls = {"n": 0}
     real_step = runner.Trainer.step
@@ -122,6 +124,7 @@ def test_read_only_output_is_refused_before_any_work(read_only_dir, monkeypatch,
     assert f"cannot write the result to {read_only_dir / 'r.json'}" in one_line_error(capsys)
 
 
+@pytest.mark.slow  # real training
 def test_overwrite_on_a_full_disk_keeps_the_previous_result(tmp_path, disk_full_after, capsys, monkeypatch):
     out = tmp_path / "out" / "r.json"
     out.parent.mkdir()
@@ -140,6 +143,7 @@ def test_overwrite_on_a_full_disk_keeps_the_previous_result(tmp_path, disk_full_
     assert sorted(p.name for p in out.parent.iterdir()) == ["r.json"], "a temporary or reserve file was left behind"
 
 
+@pytest.mark.slow  # real training
 def test_full_workdir_costs_the_restore_check_not_the_run(tmp_path, disk_full_after, validate):
     disk_full_after(10_000, match="checkpoint.pt")
     result = runner.run(tiny(), tmp_path / "w", show_progress=False)
@@ -244,6 +248,7 @@ def test_help_lists_choices_and_hides_internal_commands(capsys):
     assert "exit codes:" in text
 
 
+@pytest.mark.slow  # real training
 def test_batch_search_shows_progress(capsys):
     runner.search_micro_batch(tiny(max_batch_limit=4), runner.device_for(tiny()),
                               runner.load_tokens(tiny().data, tiny().model, 16, 0), show=True)
@@ -258,6 +263,7 @@ def test_a_bad_command_line_is_one_line(capsys):
     assert "argument --method: invalid choice: 'dora' (choose from 'full', 'lora', 'qlora')" in err
 
 
+@pytest.mark.slow  # real training
 def test_a_nan_validation_loss_is_a_partial_result(monkeypatch, validate):
     monkeypatch.setattr(runner.Trainer, "validate", lambda self, batches: float("nan"))
     with pytest.raises(PartialRun) as caught:
@@ -267,6 +273,7 @@ def test_a_nan_validation_loss_is_a_partial_result(monkeypatch, validate):
     assert result["timing"]["step"]["n"] == 4 and result["timing"]["validation_loss"] is None
 
 
+@pytest.mark.slow  # real training
 def test_keep_workdir_keeps_the_temporary_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(runner.restore, "verify", lambda *a, **k: None)  # the checkpoint is what matters here

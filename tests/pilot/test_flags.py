@@ -12,6 +12,8 @@ from pilot.scale import ScaleConfig, run_scale
 
 from .conftest import tiny
 
+pytestmark = pytest.mark.slow  # each test reads a real (tiny) training run or a scaling baseline
+
 
 @pytest.fixture(scope="module")
 def completed():

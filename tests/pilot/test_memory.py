@@ -14,6 +14,7 @@ def _three_steps(trainer):
         trainer.step()
 
 
+@pytest.mark.slow  # real training steps
 @pytest.mark.parametrize("train", [{}, {"grad_checkpointing": True, "precision": "bf16", "optimizer": "sgd"}])
 def test_tracker_matches_memtracker(train):
     cfg = tiny(train=train)

@@ -20,6 +20,7 @@ from .test_failures import TINY_FLAGS
 CONFIGS = Path(__file__).parents[1] / "fixtures" / "hf-configs"
 
 
+@pytest.mark.slow  # real training
 def test_the_file_records_versions_cpu_and_the_exact_command(tmp_path, validate):
     out = tmp_path / "r.json"
     args = ["run", *TINY_FLAGS, "--no-restore-check", "--label", "a 'quoted' label", "-o", str(out)]

@@ -16,6 +16,7 @@ def full_run(tmp_path_factory):
     return runner.run(tiny(label="test", note="unit test"), tmp_path_factory.mktemp("run"), show_progress=False)
 
 
+@pytest.mark.slow  # real training
 def test_full_run_is_complete_and_valid(full_run, validate):
     data = validate(full_run)
     assert data["schema_version"] == "1" and list(data)[0] == "schema_version"
@@ -29,6 +30,7 @@ def test_full_run_is_complete_and_valid(full_run, validate):
     assert data["environment"]["device_type"] == "cpu"
 
 
+@pytest.mark.slow  # real training
 def test_restore_passes_bitwise_and_lists_every_component(full_run):
     r = full_run.restore
     assert r.passed and r.mode == "bitwise" and r.fresh_process and r.failures == []
@@ -39,6 +41,7 @@ def test_restore_passes_bitwise_and_lists_every_component(full_run):
     assert r.max_loss_abs_diff == 0.0 and r.max_param_abs_diff == 0.0
 
 
+@pytest.mark.slow  # real training
 def test_result_round_trips(full_run, tmp_path):
     path = full_run.save_json(tmp_path / "r.json")
     again = PilotResult.from_json(path)
@@ -47,12 +50,14 @@ def test_result_round_trips(full_run, tmp_path):
         full_run.save_json(path)
 
 
+@pytest.mark.slow  # real training
 def test_summary_mentions_each_figure(full_run):
     text = summary.render(full_run)
     for word in ("step time", "p95", "CV", "data wait", "validation", "tensor peak", "checkpoint", "restore       PASSED"):
         assert word in text
 
 
+@pytest.mark.slow  # real training
 def test_lora_bf16_checkpointing_accumulation_from_jsonl(tmp_path, validate):
     data = tmp_path / "d.jsonl"
     data.write_text("\n".join(json.dumps({"text": f"line {i} " * 20}) for i in range(40)), encoding="utf-8")
@@ -64,6 +69,7 @@ def test_lora_bf16_checkpointing_accumulation_from_jsonl(tmp_path, validate):
     assert 0 < result.model.trainable_parameters < result.model.parameters
 
 
+@pytest.mark.slow  # real training
 def test_out_of_memory_is_a_result(validate):
     # Above the weights (0.16 MB), below what training needs: a does-not-fit result, not an input error.
     result = runner.run(tiny(memory_limit_gb=2e-4), show_progress=False)
@@ -72,6 +78,7 @@ def test_out_of_memory_is_a_result(validate):
     assert result.timing is None and result.restore is None
 
 
+@pytest.mark.slow  # real training
 def test_find_max_batch_bisects_to_the_limit(validate):
     probe = runner.run(tiny(train={"micro_batch": 8}, restore_check=False), show_progress=False)
     limit = probe.memory.peak_tensor_bytes + 1  # micro-batch 8 just fits
@@ -84,6 +91,7 @@ def test_find_max_batch_bisects_to_the_limit(validate):
     assert result.config["train"]["micro_batch"] == search.largest_fitting
 
 
+@pytest.mark.slow  # real training
 def test_cli_refuses_to_overwrite_and_validates(tmp_path):
     out = tmp_path / "result.json"
     out.write_text("{}", encoding="utf-8")

@@ -98,6 +98,7 @@ def test_two_nodes_on_one_host(tmp_path, validate):
     _check_scaling(validate(json.loads((tmp_path / "node0.json").read_text(encoding="utf-8"))), ["ddp", "fsdp"], nnodes=2)
 
 
+@pytest.mark.slow  # real training (the single-process baseline)
 def test_a_failed_strategy_keeps_the_finished_ones(monkeypatch, validate):
     def torchrun(cfg_file, strategy, out, scale_config, threads):
         if strategy == "fsdp":
@@ -129,6 +130,7 @@ def test_the_workers_own_error_is_shown(tmp_path, monkeypatch):
                                              "1000000 (got 1)")
 
 
+@pytest.mark.slow  # real training (the single-process baseline)
 def test_the_baseline_measures_memory_as_the_pilot_run_does():
     """One measured loop: before, the baseline left out the model's buffers (the rotary inv_freq)."""
     from pathlib import Path

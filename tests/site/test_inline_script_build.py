@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.build  # each test builds a one-page site
+
 CONFIG = """site_name: Hostile
 site_url: http://127.0.0.1:8000/
 docs_dir: docs
@@ -31,6 +33,8 @@ plugins:
       locales_dir: {root}/locales
       pyodide_dir: {root}/node_modules/pyodide
       packages: ["{root}"]
+      results_dir: {root}/results
+      accuracy_file: {root}/benchmarks/results/memory_accuracy.json
 """
 
 
