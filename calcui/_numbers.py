@@ -72,6 +72,18 @@ class NumberFormat:
             text = self.minus + text
         return text
 
+    def input_text(self, value: float) -> str:
+        """`value` as a number field shows it before the runtime starts: every digit of its shortest
+        form, grouped, with the locale's decimal sign, no ".0" ("200.000.000", "0,1"). calculator.js
+        `localize` writes the same for the values it fills in; its `delocalize` reads either back."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "" if value is None else str(value)
+        text = f"{Decimal(repr(value)):f}" if isinstance(value, float) else str(value)
+        negative = text.startswith("-")
+        whole, _, frac = text.lstrip("-").partition(".")
+        frac = frac.rstrip("0")
+        return ("-" if negative else "") + self._group(whole) + (self.decimal + frac if frac else "")
+
     def plain(self, value: float, max_frac: int = 2, min_frac: int = 0) -> str:
         """`value` as `number` shows it, in ASCII digits without grouping: what a plural rule reads."""
         negative, whole, frac = self._digits(value, max_frac, min_frac)

@@ -21,26 +21,41 @@ def render(name: str, inputs: dict, pack: dict, localized: tuple[Translator, Num
     the pack's translator and formatter, which a caller that renders many answers keeps).
 
     Returns a JSON-able dict: `ok`, the boundary's own `response` (for comparisons and tests),
-    `html` (the result panel), `summary` (one sentence for screen readers) and, on bad input,
-    `errors` as [{"field", "message"}] for the page to place beside each field.
+    `html` (the result panel), `summary` (one sentence for screen readers), `headline` (its short
+    form, kept in view above the form: see `headline`) and, on bad input, `errors` as
+    [{"field", "message"}] for the page to place beside each field.
     """
     response = calculators.compute(name, inputs)
     t, fmt = localized or (Translator(pack), NumberFormat(pack))
     if response["ok"]:
         html, summary = render_result(response["result"], t, fmt)
-        return {"ok": True, "response": response, "html": html, "summary": summary, "errors": []}
+        return {"ok": True, "response": response, "html": html, "summary": summary,
+                "headline": headline(response["result"], t, fmt) or summary, "errors": []}
     choices = choice_labels(name)
     errors = [{"field": e["field"], "message": error_message(e, t, fmt, choices.get(e["field"]))}
               for e in response["errors"]]
     labels = input_labels(name)
     lines = "".join(
         # The same "label: value" pattern as the headline, so Japanese gets its full-width colon.
-        f"<li>{t.html(N_('{label}: {value}'), label=_field_label(e['field'], labels, t), value=escape(e['message']))}</li>"
+        f"<li>{_to_field(name, e['field'], labels, t.html(N_('{label}: {value}'), label=_field_label(e['field'], labels, t), value=escape(e['message'])))}</li>"
         for e in errors
     )
     heading = t(N_("Fix these inputs to see a result:"))
     html = f'<div class="guide-calc__invalid" role="alert"><p>{escape(heading)}</p><ul>{lines}</ul></div>'
-    return {"ok": False, "response": response, "html": html, "summary": heading, "errors": errors}
+    # The headline kept in view on a phone names the fields, which may sit far down the form (or in a fold).
+    fields = fmt.join(list(dict.fromkeys(t(labels[e["field"]]) if e["field"] in labels
+                                         else "\u2068" + clip(e["field"]) + "\u2069" for e in errors)))
+    # TRANSLATORS: {fields} lists the labels of the form's fields that hold a wrong value.
+    sentence = t(N_("Fix these inputs to see a result: {fields}."), fields=fields)
+    return {"ok": False, "response": response, "html": html, "summary": sentence, "headline": sentence, "errors": errors}
+
+
+def _to_field(name: str, field: str, labels: dict[str, str], html: str) -> str:
+    """`html` as a link to a declared field's control (calculator-field.html names it; calculator.js
+    opens its fold and focuses it), or as is for a key that names no field."""
+    if field not in labels:
+        return html
+    return f'<a href="#calc-{escape(name)}-{escape(field)}" data-error-for="{escape(field)}">{html}</a>'
 
 
 def _field_label(field: str, labels: dict[str, str], t: Translator) -> str:
@@ -108,6 +123,15 @@ def render_result(result: dict, t: Translator, fmt: NumberFormat) -> tuple[str, 
     return "".join(parts), summary
 
 
+def headline(result: dict, t: Translator, fmt: NumberFormat) -> str:
+    """The verdict's short form (calculators.display.verdict), as plain text with isolated figures like
+    the sentence; "" when the result has no verdict with one."""
+    for block in result.get("display", []):
+        if block["kind"] == "verdict" and block.get("short"):
+            return _sentence(block["short"], t, fmt, isolated=True)
+    return ""
+
+
 def _title(block: dict, t: Translator) -> str:
     return f"<h3>{escape(t(block['title']))}</h3>" if block.get("title") else ""
 
@@ -138,7 +162,8 @@ def _table(block, t, fmt) -> str:
         cells = "".join(f"<td>{html(figure(cell, unit, fmt, t))}</td>" for (unit, html), cell in zip(columns, row))
         body.append(f"<tr>{cells}</tr>")
     title = t(block["title"]) if block.get("title") else None
-    caption = f"<caption>{escape(title)}</caption>" if title else ""
+    # The title in its own box, which stays in view (guide.css) while the table scrolls sideways under it.
+    caption = f'<caption><span class="guide-table__title">{escape(title)}</span></caption>' if title else ""
     return scroll_region(f'<table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>', title)
 
 

@@ -35,7 +35,9 @@ class Input:
     max: float | None = None
     step: float | None = None
     choices: tuple[Choice, ...] = ()
-    group: str = ""
+    group: str = ""  # the fieldset's title, a msgid; inputs sharing it and group_params share the fieldset
+    # Parameters of the group's msgid, e.g. (("gpu", "H100 SXM 80 GB"),) for "Your prices … — {gpu}".
+    group_params: tuple[tuple[str, str], ...] = ()
     advanced: bool = False
     # Extension to the contract: an optional input takes its default when it
     # arrives as an empty string (e.g. "0 = derive it" fields); others get "required".
@@ -56,7 +58,7 @@ class Input:
         return {
             "name": self.name, "kind": self.kind, "default": default, "label": self.label,
             "help": self.help, "unit": self.unit, "min": self.min, "max": self.max,
-            "step": self.step, "group": self.group, "advanced": self.advanced,
+            "step": self.step, "group": self.group, "group_params": dict(self.group_params), "advanced": self.advanced,
             "optional": self.optional,
             "only_when": ({"field": self.only_when[0], "values": list(self.only_when[1])}
                           if self.only_when else None),

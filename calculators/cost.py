@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from operator import itemgetter
 
 from . import _cost_model, _data, _memory_formulas, memory, throughput
 from ._cost_model import (
     HOURLY, MAX_LOST_HOURS, NODE_CARDS, OptionPrices, StepWork, card_step, cheapest_mixed, cheapest_plan, cluster_tokens_per_s,
     hourly_terms, modelled_scaling, on_demand_price, plan_breakdown, run_hours, term_price, topup_price,
 )
-from .display import bars, metric, metrics, notes, phrase, table, value, verdict
+from .display import bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 from ._errors import error
 from ._i18n import N_, NN_, NP_
 from ._inputs import Choice, Input
@@ -44,7 +45,8 @@ BOOKED = "booked"  # the quote's own end: the expected speed, the hours the book
 MARGIN = "margin"
 # A plan entry of on-demand hours, labelled like a term ("3 × 1 hour on demand").
 HOURLY_LABEL = N_("1 hour on demand")
-_MEMORY_SHOWN = {"model", "method", "parallelism"}  # the rest of the memory inputs start collapsed
+# The rest of the memory inputs start collapsed.
+_MEMORY_SHOWN = {"model", "method", "seq_len", "micro_batch", "parallelism"}
 _PRICING = _data.catalog()["pricing"]
 _DESKTOP = {"workstation", "consumer"}
 
@@ -157,13 +159,16 @@ def price_field(gpu_id: str, term_id: str) -> str:
 
 
 # The reader's prices, per GPU and term, on demand included: 0 keeps the site owner's catalog price. Each
-# GPU's own fieldset, titled with its name (a proper noun), its fields labelled with the terms.
+# GPU's own fieldset, titled as prices with their currency and the GPU's name (a proper noun), its fields
+# labelled with the terms.
+G_PRICES = N_("Your prices per card-hour, US$ — {gpu}")
 PRICE_FIELDS = {(g["id"], t["id"]): price_field(g["id"], t["id"])
                 for g in _data.gpus() for t in [*_data.terms(), {"id": HOURLY}]}
 PRICE_INPUTS = tuple(
     Input(PRICE_FIELDS[g["id"], t["id"]], "float", 0.0, t["label"],
           N_("Your price per card-hour for this GPU and term; 0 keeps the site owner's catalog price."),
-          unit="usd_per_hour", min=0, max=10000, step=0.01, group=g["name"], advanced=True, optional=True)
+          unit="usd_per_hour", min=0, max=10000, step=0.01, group=G_PRICES, group_params=(("gpu", g["name"]),),
+          advanced=True, optional=True)
     for g in _data.gpus() for t in [*_data.terms(), {"id": HOURLY, "label": HOURLY_LABEL}])
 # What a catalog option may be billed by: per term, or per TB (per day, or once) of one of these inputs.
 PRICINGS = ("term", "tb_day", "tb")
@@ -209,7 +214,11 @@ if _catalog_problems := catalog_problems(_PRICING["options"]) + shape_problems(_
     raise CatalogError("calculators/data/catalog.json: " + "; ".join(_catalog_problems))
 MEMORY_INPUTS = tuple(dataclasses.replace(i, advanced=i.advanced or i.name not in _MEMORY_SHOWN)
                       for i in memory.INPUTS if i.name not in ("gpus", "gpu"))  # cost has its own card choice
-INPUTS = OWN_INPUTS + MEMORY_INPUTS + PRICE_INPUTS
+# The form's fieldsets in the order a reader decides (issue 33 item 7): what is trained and how, the run,
+# the rental, then what refines the estimate; the reader's own prices last. Within a group, declaration order.
+GROUP_ORDER = (memory.G_MODEL, memory.G_METHOD, G_WORK, memory.G_RUN, memory.G_PAR, G_RENT, G_SPEED, G_IDLE,
+               G_MEM, G_MEASURED)
+INPUTS = tuple(sorted(OWN_INPUTS + MEMORY_INPUTS, key=lambda i: GROUP_ORDER.index(i.group))) + PRICE_INPUTS
 
 
 def prepare(values: dict) -> dict:
@@ -584,6 +593,30 @@ def _source(q: dict) -> str:
     return N_("measured") if q["measured"] else N_("estimated")
 
 
+# The columns of the two per-card tables, each in the one order the page and the command line show: the
+# price per output and the card count right after the name, so a phone shows what decides before the
+# table scrolls sideways; the rest explains the price.
+BEST_COLUMNS = [(N_("GPU"), "raw", itemgetter("name")),
+                (N_("Per successful output"), "usd", itemgetter("usd_per_output")),
+                (N_("Cards"), "count", itemgetter("cards")),
+                (N_("Hourly billing, per output"), "usd", itemgetter("hourly_usd_per_output")),
+                (N_("Plan"), "plan", lambda q: plan_text(q["plan"])),
+                (N_("Unused hours"), "hours", itemgetter("unused_hours")),
+                (N_("Throughput"), "tokens_per_s", itemgetter("tokens_per_s")),
+                (N_("Low end"), "tokens_per_s", itemgetter("tokens_per_s_low")),
+                (N_("High end"), "tokens_per_s", itemgetter("tokens_per_s_high")),
+                (N_("Throughput is"), "text", _source)]
+# Shown only when the term is pinned: what the cheapest plan would cost instead.
+CHEAPEST_PLAN = (N_("Cheapest plan, per output"), "usd", itemgetter("best_usd_per_output"))
+OPTION_COLUMNS = [(N_("Cards"), "count", itemgetter("cards")),
+                  (N_("Per successful output"), "usd", itemgetter("usd_per_output")),
+                  CHEAPEST_PLAN,
+                  (N_("Plan price"), "usd", itemgetter("total_usd")),
+                  (N_("Plan"), "plan", lambda q: plan_text(q["plan"])),
+                  (N_("Hours needed"), "hours", itemgetter("needed_hours")),
+                  (N_("Memory per GPU"), "bytes", itemgetter("memory_per_gpu_bytes"))]
+
+
 def _config(q: dict, micro_batch: int | None = None) -> dict:
     """"2 × H100 SXM 80 GB" (with its micro-batch when that is what changed), as a verdict's phrase."""
     count = {"count": value(q["cards"], "count"), "gpu": q["name"]}
@@ -598,7 +631,8 @@ def _verdict(values: dict, r: dict) -> dict:
     and the reader's own choice beside it when that differs (or does not fit)."""
     if not r["ranking"]:
         return verdict(N_("No catalog GPU fits this run in memory at the card counts priced: change the memory "
-                          "inputs, or allow any card count."), {}, "bad")
+                          "inputs, or allow any card count."), {}, "bad",
+                       short=phrase(N_("No catalog GPU fits this run in memory.")))
     best = r["best_by_gpu"][0]
     names = {g["id"]: g["name"] for g in _data.gpus()}
     params = {"config": _config(best), "plan": value(plan_text(best["plan"]), "plan"),
@@ -607,18 +641,20 @@ def _verdict(values: dict, r: dict) -> dict:
               phrase(N_("at the ends of the throughput range, {rival} may be cheaper"),
                      {"rival": names[r["ranking_rival"]]})}
     status = "ok" if r["ranking_holds"] else "warn"
+    # The sticky headline: the cheapest configuration and its price; the rest stays in the result.
+    short = phrase(N_("Cheapest: {config}, {price} per successful output."), {k: params[k] for k in ("config", "price")})
     if not r["fits_memory"]:
         near = r["nearest_fit"]
         micro = near["micro_batch"] if near["change"] == "micro_batch" else None
         return verdict(N_("Cheapest: {config} with {plan}, {price} per successful output; {range}. Your choice, {chosen}, "
                           "does not fit in memory; the nearest that fits, {nearest}, costs {nearest_price}."),
                        {**params, "chosen": _config(r), "nearest": _config(near, micro),
-                        "nearest_price": value(near["usd_per_output"], "usd")}, "warn")
+                        "nearest_price": value(near["usd_per_output"], "usd")}, "warn", short)
     if (best["gpu"], best["cards"]) != (r["gpu"], r["cards"]):
         return verdict(N_("Cheapest: {config} with {plan}, {price} per successful output; {range}. Your choice, "
                           "{chosen}: {chosen_price}."),
-                       {**params, "chosen": _config(r), "chosen_price": value(r["usd_per_output"], "usd")}, status)
-    return verdict(N_("Cheapest: {config} with {plan}, {price} per successful output; {range}."), params, status)
+                       {**params, "chosen": _config(r), "chosen_price": value(r["usd_per_output"], "usd")}, status, short)
+    return verdict(N_("Cheapest: {config} with {plan}, {price} per successful output; {range}."), params, status, short)
 
 
 def _booking_note(q: dict) -> tuple[str, dict]:
@@ -675,17 +711,8 @@ def _display(values: dict, r: dict) -> list[dict]:
     terms = {t["id"]: t["label"] for t in _data.terms()} | {HOURLY: HOURLY_LABEL}
     breakdown = [[terms[tid], v] for tid, v in q["gpu_usd"].items()]
     breakdown += [[option_labels[k], v] for k, v in q["options_usd"].items()]
-    best_rows = [[q["name"], q["cards"], plan_text(q["plan"]), q["unused_hours"], q["tokens_per_s"],
-                  q["tokens_per_s_low"], q["tokens_per_s_high"], _source(q), q["usd_per_output"],
-                  q["hourly_usd_per_output"]] for q in r["best_by_gpu"]]
-    all_columns = [(N_("Cards"), "count"), (N_("Memory per GPU"), "bytes"),
-                   (N_("Hours needed"), "hours"), (N_("Plan"), "plan"), (N_("Plan price"), "usd"),
-                   (N_("Per successful output"), "usd")]
-    if r["pinned"]:
-        all_columns.append((N_("Cheapest plan, per output"), "usd"))
-    all_rows = [[q["cards"], q["memory_per_gpu_bytes"], q["needed_hours"], plan_text(q["plan"]),
-                 q["total_usd"], q["usd_per_output"]] + ([q["best_usd_per_output"]] if r["pinned"] else [])
-                for q in r["options_table"]]  # the chosen GPU's; the others': their cheapest row above
+    # The chosen GPU's card counts; the other GPUs': their cheapest row in BEST_COLUMNS' table.
+    option_columns = [c for c in OPTION_COLUMNS if r["pinned"] or c is not CHEAPEST_PLAN]
     note_items = []
     if r["prices_as_of"]:
         note_items.append((N_("Prices as of {date}.") if not r["illustrative_prices"]
@@ -762,12 +789,8 @@ def _display(values: dict, r: dict) -> list[dict]:
         metrics(N_("Cost per successful output"), head),
         bars(N_("Hours in the plan"), "hours", hours),
         table(N_("Price breakdown"), [(N_("Item"), "text"), (N_("Price"), "usd")], breakdown),
-        table(N_("Cheapest configuration of each GPU"),
-              [(N_("GPU"), "raw"), (N_("Cards"), "count"), (N_("Plan"), "plan"), (N_("Unused hours"), "hours"),
-               (N_("Throughput"), "tokens_per_s"), (N_("Low end"), "tokens_per_s"), (N_("High end"), "tokens_per_s"),
-               (N_("Throughput is"), "text"),
-               (N_("Per successful output"), "usd"), (N_("Hourly billing, per output"), "usd")], best_rows),
-        table(N_("Card counts of this GPU that fit"), all_columns, all_rows),
+        record_table(N_("Cheapest configuration of each GPU"), BEST_COLUMNS, r["best_by_gpu"]),
+        record_table(N_("Card counts of this GPU that fit"), option_columns, r["options_table"]),
         notes(note_items),
     ]
 

@@ -8,6 +8,7 @@ Every unit a calculator uses, on an input, a display block or a prose figure, is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._i18n import N_
@@ -49,10 +50,21 @@ def table(title: str, columns: list[tuple[str, str]], rows: list[list]) -> dict:
             "columns": [{"label": label, "unit": unit} for label, unit in columns], "rows": rows}
 
 
-def verdict(msg: str, params: dict, status: str) -> dict:
-    """The answer in one sentence, shown first and as the headline: a msgid with typed parameters
-    (see ``value``) and "ok", "warn" or "bad"."""
-    return {"kind": "verdict", "msg": msg, "params": params, "status": status}
+def record_table(title: str, columns: list[tuple[str, str, Callable[[dict], object]]], records: list[dict]) -> dict:
+    """A table whose columns are (label, unit, how to read the cell from a record): the column order is
+    declared once, in `columns`, and rows cannot drift from their headers. Order the deciding columns
+    (cost per output, cards, fits) right after the name: on a phone the rest scrolls out of view."""
+    return table(title, [(label, unit) for label, unit, _ in columns],
+                 [[cell(record) for _, _, cell in columns] for record in records])
+
+
+def verdict(msg: str, params: dict, status: str, short: dict | None = None) -> dict:
+    """The answer in one sentence, shown first in the result: a msgid with typed parameters (see
+    ``value``) and "ok", "warn" or "bad". `short` (a ``phrase``) is its first clause, the headline
+    kept in view above the form on a phone, where the whole sentence would cover the form: at most
+    about two lines at 412 px in every locale. Without it the whole sentence is the headline."""
+    block = {"kind": "verdict", "msg": msg, "params": params, "status": status}
+    return {**block, "short": short} if short else block
 
 
 def notes(items: list[tuple[str, dict]], title: str = "") -> dict:

@@ -8,10 +8,11 @@ states, Korthikanti et al. 2022 adapted for activations, QLoRA for NF4) and
 from __future__ import annotations
 
 import dataclasses
+from operator import itemgetter
 
 from . import _data, hf_config
 from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
-from .display import alternatives, bars, metric, metrics, notes, phrase, table, value, verdict
+from .display import alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 from ._errors import error
 from ._i18n import N_, NN_
 from ._inputs import Choice, Input
@@ -22,7 +23,7 @@ TITLE = N_("Training memory per GPU")
 IMPORT_PANEL = "estimate_vs_measured"
 
 G_MODEL, G_METHOD, G_RUN = N_("Model"), N_("Fine-tuning method"), N_("Training run")
-G_PAR, G_OVER = N_("Parallelism and fit"), N_("Overheads")
+G_PAR = N_("Parallelism and fit")  # its "More options" also holds the overheads beside offload
 CUSTOM = "custom"
 # Conditions under which some inputs apply (see Input.only_when).
 CUSTOM_MODEL = ("model", ("custom",))
@@ -106,8 +107,10 @@ INPUTS = (
           N_("Mixed-precision autocast around the forward pass, as Trainer(bf16=True) or fp16=True turns on."),
           choices=(Choice("off", N_("Off")), Choice("bf16", "bf16"), Choice("fp16", "fp16")), group=G_RUN),
     Input("master_weights", "bool", True, N_("fp32 master copy of trainable weights"),
-          N_("On by default, as DeepSpeed's and FSDP's mixed precision keep one; the Hugging Face Trainer on a "
-             "model loaded in bf16 keeps none. Only for 16-bit trainable weights; the result says what it adds."),
+          N_("A 4-byte copy of each 16-bit trainable weight, which the optimizer updates. Kept by DeepSpeed's "
+             "bf16 or fp16 mixed precision and by FSDP's (fp32 parameters, 16-bit compute); none with the Hugging "
+             "Face Trainer on a model loaded in bf16. PyTorch AMP on a model loaded in fp32 needs none: its weights "
+             "are already fp32 (set “Weights as loaded” to fp32). The result says what the copy adds for this run."),
           group=G_RUN),
     Input("optimizer", "choice", "adamw", N_("Optimizer"),
           choices=(Choice("adamw", N_("AdamW")), Choice("adamw_8bit", N_("8-bit AdamW")),
@@ -152,12 +155,12 @@ INPUTS = (
                                                    "the rest."),
           unit="percent", min=0, max=0.9, step=0.01, group=G_PAR),
     Input("framework_gb", "float", 1.0, N_("CUDA/ROCm context and libraries"), unit="gb", min=0, max=64,
-          step=0.1, group=G_OVER, advanced=True),
+          step=0.1, group=G_PAR, advanced=True),
     Input("fragmentation", "float", 0.1, N_("Allocator fragmentation"),
           N_("Extra reserved memory as a share of the tensors."), unit="percent", min=0, max=1,
-          step=0.01, group=G_OVER, advanced=True),
+          step=0.01, group=G_PAR, advanced=True),
     Input("extra_temp_gb", "float", 0.0, N_("Other temporary buffers"), unit="gb", min=0, max=4096,
-          step=0.1, group=G_OVER, advanced=True),
+          step=0.1, group=G_PAR, advanced=True),
 )
 
 
@@ -387,7 +390,10 @@ def _verdict(values: dict, r: dict, a: dict) -> dict:
     here = {"count": value(values["gpus"], "count"), "gpu": a["name"], "needed": value(r["per_gpu_bytes"], "bytes")}
     if a["fits"]:
         return verdict(N_("Fits on {count} × {gpu}: {needed} needed per GPU, {free} left free."),
-                       {**here, "free": value(a["free_bytes"], "bytes")}, "ok")
+                       {**here, "free": value(a["free_bytes"], "bytes")}, "ok",
+                       short=phrase(N_("Fits on {count} × {gpu}: {needed} per GPU."), dict(here)))
+    # The sticky headline: the card and the need; what fits instead stays in the result.
+    short = phrase(N_("Does not fit on {count} × {gpu}: {needed} per GPU."), dict(here))
     options = []
     smallest = r["smallest"]
     if smallest:
@@ -397,9 +403,18 @@ def _verdict(values: dict, r: dict, a: dict) -> dict:
     here["usable"] = value(a["usable_bytes"], "bytes")
     if not options:
         return verdict(N_("Does not fit on {count} × {gpu}: {needed} needed per GPU, {usable} usable after the "
-                          "reserve; no catalog GPU fits it with these settings."), here, "bad")
+                          "reserve; no catalog GPU fits it with these settings."), here, "bad", short)
     return verdict(N_("Does not fit on {count} × {gpu}: {needed} needed per GPU, {usable} usable after the reserve; "
-                      "what fits: {options}."), {**here, "options": alternatives(options)}, "bad")
+                      "what fits: {options}."), {**here, "options": alternatives(options)}, "bad", short)
+
+
+# The fit table's columns: the answer (fits, cards needed, headroom) right after the name, the card's
+# size last, so a phone shows the deciding columns before the table scrolls.
+FIT_COLUMNS = [(N_("GPU"), "raw", itemgetter("name")), (N_("Fits with the reserve"), "bool", itemgetter("fits")),
+               (N_("Cards needed"), "count", itemgetter("min_count")),
+               (N_("Free memory"), "bytes", itemgetter("headroom_bytes")),
+               (N_("Free share"), "percent", itemgetter("headroom_fraction")),
+               (N_("Memory"), "gb", lambda g: g["memory_bytes"] / 1e9)]
 
 
 def _display(values: dict, r: dict) -> list[dict]:
@@ -411,8 +426,6 @@ def _display(values: dict, r: dict) -> list[dict]:
         head.insert(1, metric(N_("Host RAM per GPU (offload)"), r["host_bytes_per_gpu"], "bytes"))
     if smallest:  # names its card: a bare green "1" read as "one of the card I chose"
         head.append(metric(N_("Smallest setup that fits"), f"{smallest['count']} × {smallest['name']}", "raw", "ok"))
-    gpu_rows = [[g["name"], g["memory_bytes"] / 1e9, g["fits"], g["headroom_bytes"], g["headroom_fraction"],
-                 g["min_count"]] for g in r["gpu_fit"]]
     rule_rows = [[_RULE_LABELS[i["rule"]], i["bytes"], i["difference_bytes"], i["ratio"]]
                  for i in r["shortcuts"]["items"]]
     peaks = {k: value(r["detail"]["peak_" + k], "bytes") for k in ("forward_backward", "optimizer_step")}
@@ -441,9 +454,7 @@ def _display(values: dict, r: dict) -> list[dict]:
     return blocks + [
         bars(N_("Memory per GPU by component"), "bytes",
              [(COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
-        table(N_("Which GPUs fit"), [(N_("GPU"), "raw"), (N_("Memory"), "gb"), (N_("Fits with the reserve"), "bool"),
-                                     (N_("Free memory"), "bytes"), (N_("Free share"), "percent"),
-                                     (N_("Cards needed"), "count")], gpu_rows),
+        record_table(N_("Which GPUs fit"), FIT_COLUMNS, r["gpu_fit"]),
         table(N_("Rules of thumb against this estimate"),
               [(N_("Rule"), "text"), (N_("Memory"), "bytes"), (N_("Difference"), "bytes"),
                (N_("Share of the estimate"), "percent")], rule_rows),

@@ -18,10 +18,13 @@ UNIT_LABELS = {"": "", **{code: unit.label for code, unit in UNITS.items()}}
 
 
 def _groups(inputs: list[dict]) -> list[dict]:
-    """Inputs by fieldset, in declaration order; advanced ones folded at the end of their group."""
-    groups: dict[str, dict] = {}
+    """Inputs by fieldset, in declaration order; advanced ones folded at the end of their group (a group
+    of advanced inputs only is folded whole, under its own title: calculator.html)."""
+    groups: dict[tuple, dict] = {}
     for inp in inputs:
-        group = groups.setdefault(inp["group"], {"title": inp["group"], "inputs": [], "advanced": []})
+        params = inp.get("group_params") or {}
+        group = groups.setdefault((inp["group"], tuple(sorted(params.items()))),
+                                  {"title": inp["group"], "params": params, "inputs": [], "advanced": []})
         group["advanced" if inp["advanced"] else "inputs"].append(inp)
     return list(groups.values())
 
@@ -33,6 +36,12 @@ def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
     return {i["name"]: t(UNIT_LABELS[i["unit"]], min=fmt.number(i["min"], max_frac=4) if i["min"] is not None else "",
                          max=fmt.number(i["max"], max_frac=4) if i["max"] is not None else "")
             for i in inputs if UNIT_LABELS[i["unit"]]}
+
+
+def input_texts(inputs: list[dict], values: dict, pack: dict) -> dict[str, str]:
+    """Number input name -> its value as the field shows it in the locale ("200.000.000", "0,1")."""
+    fmt = calcui.NumberFormat(pack)
+    return {i["name"]: fmt.input_text(values[i["name"]]) for i in inputs if i["kind"] in ("int", "float")}
 
 
 def render_calculator(name: str, env, pack: dict) -> str:
@@ -47,6 +56,10 @@ def render_calculator(name: str, env, pack: dict) -> str:
         calc=description,
         groups=_groups(description["inputs"]),
         values=rendered["response"]["inputs"],
+        # Number fields show the locale's form from the start; calculator.js reads it back to ASCII
+        # with the form's symbols (calculator-numbers.js).
+        input_texts=input_texts(description["inputs"], rendered["response"]["inputs"], pack),
+        numbers=pack["numbers"],
         rendered=rendered,
         unit_texts=unit_texts(description["inputs"], pack),
         importable=results.importable(name),

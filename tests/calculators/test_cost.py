@@ -108,8 +108,18 @@ def test_pinned_term_books_copies_of_it_and_shows_the_cheapest_plan_beside(terms
     longer = result(**hours(400.0), term="1w")  # longer than the pinned term: three weeks
     assert longer["plan"] == [["1w", 3]] and longer["total_usd"] == pytest.approx(3 * 487.2)
     table = next(b for b in r["display"] if b.get("title") == "Card counts of this GPU that fit")
-    assert table["columns"][-1]["label"] == "Cheapest plan, per output"
+    # Beside the pinned plan's price per output, before the columns that explain it.
+    assert [c["label"] for c in table["columns"][:3]] == ["Cards", "Per successful output", "Cheapest plan, per output"]
     assert [row[0] for row in table["rows"]] == list(cost.card_counts("h100-sxm-80gb"))  # 40 GB fits every count
+
+
+def test_the_deciding_columns_come_right_after_the_name():
+    """A phone shows the first two or three columns before a table scrolls: the price per output and
+    the card count, not the plan's details."""
+    tables = {b["title"]: [c["label"] for c in b["columns"]] for b in result()["display"] if b["kind"] == "table"}
+    assert tables["Cheapest configuration of each GPU"][:3] == ["GPU", "Per successful output", "Cards"]
+    assert tables["Card counts of this GPU that fit"][:2] == ["Cards", "Per successful output"]
+    assert "Cheapest plan, per output" not in tables["Card counts of this GPU that fit"]  # only with a pinned term
 
 
 def test_outputs_options_and_hourly_billing():
@@ -189,7 +199,8 @@ def test_measured_throughput_sets_only_its_own_card():
     assert rows[("mi300x-192gb", 1)]["tokens_per_s"] == plain[("mi300x-192gb", 1)]["tokens_per_s"]
     assert not rows[("mi300x-192gb", 1)]["measured"]
     table = next(b for b in r["display"] if b.get("title") == "Cheapest configuration of each GPU")
-    best = {row[0]: row[7] for row in table["rows"]}
+    source = [c["label"] for c in table["columns"]].index("Throughput is")
+    best = {row[0]: row[source] for row in table["rows"]}
     assert best["H100 SXM 80 GB"] == "measured" and best["MI300X 192 GB"] == "estimated"
 
 

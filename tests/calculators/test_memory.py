@@ -338,6 +338,18 @@ def test_fit_table_and_smallest_configuration():
     assert single["smallest"] is None  # 70B full fine-tune fits no single card
 
 
+def test_fit_table_shows_the_answer_before_the_breakdown():
+    """On a phone the first columns are what is read: whether it fits, how many cards, the headroom;
+    each row's cells stay under their own header."""
+    r = result(model="llama-3.1-70b", method="full", parallelism="fsdp", gpus=8)
+    table = next(b for b in r["display"] if b.get("title") == "Which GPUs fit")
+    labels = [c["label"] for c in table["columns"]]
+    assert labels == ["GPU", "Fits with the reserve", "Cards needed", "Free memory", "Free share", "Memory"]
+    for row, g in zip(table["rows"], r["gpu_fit"], strict=True):
+        assert row == [g["name"], g["fits"], g["min_count"], g["headroom_bytes"], g["headroom_fraction"],
+                       g["memory_bytes"] / 1e9]
+
+
 def test_shortcuts_are_lower_bounds_here():
     r = result(method="full")
     items = {i["rule"]: i for i in r["shortcuts"]["items"]}

@@ -61,13 +61,13 @@ def _check_agreement(page: Page, name: str, pack: dict, control: str) -> dict:
     form = page.evaluate(FORM_AS_SHOWN, name)
     root = page.locator(f"#calc-{name}")
     assert root.get_attribute("data-answer") == "current", control
-    headline = root.locator(".guide-calc__headline").inner_text()
-    assert headline == calcui.render(name, form, pack)["summary"], (control, form)
-    assert root.locator(".guide-calc__live").inner_text() == headline, control
+    headline = root.locator(".guide-calc__headline").inner_text()   # the verdict's short form
+    assert headline == calcui.render(name, form, pack)["headline"], (control, form)
+    assert root.locator(".guide-calc__live").inner_text() == calcui.render(name, form, pack)["summary"], control
     address = _query(page)
     assert calculators.compute(name, address)["inputs"] == calculators.compute(name, form)["inputs"], (control, address)
     if calculators.compute(name, form)["inputs"] == calculators.compute(name, {})["inputs"]:   # nothing changed
-        assert headline == calcui.render(name, {}, pack)["summary"] and address == {}, (control, address)
+        assert headline == calcui.render(name, {}, pack)["headline"] and address == {}, (control, address)
     return form
 
 
@@ -127,7 +127,7 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
     # The worker's thread busy for good, as a stuck computation would leave it: nothing in the
     # shipped code can do this, so the test does it from outside.
     _calculator_worker(workers).evaluate("() => { setTimeout(() => { for (;;) {} }, 0); }")
-    shown = root.locator(".guide-calc__headline").inner_text()
+    shown = root.locator(".guide-calc__live").inner_text()
     page.locator("#calc-memory-micro_batch").fill("7")
     started = time.monotonic()
     expect(status).to_have_attribute("data-state", "stopped", timeout=20_000)
@@ -160,7 +160,7 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
     assert len([w for w in workers if "calculator-worker" in w.url]) == 2
     sent = page.evaluate("() => document.getElementById('calc-memory').guideInputs")
     assert sent["micro_batch"] == "7"
-    assert headline.inner_text() == calcui.render("memory", sent, _pack(built_site, locale))["summary"]
+    assert headline.inner_text() == calcui.render("memory", sent, _pack(built_site, locale))["headline"]
     expect(note).to_be_hidden()
     expect(restart).to_be_hidden()
     expect(root.locator(".guide-calc__output")).not_to_have_attribute("aria-describedby", note.get_attribute("id"))

@@ -11,7 +11,7 @@ export const MessageType = Object.freeze({
   IMPORTED: "imported", // worker -> page: {id, name, ok, errors, inputs, html, summary}
   PROGRESS: "progress", // worker -> page: {stage}
   READY: "ready",       // worker -> page
-  RESULT: "result",     // worker -> page: {id, name, computeMs, ok, html, summary, errors, response}
+  RESULT: "result",     // worker -> page: {id, name, computeMs, ok, html, summary, headline, errors, response}
   FAILED: "failed",     // worker -> page: {id, message} a Python error computing one answer or reading one file
   START_FAILED: "start-failed", // worker -> page: {message} the runtime did not start (the page retries once)
 });

@@ -3,6 +3,7 @@
 // The form and every message come from the Python declarations; nothing here knows a field.
 
 import { MessageType } from "./calculator-messages.js";
+import { delocalize, localize, numberSymbols } from "./calculator-numbers.js";
 
 const DEBOUNCE_MS = 120;
 // The busy sign ("Updating…" and its spinner) appears only once an answer takes longer than this. A
@@ -45,11 +46,38 @@ function readForm(form, asBuilt = false) {
       values[name] = [...boxes].filter(checked).map((b) => b.value);
     } else if (field.classList.contains("guide-field--bool")) {
       values[name] = checked(boxes[0]) ? "true" : "false";
+    } else if (isNumberField(field)) {
+      values[name] = delocalize(valueOf(field.querySelector("input")), numberSymbols(form));
     } else {
       values[name] = valueOf(field.querySelector("input, select"));
     }
   }
   return values;
+}
+
+/** The arrow keys step a number field, as they did a type=number control: by its declared step
+ *  (1 without one), kept within its range, with an input and a change event as that control sent. */
+function stepNumber(event, form) {
+  if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+  const input = event.target, field = input.closest("[data-field]");
+  if (!field || !isNumberField(field) || input.disabled) return;
+  const symbols = numberSymbols(form);
+  const current = delocalize(input.value, symbols);
+  if (!PLAIN_NUMBER.test(current)) return;     // text Python will refuse stays as typed
+  const step = Number(input.dataset.step), decimals = (s) => (String(s).split(".")[1] || "").length;
+  let next = Number(current) + (event.key === "ArrowUp" ? step : -step);
+  next = Number(next.toFixed(Math.min(15, Math.max(decimals(step), decimals(Number(current))))));
+  if (input.dataset.min !== undefined) next = Math.max(next, Number(input.dataset.min));
+  if (input.dataset.max !== undefined) next = Math.min(next, Number(input.dataset.max));
+  event.preventDefault();
+  input.value = localize(next, symbols);
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  input.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
+/** A number field: shown in the locale's form, read and kept in the address as ASCII. */
+function isNumberField(field) {
+  return field.classList.contains("guide-field--int") || field.classList.contains("guide-field--float");
 }
 
 /** Put values (from the URL or from the worker's normalized inputs) back into the form; returns the
@@ -66,6 +94,8 @@ function writeForm(form, values, skip) {
       field.querySelectorAll("input").forEach((b) => { b.checked = chosen.includes(b.value); });
     } else if (field.classList.contains("guide-field--bool")) {
       field.querySelector("input").checked = value === true || value === "true";
+    } else if (isNumberField(field)) {
+      field.querySelector("input").value = localize(value, numberSymbols(form));
     } else {
       field.querySelector("input, select").value = String(value);
     }
@@ -136,6 +166,26 @@ function carryQueryToAlternates(query) {
   }
 }
 
+/** Open every fold (`<details>`) holding `element`. */
+function openFolds(element) {
+  for (let fold = element.closest("details"); fold; fold = fold.parentElement.closest("details")) fold.open = true;
+}
+
+/** A field's default as its control shows it: the menu's wording, the boxes' labels, yes or no. */
+function defaultText(field, note) {
+  const boxes = [...field.querySelectorAll('input[type="checkbox"]')];
+  if (field.classList.contains("guide-field--multichoice")) {
+    const labels = boxes.filter((b) => b.defaultChecked).map((b) => b.parentElement.textContent.trim());
+    return new Intl.ListFormat(document.documentElement.lang || undefined, { type: "conjunction" }).format(labels);
+  }
+  if (field.classList.contains("guide-field--bool")) return boxes[0].defaultChecked ? note.dataset.yes : note.dataset.no;
+  const control = field.querySelector("input, select");
+  if (control instanceof HTMLSelectElement) {
+    return ([...control.options].find((o) => o.defaultSelected) ?? control.options[0]).textContent.trim();
+  }
+  return control.defaultValue;
+}
+
 class Calculator {
   constructor(root, runtime) {
     this.root = root;
@@ -162,6 +212,9 @@ class Calculator {
     // normalized value then fills the field) or the reader edits the field. A refused one stays, so
     // its error stays the true one ("abc" is not a number, where the emptied control reads "").
     this.fromUrl = urlInputs(this.form, this.defaults);
+    // An explicit action (a shared link's values, leaving a field) brings its first error into view;
+    // typing does not, so the page does not jump under the reader's fingers.
+    this.reveal = Object.keys(this.fromUrl).length > 0;
     writeForm(this.form, this.fromUrl);   // shown at once, as well as the controls can hold them
     this.pending = differs(this.inputs(), this.defaults);   // the pre-rendered answer is the defaults'
     this.markAnswer(this.pending ? "default" : "current");
@@ -171,14 +224,26 @@ class Calculator {
     // Typing waits for a pause; a committed change (a choice, a box, an arrow step, leaving a field)
     // is computed at once.
     this.form.addEventListener("input", (event) => { this.edited(event); applyConditions(this.form); this.schedule(); });
-    this.form.addEventListener("change", (event) => { this.edited(event); applyConditions(this.form); clearTimeout(this.timer); this.compute(); });
+    this.form.addEventListener("change", (event) => { this.reveal = true; this.edited(event); applyConditions(this.form); clearTimeout(this.timer); this.compute(); });
     this.form.addEventListener("submit", (event) => event.preventDefault());
+    this.form.addEventListener("keydown", (event) => stepNumber(event, this.form));
     this.restartButton.addEventListener("click", () => {
       // The button goes away; the keyboard's place stays with the answer, whose status says what follows.
       this.output.focus({ preventScroll: true });
       this.runtime.restart();
     });
     this.setUpImport();
+    this.setUpShare();
+    // The error summary's links (calcui) lead to their field, through any fold holding it.
+    this.result.addEventListener("click", (event) => {
+      const link = event.target.closest("a[data-error-for]");
+      if (!link) return;
+      const field = this.form.querySelector(`[data-field="${CSS.escape(link.dataset.errorFor)}"]`);
+      if (!field) return;
+      event.preventDefault();
+      openFolds(field);
+      field.querySelector("input:not([type=hidden]), select")?.focus();
+    });
   }
 
   /** A pilot result or a model's config.json, picked, dropped or pasted, goes to the worker as bytes;
@@ -304,6 +369,7 @@ class Calculator {
     this.root.dataset.answer = kind;
     this.headline.hidden = kind !== "current" && kind !== "stale";
     this.forDefaults.hidden = kind !== "default";
+    if (kind === "default") this.nameDefaults();
     this.staleNote.hidden = kind !== "stale";
     this.result.hidden = kind === "none";
     // Said again when the keyboard reaches the answer's region.
@@ -343,6 +409,60 @@ class Calculator {
     if (!computing && !(message.id && message.id === this.importId)) return;
     if (computing) this.markAnswer("none");
     this.setState("error");
+  }
+
+  /** Every field with an error out of its fold; after an explicit action, the first one in view. */
+  showErrors(errors) {
+    const fields = errors.map((e) => this.form.querySelector(`[data-field="${CSS.escape(e.field)}"]`)).filter(Boolean);
+    fields.forEach(openFolds);
+    if (this.reveal && fields.length) {
+      const first = fields.find((f) => fields.every((g) => f === g || f.compareDocumentPosition(g) & Node.DOCUMENT_POSITION_FOLLOWING));
+      first.scrollIntoView({ block: "nearest" });
+    }
+    this.reveal = false;
+  }
+
+  /** The pre-rendered answer is the defaults': say which, for each input the form shows otherwise
+   *  ("micro-batch: 4, method: LoRA"), in the field's own label and menu wording. */
+  nameDefaults() {
+    const note = this.forDefaults;
+    const inputs = this.inputs();
+    const items = [];
+    for (const field of this.form.querySelectorAll("[data-field]")) {
+      const name = field.dataset.field;
+      if (sameValue(inputs[name], this.defaults[name])) continue;
+      const label = field.querySelector("legend, label:not(:has(input))") ?? field.querySelector("label");
+      const labelText = [...label.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join("").trim();
+      items.push(note.dataset.item.replace("{label}", labelText).replace("{value}", defaultText(field, note)));
+    }
+    if (!items.length) return;
+    const list = new Intl.ListFormat(document.documentElement.lang || undefined, { type: "unit" }).format(items);
+    note.textContent = note.dataset.named.replace("{inputs}", list);
+  }
+
+  /** A button that copies the address, which holds the form's inputs (see syncUrl). */
+  setUpShare() {
+    const share = this.root.querySelector(".guide-calc__share");
+    if (!share) return;
+    const button = share.querySelector(".guide-calc__copy-link");
+    const field = share.querySelector(".guide-calc__link-field");
+    const said = share.querySelector(".guide-calc__copied");
+    const say = (text) => { said.textContent = ""; requestAnimationFrame(() => { said.textContent = text; }); };
+    // Where the clipboard cannot be written (no API, an insecure page, a refusal), the address is
+    // offered selected in a read-only field, for the reader's own copy.
+    const offer = () => {
+      field.value = location.href;
+      field.hidden = false;
+      field.focus();
+      field.select();
+      say(said.dataset.select);
+    };
+    button.addEventListener("click", () => {
+      field.hidden = true;
+      if (!navigator.clipboard?.writeText) { offer(); return; }
+      navigator.clipboard.writeText(location.href).then(() => say(said.dataset.copied), offer);
+    });
+    share.hidden = false;
   }
 
   /** The reader's edit replaces the URL's value for that field. */
@@ -424,7 +544,7 @@ class Calculator {
     this.result.innerHTML = message.html;   // built by calcui, which escapes every value
     this.result.dataset.ok = String(message.ok);
     this.live.textContent = message.summary;
-    this.headline.textContent = message.summary;
+    this.headline.textContent = message.headline;   // the verdict's short form; the whole sentence is in the result
     this.markAnswer("current");
     this.root.guideResponse = message.response;
     for (const field of this.form.querySelectorAll("[data-field]")) {
@@ -437,6 +557,7 @@ class Calculator {
       });
     }
     this.refused = new Set(message.errors.map((e) => e.field));
+    this.showErrors(message.errors);
     // Normalized values go back into the form, unless the reader changed it since this request:
     // a slow answer arriving within the debounce would otherwise undo those changes. After a refusal,
     // only the URL's values that Python accepted are written; the rest of the form is the reader's.

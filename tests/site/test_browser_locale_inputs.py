@@ -1,0 +1,87 @@
+"""Number fields in the locale's form ("0,2" and "8.030.261.248" in Spanish), the address in one
+ASCII form (?margin=0.2) that opens the same values on every locale's page."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+import calcui
+
+pytestmark = pytest.mark.browser
+
+ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
+# Defaults as each locale writes them: grouped, its decimal sign, no ".0".
+DEFAULTS = {
+    "es": {"tokens": "200.000.000", "epochs": "3", "margin": "0,1", "params": "8.030.261.248", "lora_dropout": "0"},
+    "ja": {"tokens": "200,000,000", "epochs": "3", "margin": "0.1", "params": "8,030,261,248", "lora_dropout": "0"},
+    "ar": {"tokens": "200,000,000", "epochs": "3", "margin": "0.1", "params": "8,030,261,248", "lora_dropout": "0"},
+}
+SETTLED = """name => {
+  const root = document.getElementById(`calc-${name}`);
+  return root.querySelector(".guide-calc__status").dataset.state === "ready" && root.dataset.answer === "current";
+}"""
+
+
+def _query(page: Page) -> dict:
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def _values(page: Page, name: str, fields) -> dict:
+    return {f: page.locator(f"#calc-{name}-{f}").input_value() for f in fields}
+
+
+@pytest.mark.parametrize("locale", ROOTS)
+def test_defaults_are_in_the_locales_form_before_and_after_the_runtime(browser, page: Page, site_url, locale):
+    context = browser.new_context(java_script_enabled=False)
+    static = context.new_page()
+    static.goto(site_url + ROOTS[locale] + "cost/")
+    assert _values(static, "cost", DEFAULTS[locale]) == DEFAULTS[locale]   # the build's HTML
+    context.close()
+    page.goto(site_url + ROOTS[locale] + "cost/")
+    page.wait_for_function(SETTLED, arg="cost", timeout=90_000)
+    assert _values(page, "cost", DEFAULTS[locale]) == DEFAULTS[locale]     # refilled by the live page
+    assert _query(page) == {}
+
+
+def test_spanish_comma_reaches_the_address_as_a_point(page: Page, site_url):
+    page.goto(site_url + "memory/")
+    page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
+    page.locator("#calc-memory-margin").fill("0,2")
+    page.wait_for_function("() => document.getElementById('calc-memory').guideInputs?.margin === '0.2'", timeout=30_000)
+    page.wait_for_function(SETTLED, arg="memory", timeout=30_000)
+    assert _query(page) == {"margin": "0.2"}
+    expect(page.locator("#calc-memory-margin-error")).to_be_hidden()
+    expect(page.locator("#calc-memory-margin")).to_have_value("0,2")
+    # Grouped as shown: "8.030.261.248" is read back as the same number, not refused.
+    page.locator("#calc-memory-micro_batch").fill("1.024")
+    page.wait_for_function("() => document.getElementById('calc-memory').guideInputs?.micro_batch === '1024'", timeout=30_000)
+    page.wait_for_function(SETTLED, arg="memory", timeout=30_000)
+    assert _query(page) == {"margin": "0.2", "micro_batch": "1024"}
+    expect(page.locator("#calc-memory-micro_batch")).to_have_value("1.024")
+
+
+@pytest.mark.parametrize(("locale", "shown"), [("es", "0,2"), ("ja", "0.2"), ("ar", "0.2")])
+def test_a_shared_address_opens_the_same_value_in_every_locale(page: Page, site_url, locale, shown):
+    page.goto(site_url + ROOTS[locale] + "memory/?margin=0.2")
+    expect(page.locator("#calc-memory-margin")).to_have_value(shown)   # before the runtime, too
+    page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
+    expect(page.locator("#calc-memory-margin")).to_have_value(shown)
+    expect(page.locator("#calc-memory-margin-error")).to_be_hidden()
+    assert page.evaluate("() => document.getElementById('calc-memory').guideInputs.margin") == "0.2"
+    assert _query(page) == {"margin": "0.2"}   # unchanged: the link round-trips
+
+
+@pytest.mark.parametrize("locale", ROOTS)
+def test_junk_gets_the_localized_not_a_number_error(page: Page, site_url, built_site, locale):
+    pack = json.loads((built_site[0] / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
+    expected = calcui.render("memory", {"margin": "1,2,3"}, pack)["errors"][0]["message"]
+    page.goto(site_url + ROOTS[locale] + "memory/")
+    page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
+    page.locator("#calc-memory-margin").fill("1,2,3")
+    expect(page.locator("#calc-memory-margin-error")).to_have_text(expected, timeout=30_000)
+    expect(page.locator("#calc-memory-margin")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#calc-memory-margin")).to_have_value("1,2,3")

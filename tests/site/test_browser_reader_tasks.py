@@ -1,0 +1,135 @@
+"""Issue 33's five reader tasks, as readers do them, on a phone and on a desktop, in every locale.
+
+Each task asserts what the reader must see first: the answer's sentence (the short headline kept in
+view on a phone, the whole verdict atop the result on a desktop) with its figure, inside the first
+screenful of the calculator, and equal to what CPython renders for the same inputs in that locale.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qsl, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+import calcui
+from calcui._render import input_labels
+from tests.conftest import LOCALES
+from tests.site.browser import PHONE
+from tests.site.test_browser_calculators import ROOTS, _pack, _ready
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "hf-configs"
+
+
+def _query(page: Page) -> dict:
+    return dict(parse_qsl(urlparse(page.url).query))
+
+
+def _answer_first(page: Page, name: str, width: str, pack: dict, shots: Path, task: str, locale: str) -> dict:
+    """The answer the reader sees first, checked against CPython for the inputs the address holds."""
+    expected = calcui.render(name, _query(page), pack)
+    page.evaluate(f"document.querySelector('#calc-{name}').scrollIntoView({{block: 'start'}})")
+    if width == "phone":  # the short headline, kept in view above the form
+        shown, text = page.locator(f"#calc-{name} .guide-calc__headline"), expected["headline"]
+    else:  # the whole verdict, atop the result beside the form
+        shown, text = page.locator(f"#calc-{name} .guide-verdict"), expected["summary"]
+    expect(shown).to_have_text(text)
+    box, height = shown.bounding_box(), page.viewport_size["height"]
+    assert box and box["height"] > 0 and 0 <= box["y"] and box["y"] + box["height"] <= height, (box, height)
+    page.screenshot(path=str(shots / f"{task}-{locale}-{width}.png"))
+    return expected
+
+
+@pytest.fixture
+def reader(browser, request):
+    contexts = []
+
+    def open_page(width: str) -> Page:
+        context = browser.new_context(**(PHONE if width == "phone" else DESKTOP))
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("reader-tasks")
+
+
+WIDTHS = ["phone", "desktop"]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_does_my_run_fit(reader, site_url, built_site, shots, locale, width):
+    """An 8,192-token LoRA run that one H100 cannot hold: the verdict says so, with the GB it needs."""
+    page = reader(width)
+    page.goto(site_url + ROOTS[locale] + "memory/?seq_len=8192")
+    _ready(page, "memory")
+    pack = _pack(built_site, locale)
+    expected = _answer_first(page, "memory", width, pack, shots, "fit", locale)
+    needed = calcui.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
+    assert needed in expected["headline"] and needed in expected["summary"]
+    expect(page.locator("#calc-memory .guide-verdict")).to_have_attribute("data-status", "bad")
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_my_own_config_json(reader, site_url, built_site, shots, locale, width):
+    """The reader's config.json, picked beside the model choice: the form takes its shape and the
+    verdict is the answer for that model."""
+    page = reader(width)
+    page.goto(site_url + ROOTS[locale] + "memory/")
+    _ready(page, "memory")
+    page.evaluate("""() => { window.__result = null;
+        document.getElementById('calc-memory').addEventListener('guide:imported', () =>
+          document.getElementById('calc-memory').addEventListener('guide:result', (e) => { window.__result = e.detail; },
+          {once: true}), {once: true}); }""")
+    page.locator("#calc-memory-import").set_input_files(str(CONFIGS / "llama-tiny.json"))
+    page.wait_for_function("() => window.__result !== null", timeout=60_000)
+    expect(page.locator("#calc-memory-model")).to_have_value("custom")
+    assert _query(page)["model"] == "custom"
+    _answer_first(page, "memory", width, _pack(built_site, locale), shots, "config", locale)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_what_will_this_job_cost(reader, site_url, built_site, shots, locale, width):
+    """A 2-billion-token LoRA job: the headline names the cheapest card and its cost per result."""
+    page = reader(width)
+    page.goto(site_url + ROOTS[locale] + "cost/?method=lora&tokens=2000000000")
+    _ready(page, "cost")
+    pack = _pack(built_site, locale)
+    expected = _answer_first(page, "cost", width, pack, shots, "cost", locale)
+    cheapest = expected["response"]["result"]["best_by_gpu"][0]
+    assert cheapest["name"] in expected["headline"]
+    assert calcui.NumberFormat(pack).money(cheapest["best_usd_per_output"]) in expected["headline"]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_value_out_of_range_is_shown_where_the_reader_looks(reader, site_url, built_site, shots, locale, width):
+    """A reserve of 95 % (the rule is at most 90 %) from a shared link: the answer says the input is
+    wrong instead of showing a figure, and the field itself carries the localized message."""
+    page = reader(width)
+    page.goto(site_url + ROOTS[locale] + "memory/?margin=0.95")
+    _ready(page, "memory")
+    pack = _pack(built_site, locale)
+    expected = calcui.render("memory", {"margin": "0.95"}, pack)
+    assert not expected["response"]["ok"]
+    label = calcui.Translator(pack)(input_labels("memory")["margin"])
+    assert label in expected["headline"]  # the headline kept in view names the field to fix
+    page.evaluate("document.querySelector('#calc-memory').scrollIntoView({block: 'start'})")
+    headline = page.locator("#calc-memory .guide-calc__headline")
+    expect(headline).to_have_text(expected["headline"])
+    error = page.locator("#calc-memory-margin-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_text(expected["errors"][0]["message"])
+    page.screenshot(path=str(shots / f"invalid-{locale}-{width}.png"))
