@@ -38,6 +38,13 @@ SETTLED = """name => {
 }"""
 
 
+def _ascii(form: dict, name: str, pack: dict) -> dict:
+    """The number fields as the calculators read them: a field shows "4.096" or "0,1" in Spanish."""
+    fmt = calcui.NumberFormat(pack)
+    numbers = {i["name"] for i in calculators.describe(name)["inputs"] if i["kind"] in ("int", "float")}
+    return {k: v.replace(fmt.group, "").replace(fmt.decimal, ".") if k in numbers else v for k, v in form.items()}
+
+
 def _pack(built_site, locale="es") -> dict:
     site, _, _ = built_site
     return json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
@@ -58,7 +65,7 @@ def _query(page: Page) -> dict:
 
 def _check_agreement(page: Page, name: str, pack: dict, control: str) -> dict:
     """The headline is the answer for the form as shown, and the address asks for the same inputs."""
-    form = page.evaluate(FORM_AS_SHOWN, name)
+    form = _ascii(page.evaluate(FORM_AS_SHOWN, name), name, pack)
     root = page.locator(f"#calc-{name}")
     assert root.get_attribute("data-answer") == "current", control
     headline = root.locator(".guide-calc__headline").inner_text()   # the verdict's short form
