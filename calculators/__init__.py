@@ -9,6 +9,7 @@ from ._data import catalog, models
 from ._errors import ERROR_CODES
 from ._i18n import N_, NN_, NNP_, NP_
 from ._inputs import Choice, Input
+from ._prices import CatalogError, check_catalog
 from ._registry import compute, describe, figure, figure_names, names, register, register_figure
 
 register(memory)
@@ -16,5 +17,6 @@ register(cost)
 from . import figures  # noqa: E402  (registers the prose figures; needs the calculators above)
 
 
-__all__ = ["ERROR_CODES", "Choice", "Input", "N_", "NN_", "NNP_", "NP_", "catalog", "compute", "cost", "describe", "figure",
-           "figure_names", "figures", "memory", "models", "names", "register", "register_figure"]
+__all__ = ["ERROR_CODES", "CatalogError", "Choice", "Input", "N_", "NN_", "NNP_", "NP_", "catalog", "check_catalog",
+           "compute", "cost", "describe", "figure", "figure_names", "figures", "memory", "models", "names", "register",
+           "register_figure"]

@@ -22,6 +22,8 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
+import calculators
+
 from . import (
     assets, bytecode, headers, html_rewrite, locales, markers, offline, public_prices, results_import, search_split,
     sitemap, sources_guard,
@@ -51,6 +53,12 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if not i18n.building:
             # Before anything is read or written: a link out of these folders would publish what it points at.
             self._refuse_outside_links(config)
+            # A price the cost calculator could not read stops the build here, naming the fix, before any
+            # page computes a price (the calculators do not check their catalog on import, in every browser).
+            try:
+                calculators.check_catalog()
+            except calculators.CatalogError as exc:
+                raise PluginError(str(exc)) from None
             # The outer build (`mkdocs build`, or each rebuild of `mkdocs serve`) starts afresh; the nested
             # builds of the other locales that static-i18n runs from it add to what it starts.
             self._start_build()

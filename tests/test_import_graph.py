@@ -61,6 +61,20 @@ def test_the_calculators_import_only_the_standard_library_and_themselves():
     assert _violations(_files("calculators"), lambda m: top(m) in STDLIB or top(m) == "calculators") == []
 
 
+# The cost calculator in layers, each importing only the layers before it: the formulas, the inputs, the
+# quoting engine (which keys what it keeps by the inputs), the calculator (check, display, run). The
+# catalog's price check reads the inputs' quantities and nothing above them.
+COST_LAYERS = ("_cost_model", "_cost_inputs", "_cost_quote", "cost")
+
+
+@pytest.mark.parametrize("module", [*COST_LAYERS[:-1], "_prices"])
+def test_the_cost_calculators_layers_import_only_those_below(module):
+    above = COST_LAYERS[COST_LAYERS.index(module) + 1:] if module in COST_LAYERS else COST_LAYERS[2:]
+    forbidden = tuple(f"calculators.{name}" for name in above)
+    assert _violations([ROOT / "calculators" / f"{module}.py"],
+                       lambda m: not any(m == f or m.startswith(f + ".") for f in forbidden)) == []
+
+
 def test_the_result_contract_is_a_leaf():
     def allowed(module: str) -> bool:
         top = module.split(".")[0]

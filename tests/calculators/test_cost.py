@@ -12,6 +12,7 @@ import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
 from calculators import _cost_model as model
+from calculators import _cost_quote as quote
 from calculators import _prices, catalog, compute, cost
 
 # The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
@@ -110,7 +111,7 @@ def test_pinned_term_books_copies_of_it_and_shows_the_cheapest_plan_beside(terms
     table = next(b for b in r["display"] if b.get("title") == "Card counts of this GPU that fit")
     # Beside the pinned plan's price per output, before the columns that explain it.
     assert [c["label"] for c in table["columns"][:3]] == ["Cards", "Per successful output", "Cheapest plan, per output"]
-    assert [row[0] for row in table["rows"]] == list(cost.card_counts("h100-sxm-80gb"))  # 40 GB fits every count
+    assert [row[0] for row in table["rows"]] == list(quote.card_counts("h100-sxm-80gb"))  # 40 GB fits every count
 
 
 def test_the_deciding_columns_come_right_after_the_name():
@@ -219,7 +220,7 @@ def test_card_counts_are_the_catalog_shapes_unless_any_count_is_allowed():
     anything = result(memory_per_gpu_gb=60, any_count=True)
     assert [q["cards"] for q in anything["options_table"]] == [1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64]
     # The desktop cards are rented one node at a time: never 64 x RTX 4090.
-    assert max(cost.card_counts("rtx-4090-24gb")) == 8
+    assert max(quote.card_counts("rtx-4090-24gb")) == 8
     assert {q["gpu"] for q in r["options_table"]} == {r["gpu"]}  # the chosen GPU's card counts
     assert [q["gpu"] for q in r["best_by_gpu"]] == r["ranking"]
     assert not result(memory_per_gpu_gb=60, gpu="rtx-6000-ada-48gb")["options_table"]
@@ -308,7 +309,7 @@ def test_catalog_prices_are_illustrative_and_longer_terms_cheaper_per_hour():
         assert rates == sorted(rates, reverse=True) and len(set(rates)) == len(rates)
         assert pricing["on_demand_usd_per_card_hour"][gpu["id"]] > rates[0]
     assert all(isinstance(t["hours"], int) and t["hours"] > 0 for t in TERMS)  # the planner counts whole hours
-    assert cost.catalog_problems(pricing["options"]) == []
+    assert _prices.option_problems(pricing["options"]) == []
     for option in pricing["options"]:
         if option["per"] == "term":
             prices = [option["usd"][t["id"]] for t in TERMS]
@@ -324,27 +325,31 @@ def test_catalog_prices_are_illustrative_and_longer_terms_cheaper_per_hour():
     (None, "'per_node' must be"),
 ])
 def test_catalog_shapes_are_validated(shape, message):
-    problems = cost.shape_problems({"shapes": {"h100-sxm-80gb": shape}}, ["h100-sxm-80gb"])
+    problems = _prices.shape_problems({"shapes": {"h100-sxm-80gb": shape}}, ["h100-sxm-80gb"])
     assert (not problems) if message is None else any(message in p and "shapes['h100-sxm-80gb']" in p
                                                       for p in problems), problems
-    assert cost.shape_problems(catalog()["pricing"], [g["id"] for g in catalog()["gpus"]]) == []
+    assert _prices.shape_problems(catalog()["pricing"], [g["id"] for g in catalog()["gpus"]]) == []
+    assert _prices.catalog_problems() == []
 
 
-def test_an_option_with_a_new_quantity_stops_the_import_with_the_fix(tmp_path):
-    """Before, compute raised KeyError('backup_tb') and every calculator in the browser failed to start."""
+def test_an_option_with_a_new_quantity_fails_the_catalog_check_with_the_fix(tmp_path):
+    """Before any check, compute raised KeyError('backup_tb') and every calculator in the browser failed to
+    start. The check is the build's (and this test's), not the import's: the package still imports, and
+    `check_catalog` names the option, what it may be and where a new quantity goes."""
     package = tmp_path / "calculators"
     shutil.copytree(Path(cost.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
     data = json.loads((package / "data" / "catalog.json").read_text(encoding="utf-8"))
     data["pricing"]["options"].append({"id": "backup", "label": "Backup", "per": "tb_day", "quantity": "backup_tb",
                                        "usd": 0.1})
     (package / "data" / "catalog.json").write_text(json.dumps(data), encoding="utf-8")
-    script = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-              "try:\n    import calculators\nexcept Exception as exc:\n    print(type(exc).__name__, exc)\n"
-              "else:\n    print(calculators.compute('cost', {'options': ['backup']})['ok'])")
+    script = ("import sys; sys.path.insert(0, sys.argv[1])\nimport calculators\n"
+              "try:\n    calculators.check_catalog()\nexcept calculators.CatalogError as exc:\n    print(type(exc).__name__, exc)\n"
+              "else:\n    print('no error')")
     # -S: no site packages, so the copy is the calculators package imported.
     run = subprocess.run([sys.executable, "-S", "-c", script, str(tmp_path)], capture_output=True, text=True)
     assert run.stdout.startswith("CatalogError calculators/data/catalog.json: option 'backup': 'quantity' must be one "
-                                 "of storage_tb, scratch_tb, egress_tb (got 'backup_tb')"), run.stdout + run.stderr
+                                 "of storage_tb, scratch_tb, egress_tb (got 'backup_tb'); a new quantity needs its own "
+                                 "input in calculators/_cost_inputs.py"), run.stdout + run.stderr
 
 
 def test_totals_are_exactly_rounded_in_every_python():
@@ -363,7 +368,7 @@ def test_an_answer_does_not_depend_on_the_answers_before_it():
     across answers while the inputs they depend on stay the same: each input changed alone, after
     an answer without the change, must give the answer that nothing kept gives."""
     # A custom model, so that its dimensions count.
-    changed = valid_edits_answered_as_from_nothing("cost", cost.INPUTS, {"model": "custom"}, cost._forget)
+    changed = valid_edits_answered_as_from_nothing("cost", cost.INPUTS, {"model": "custom"}, quote.forget)
     assert changed > 40  # most edits are valid answers, not refusals that stop before the budget
 
 
@@ -380,7 +385,7 @@ def test_the_cheapest_configuration_of_each_gpu_is_the_cheapest_of_every_card_co
         r = result(**inputs)
         every = {}
         for gpu in catalog()["gpus"]:
-            for cards in cost.card_counts(gpu["id"]):
+            for cards in quote.card_counts(gpu["id"]):
                 one = result(**inputs, gpu=gpu["id"], cards=cards)
                 if one["fits_memory"]:
                     every.setdefault(gpu["id"], []).append((round(one["usd_per_output"], 6), cards))
@@ -395,16 +400,16 @@ def test_the_kept_lower_bounds_stay_below_every_price_from_one_answer_to_the_nex
     under the price it bounds (a bound kept under the wrong inputs prunes the cheapest configuration)."""
     rng = random.Random(11)
     options = [o["id"] for o in catalog()["pricing"]["options"]]
-    cost._forget()
+    quote.forget()
     for _ in range(10):
         inputs = {"runs": rng.randint(1, 60), "term": rng.choice(["best", "1d", "1w", "1m", "3m"]),
                   "options": rng.sample(options, rng.randint(0, len(options))), "egress_tb": rng.choice([0, 2.5]),
                   "tokens": rng.choice([1e6, 2e8, 3e10])}
         response = compute("cost", inputs)
         assert response["ok"], inputs
-        quoter = cost._Quoter(response["inputs"])
+        quoter = quote._Quoter(response["inputs"])
         for gpu in catalog()["gpus"]:
-            for cards in cost.card_counts(gpu["id"]):
+            for cards in quote.card_counts(gpu["id"]):
                 if quoter.fits(gpu, cards):
-                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, cost.BOOKED), \
+                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, quote.BOOKED), \
                         (inputs, gpu["id"], cards)

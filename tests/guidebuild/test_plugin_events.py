@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -83,6 +84,21 @@ def test_a_bad_option_is_refused_by_name_before_the_build(options, option, messa
     errors, _ = GuidePlugin().load_config(options, str(ROOT / "mkdocs.yml"))
     assert [name for name, _ in errors] == [option]
     assert re.search(message, str(errors[0][1]))
+
+
+def test_a_catalog_the_cost_calculator_cannot_price_stops_the_build(monkeypatch):
+    """The calculators no longer check their catalog on import (in every browser): the build does, first."""
+    from calculators import _data
+
+    broken = copy.deepcopy(_data.catalog())
+    broken["pricing"]["shapes"]["h100-sxm-80gb"]["max_nodes"] = 0
+    monkeypatch.setattr(_data, "catalog", lambda: broken)
+    i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
+    config = SimpleNamespace(plugins={"i18n": i18n}, config_file_path=str(ROOT / "mkdocs.yml"), docs_dir=str(ROOT / "docs"),
+                             theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")))
+    with pytest.raises(PluginError, match=r"^calculators/data/catalog\.json: shapes\['h100-sxm-80gb'\]: 'max_nodes' must "
+                                          r"be a whole number of nodes from 1 to 128 \(got 0\)$"):
+        plugin().on_config(config)
 
 
 def test_each_outer_build_starts_afresh_and_the_nested_builds_add_to_it():

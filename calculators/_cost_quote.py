@@ -1,0 +1,372 @@
+"""The cost calculator's quoting engine: for one set of inputs, each GPU and card count's throughput
+range, hours with interruptions, booking and cheapest plan (or copies of a pinned term), its price per
+successful output; then the ranking of the GPUs, whether it survives the throughput range, and the
+nearest configuration that fits when the reader's does not.
+
+The formulas it applies are ``_cost_model``'s (roofline, interruptions, the reservation planner,
+prices); the inputs it reads are declared in ``_cost_inputs``; the calculator that shows its answer is
+``cost``. What only some inputs move (the memory budget, each configuration's throughput and hours,
+the term prices) is kept across answers, keyed by those inputs (``_kept``); ``forget`` drops it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _cost_model, _data, _memory_formulas, memory, throughput
+from ._cost_inputs import BEST, EXPECTED, HIGH, INPUTS, LOW, MARGIN, MEASURED_FIELDS, MEMORY_INPUTS, PRICE_FIELDS, QUANTITIES
+from ._cost_model import (
+    HOURLY, OptionPrices, StepWork, card_step, cheapest_mixed, cheapest_plan, cluster_tokens_per_s, hourly_terms,
+    modelled_scaling, on_demand_price, plan_breakdown, run_hours, term_price, topup_price,
+)
+from ._kept import key_of, kept
+from ._memory_formulas import unsharded
+
+TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count
+BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers
+_PRICING = _data.catalog()["pricing"]
+_DESKTOP = {"workstation", "consumer"}
+
+
+def _parallelism(values: dict, cards: int) -> str:
+    """The parallelism a card count runs: "one GPU" becomes replicated DDP beyond one card."""
+    return "ddp" if values["parallelism"] == "single" and cards > 1 else values["parallelism"]
+
+
+def memory_values(values: dict, cards: int) -> dict:
+    """Memory inputs for a card count."""
+    return {**{i.name: values[i.name] for i in MEMORY_INPUTS}, "gpus": cards, "parallelism": _parallelism(values, cards)}
+
+
+class _Budget:
+    """The memory model's side of every quote, which only the memory inputs move: each parallelism
+    mode's run and unsharded components, the memory per GPU and whether it fits, per card count.
+    Kept across answers (`_budget`): on the cost page a reader mostly edits the rental and the
+    workload, and these were a quarter of each answer's time."""
+
+    def __init__(self, values: dict):
+        self.values, self.states, self.totals, self.fitting, self.works = values, {}, {}, {}, {}
+
+    def state(self, cards: int):
+        mode = _parallelism(self.values, cards)
+        if mode not in self.states:
+            self.states[mode] = unsharded(memory.build_run(memory_values(self.values, cards)))
+        return self.states[mode]
+
+    def memory_per_gpu(self, cards: int) -> int:
+        measured = self.values["memory_per_gpu_gb"] * 1e9
+        if measured > 0:
+            return round(measured)
+        if cards not in self.totals:
+            self.totals[cards] = self.state(cards).per_gpu(cards)["total"]
+        return self.totals[cards]
+
+    def fits(self, gpu: dict, cards: int) -> bool:
+        key = (gpu["id"], cards)  # asked before each quote and again inside it
+        if key not in self.fitting:
+            self.fitting[key] = memory.fits(self.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
+        return self.fitting[key]
+
+    def work(self, values: dict, cards: int) -> StepWork:
+        """The step's work depends on the card count and the workload's batch, not on the card."""
+        key = (cards, values["workload"] == "steps" and values["tokens_per_step"])
+        if key not in self.works:
+            self.works[key] = step_work(values, self, cards)
+        return self.works[key]
+
+
+def _kept(store: dict, names: tuple, values: dict, make):
+    """What `make()` gives for these values of the inputs `names`, kept across answers (`_kept.kept`)."""
+    return kept(store, key_of(values, names), make)
+
+
+_BUDGET_KEYS = tuple(i.name for i in MEMORY_INPUTS) + ("memory_per_gpu_gb",)
+_BUDGETS: dict[tuple, _Budget] = {}
+
+
+def _budget(values: dict) -> _Budget:
+    """The budget of these memory inputs, computed once for as long as they stay the same."""
+    return _kept(_BUDGETS, _BUDGET_KEYS, values, lambda: _Budget({k: values[k] for k in _BUDGET_KEYS}))
+
+
+# What sets only the price of the hours, not the hours: while only these change (the reader trying run
+# counts, terms and options), each GPU and card count keeps its throughput and hours per run.
+_PRICE_KEYS = ("runs", "term", "cards", "options", "booking", "booking_margin", "any_count", *QUANTITIES,
+               *PRICE_FIELDS.values())
+_SPEED_KEYS = tuple(i.name for i in INPUTS if i.name not in _PRICE_KEYS)
+_SPEEDS: dict[tuple, dict] = {}   # speed inputs -> {(GPU id, cards, end): (throughput, hours per run)}
+# And the reverse: the price of each term for a GPU and card count depends on the options alone.
+_OPTION_KEYS = ("options", *QUANTITIES, *PRICE_FIELDS.values())  # the term prices are kept with them
+# option inputs -> (OptionPrices, {(GPU id, cards): its term prices, (GPU id, cards, *term ids): their bound's figures})
+_PRICES: dict[tuple, tuple] = {}
+
+
+def forget() -> None:
+    """Drop everything kept across answers, this engine's and the memory model's it reads: the next
+    answer is computed from nothing. For a caller that compares an answer with one from nothing (the
+    tests), or that wants the memory back; an answer is the same either way."""
+    for store in (_BUDGETS, _SPEEDS, _PRICES):
+        store.clear()
+    _memory_formulas.forget()
+
+
+def _tokens_per_run(values: dict) -> float:
+    if values["workload"] == "steps":
+        return float(values["steps"] * values["tokens_per_step"])
+    return values["tokens"] * values["epochs"]
+
+
+def step_work(values: dict, budget: _Budget, cards: int) -> StepWork:
+    """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others
+    (a steps workload accumulates gradients up to its global batch)."""
+    per_step = values["tokens_per_step"] if values["workload"] == "steps" else None
+    return _cost_model.step_work(budget.state(cards), cards, per_step)
+
+
+class _Quoter:
+    """Everything shared by the quotes of one input set."""
+
+    def __init__(self, values: dict):
+        self.values, self.budget, self.needs, self.chosen = values, _budget(values), {}, {}
+        self.terms = {t["id"]: t for t in _data.terms()}
+        self.shortest = min(self.terms.values(), key=lambda t: t["hours"])
+        self.term_ids = list(self.terms) if values["term"] == BEST else [values["term"]]  # what a plan may combine
+        self.options, self.prices = _kept(_PRICES, _OPTION_KEYS, values, lambda: (OptionPrices(
+            [o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
+            {k: values[k] for k in QUANTITIES}), {}))
+        self.speeds = _kept(_SPEEDS, _SPEED_KEYS, values, dict)
+        self.tokens_per_run = _tokens_per_run(values)
+        self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
+                                                      "export_hours"))
+
+    def work(self, cards: int) -> StepWork:
+        return self.budget.work(self.values, cards)
+
+    def measured(self, gpu: dict) -> float:
+        """Tokens/s per card the reader measured on this GPU (its own field, else the chosen GPU's), or 0."""
+        v = self.values
+        return v[MEASURED_FIELDS[gpu["id"]]] or (v["throughput_per_gpu"] if gpu["id"] == v["gpu"] else 0.0)
+
+    def throughput(self, gpu: dict, cards: int, end: str) -> dict:
+        """Throughput at one end of the card's range (`LOW`, `EXPECTED`, `HIGH`); its whole range beside.
+        A card without a measurement runs at its calibrated share of peak (or the reader's), and its
+        range is the calibration's; a measured card's range is its measurement."""
+        v = self.values
+        work = self.work(cards)
+        cal = throughput.calibration()
+        if gpu["tier"] in _DESKTOP:
+            share, band = v["desktop_utilization"], cal.uncalibrated_band
+        else:
+            share, band = v["utilization"] or cal.share(gpu["id"]), cal.range_of(gpu["id"])
+        step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share)
+        measured = self.measured(gpu)
+        per_gpu = {end_: measured or step["tokens_per_s"] * factor
+                   for end_, factor in ((LOW, band[0]), (EXPECTED, 1.0), (HIGH, band[1]))}
+        if gpu["id"] == v["gpu"] and v["scaling_efficiency"] > 0:
+            efficiency = dict.fromkeys(per_gpu, v["scaling_efficiency"] if cards > 1 else 1.0)
+        else:
+            efficiency = {e: modelled_scaling(work, work.tokens / rate, gpu, cards, v["bandwidth_share"])
+                          for e, rate in per_gpu.items()}
+        cluster = {e: cluster_tokens_per_s(rate, cards, efficiency[e], v["internode_efficiency"])
+                   for e, rate in per_gpu.items()}
+        return {"tokens_per_s_per_gpu": per_gpu[end], "measured": bool(measured), "matmul_share": share,
+                "scaling_efficiency": efficiency[end], "compute_share": step["compute_share"],
+                "tokens_per_s": cluster[end], "tokens_per_s_low": cluster[LOW], "tokens_per_s_high": cluster[HIGH]}
+
+    def hours(self, tokens_per_s: float, cards: int) -> dict:
+        v = self.values
+        return run_hours(self.tokens_per_run / tokens_per_s / 3600, cards, v["failures_per_100h"],
+                         v["checkpoint_interval_hours"], v["checkpoint_write_s"] / 3600,
+                         v["restart_hours"] + v["restore_s"] / 3600, self.overhead)
+
+    def term_prices(self, gpu: dict, cards: int) -> dict:
+        """(term id, hours, price) of every term for one GPU and card count, whatever the hours needed."""
+        key = (gpu["id"], cards)
+        if key not in self.prices:  # kept across answers while the options and the reader's prices stay the same
+            self.prices[key] = {tid: (tid, term["hours"], term_price(self.rate(gpu["id"], tid), cards, term, self.options))
+                                for tid, term in self.terms.items()}
+        return self.prices[key]
+
+    def rate(self, gpu_id: str, term_id: str) -> float | None:
+        """Price per card-hour of one GPU for one term (`HOURLY`: on demand): the reader's, else the
+        catalog's; None where neither has one (an on-demand price the catalog does not list)."""
+        own = self.values[PRICE_FIELDS[gpu_id, term_id]]
+        if own > 0:
+            return own
+        if term_id == HOURLY:
+            return _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu_id)
+        return _PRICING["usd_per_card_hour"][gpu_id][term_id]
+
+    def hourly(self, gpu: dict, cards: int) -> tuple | None:
+        """On-demand billing of this GPU and card count for `topup_price`, or None without an on-demand price."""
+        rate = self.rate(gpu["id"], HOURLY)
+        return None if rate is None else hourly_terms(rate, cards, self.shortest, self.options)
+
+    def plan(self, gpu: dict, cards: int, needed: float, term_ids) -> dict:
+        """The cheapest plan of these terms: with on-demand hours as a top-up (or alone) when every term
+        may be combined, copies of the one term when the reader pinned it."""
+        prices = self.term_prices(gpu, cards)
+        hourly = self.hourly(gpu, cards) if len(term_ids) == len(self.terms) else None
+        items = [prices[tid] for tid in term_ids]
+        plan = cheapest_plan(needed, items) if hourly is None else cheapest_mixed(needed, items, hourly)
+        return {**plan, **plan_breakdown(plan, lambda tid: self.rate(gpu["id"], tid), cards, self.terms, self.options)}
+
+    def needed(self, gpu: dict, cards: int, end: str = EXPECTED) -> tuple[dict, dict, float]:
+        """(throughput, hours per run, hours needed for every output) at one end of the throughput range."""
+        key = (gpu["id"], cards, end)
+        if end == BOOKED and key not in self.needs:
+            v = self.values
+            speed, per_run, expected = self.needed(gpu, cards, EXPECTED)
+            booked = {LOW: lambda: self.needed(gpu, cards, LOW)[2], EXPECTED: lambda: expected,
+                      MARGIN: lambda: expected * (1 + v["booking_margin"])}[v["booking"]]()
+            self.needs[key] = speed, per_run, max(booked, expected)  # a low end is never faster than expected
+        if key not in self.needs:
+            if key not in self.speeds:
+                speed = self.throughput(gpu, cards, end)
+                self.speeds[key] = speed, self.hours(speed["tokens_per_s"], cards)
+            speed, per_run = self.speeds[key]
+            self.needs[key] = speed, per_run, self.values["runs"] * per_run["total"]
+        return self.needs[key]
+
+    def chosen_plan(self, gpu: dict, cards: int, end: str = BOOKED) -> tuple[dict, dict, float, dict]:
+        """(throughput, hours per run, hours needed, the plan the reader asked for: cheapest or pinned)."""
+        key = (gpu["id"], cards, end)
+        if key not in self.chosen:
+            speed, per_run, needed = self.needed(gpu, cards, end)
+            self.chosen[key] = speed, per_run, needed, self.plan(gpu, cards, needed, self.term_ids)
+        return self.chosen[key]
+
+    def least_usd_per_output(self, gpu: dict, cards: int) -> float:
+        """A lower bound on `usd_per_output` without the plan search. A plan covers the hours needed
+        with terms of at most the longest term's hours, so it pays for each hour at least the lowest
+        price per hour of a term, and holds at least (hours / longest term) terms, each at least the
+        lowest price of a term; plus the options billed once per plan. A hair under, so that
+        rounding never lifts it above the true figure."""
+        key = (gpu["id"], cards, *self.term_ids)
+        if key not in self.prices:  # kept with the term prices: the same while the options are
+            terms = [self.term_prices(gpu, cards)[tid] for tid in self.term_ids]
+            self.prices[key] = (min(price / hours for _, hours, price in terms), max(hours for _, hours, _ in terms),
+                                min(price for _, _, price in terms))
+        per_hour, longest, cheapest = self.prices[key]
+        needed = self.needed(gpu, cards, BOOKED)[2]
+        hourly = self.hourly(gpu, cards) if len(self.term_ids) == len(self.terms) else None
+        if hourly is None:
+            floor = max(needed * per_hour, math.ceil(needed / longest - 1e-9) * cheapest)
+        else:  # on-demand hours may replace any term: each hour costs at least the cheaper of the two rates
+            floor = needed * min(per_hour, hourly[0])
+        return (floor + self.options.once) * (1 - 1e-9) / self.values["runs"]
+
+    def fits(self, gpu: dict, cards: int) -> bool:
+        return self.budget.fits(gpu, cards)
+
+    def usd_per_output(self, gpu: dict, cards: int, end: str) -> float:
+        """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
+        return self.chosen_plan(gpu, cards, end)[3]["total_usd"] / self.values["runs"]
+
+    def quote(self, gpu: dict, cards: int) -> dict:
+        """One GPU and card count: throughput, hours, the booked plan (cheapest or pinned), the cheapest beside
+        a pinned one, hourly billing alone, and what the booking does at the low end of the throughput range."""
+        v = self.values
+        speed, per_run, booked, chosen = self.chosen_plan(gpu, cards, BOOKED)
+        needed = self.needed(gpu, cards, EXPECTED)[2]
+        low = self.needed(gpu, cards, LOW)[2]
+        best = chosen if v["term"] == BEST else self.plan(gpu, cards, booked, list(self.terms))
+        fit = int(chosen["hours"] // per_run["total"]) if per_run["total"] > 0 else v["runs"]
+        on_demand = self.rate(gpu["id"], HOURLY)
+        hourly = topup_low = None
+        short = low - chosen["hours"]
+        if on_demand is not None:
+            hourly = on_demand_price(on_demand, cards, booked, self.shortest, self.options)
+            topup_low = topup_price(math.ceil(short - 1e-9), self.hourly(gpu, cards)) if short > 1e-9 else 0.0
+        mem = self.budget.memory_per_gpu(cards)
+        return {"gpu": gpu["id"], "name": gpu["name"], "cards": cards, **speed, "run_hours": per_run,
+                "needed_hours": needed, "booked_hours": booked, "low_end_hours": low,
+                "spare_at_low_hours": -short, "topup_at_low_usd": topup_low,
+                "plan": chosen["terms"], "plan_hours": chosen["hours"],
+                "unused_hours": chosen["hours"] - needed, "total_usd": chosen["total_usd"],
+                "gpu_usd": chosen["gpu_usd"], "options_usd": chosen["options_usd"],
+                "outputs_fit": max(fit, v["runs"]), "successful_outputs": v["runs"],
+                "usd_per_output": chosen["total_usd"] / v["runs"],
+                "best_plan": best["terms"], "best_usd_per_output": best["total_usd"] / v["runs"],
+                "usd_per_million_tokens": chosen["total_usd"] / (v["runs"] * self.tokens_per_run / 1e6),
+                "hourly_usd": hourly, "hourly_usd_per_output": None if hourly is None else hourly / v["runs"],
+                "memory_per_gpu_bytes": mem, "fits_memory": self.fits(gpu, cards)}
+
+
+def card_counts(gpu_id: str, any_count: bool = False) -> tuple[int, ...]:
+    """The card counts priced for one GPU: the catalog's shapes (each per-node count, then whole nodes of
+    the largest), or `TABLE_CARDS` when the reader allows any count."""
+    if any_count:
+        return TABLE_CARDS
+    shape = _PRICING["shapes"][gpu_id]
+    node = shape["per_node"][-1]
+    return tuple(shape["per_node"]) + tuple(node * n for n in range(2, shape["max_nodes"] + 1))
+
+
+def _rank_key(usd_per_output: float, cards: int) -> tuple:
+    """How configurations compare: cost per output (to the micro-dollar), then fewer cards."""
+    return round(usd_per_output, 6), cards
+
+
+def _cheapest_configuration(quoter: _Quoter, gpu: dict) -> tuple | None:
+    """The rank key of a GPU's cheapest card count that fits, or None when none fits. Card counts
+    are priced from the lowest bound up (`least_usd_per_output`), and the search stops once a bound
+    is above the cheapest price found: a plan search per card count was most of an answer's time."""
+    counts = card_counts(gpu["id"], quoter.values["any_count"])
+    bounds = sorted(_rank_key(quoter.least_usd_per_output(gpu, n), n) for n in counts if quoter.fits(gpu, n))
+    best = None
+    for bound, cards in bounds:
+        if best is not None and bound > best[0]:
+            break
+        key = _rank_key(quoter.usd_per_output(gpu, cards, BOOKED), cards)
+        best = key if best is None else min(best, key)
+    return best
+
+
+def estimate(values: dict) -> dict:
+    quoter = _Quoter(values)
+    gpus = {g["id"]: g for g in _data.gpus()}
+    own = gpus[values["gpu"]]
+    chosen = quoter.quote(own, values["cards"])
+    # Every card count of the chosen GPU that fits, for its table; of each GPU, the cheapest.
+    rows = [quoter.quote(own, n) for n in card_counts(own["id"], values["any_count"]) if quoter.fits(own, n)]
+    best = {gid: key for gid, gpu in gpus.items() if (key := _cheapest_configuration(quoter, gpu)) is not None}
+    ranking = sorted(best, key=best.get)
+    by_gpu = [quoter.quote(gpus[gid], best[gid][1]) for gid in ranking]
+    # Each GPU's cheapest configuration re-priced at both ends of its throughput range: the question is
+    # whether the pick survives the model's error, and pricing every card count again would take most of
+    # the answer's time. The pick holds when, at its own low end, it costs no more than any other card at
+    # that card's high end.
+    at = {end: {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], end), q["cards"])
+                for q in by_gpu} for end in (LOW, HIGH)}
+    sensitivity = {end: sorted(keys, key=keys.get) for end, keys in at.items()}
+    rivals = sorted((g for g in ranking[1:] if at[HIGH][g][0] < at[LOW][ranking[0]][0]), key=at[HIGH].get)
+    prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
+    nearest = None if chosen["fits_memory"] else _nearest_fit(values, quoter, own, by_gpu)
+    edited = [gid for gid in gpus if any(values[PRICE_FIELDS[gid, tid]] > 0 for tid in [*quoter.terms, HOURLY])]
+    return {**chosen, "params": quoter.budget.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
+            "nearest_fit": nearest, "prices_edited": edited,
+            "pinned": values["term"] != BEST, "illustrative_prices": bool(_PRICING.get("illustrative")),
+            "prices_as_of": prices.get("as_of"), "currency": _PRICING.get("currency", "USD"),
+            "ranking": ranking, "ranking_low": sensitivity[LOW], "ranking_high": sensitivity[HIGH],
+            "ranking_holds": not rivals, "ranking_rival": rivals[0] if rivals else None,
+            "best_by_gpu": by_gpu, "options_table": rows}
+
+
+def _nearest_fit(values: dict, quoter: _Quoter, own: dict, by_gpu: list[dict]) -> dict | None:
+    """The configuration nearest the reader's that fits in memory, priced, with what changed ("change"):
+    the same cards with a smaller micro-batch, else more cards of the same GPU, else the cheapest GPU that
+    fits; None when nothing does."""
+    cards, micro = values["cards"], values["micro_batch"] // 2
+    while micro >= 1 and values["memory_per_gpu_gb"] <= 0:  # a measured peak does not move with the batch
+        smaller = _Quoter({**values, "micro_batch": micro})
+        if smaller.fits(own, cards):
+            return {**smaller.quote(own, cards), "change": "micro_batch", "micro_batch": micro}
+        micro //= 2
+    for n in card_counts(own["id"], values["any_count"]):
+        if n > cards and quoter.fits(own, n):
+            return {**quoter.quote(own, n), "change": "cards", "micro_batch": values["micro_batch"]}
+    if by_gpu:
+        return {**by_gpu[0], "change": "gpu", "micro_batch": values["micro_batch"]}
+    return None
+
