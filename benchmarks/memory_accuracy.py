@@ -280,7 +280,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the rows (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="only the reduced matrix (not written)")
     parser.add_argument("--scan", action="store_true", help="the activation-heavy scan instead (not written)")
+    parser.add_argument("--traced", action="store_true",
+                        help="trace presets at their real width under fake tensors instead (benchmarks.memory_traced; "
+                             "default JSON: benchmarks/results/memory_traced.json)")
+    parser.add_argument("--presets", default="", help="with --traced: comma-separated preset ids (default: all)")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --traced: keep the rows already in the JSON file (same library versions)")
     args = parser.parse_args(argv)
+    if args.traced:
+        from . import memory_traced
+
+        args.default_json = DEFAULT_JSON
+        return memory_traced.main(args)
     rows = run(SCAN if args.scan else QUICK if args.quick else MATRIX)
     print(table(rows))
     if not (args.quick or args.scan):

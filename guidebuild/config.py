@@ -94,3 +94,6 @@ class GuideConfig(Config):
     # The memory accuracy matrix that `python -m benchmarks.memory_accuracy` writes, relative to mkdocs.yml.
     accuracy_file = _File(default="benchmarks/results/memory_accuracy.json",
                           hint=" Run `python -m benchmarks.memory_accuracy` to write it, or correct the path.")
+    # The same at full size, traced under fake tensors by `python -m benchmarks.memory_accuracy --traced`.
+    traced_file = _File(default="benchmarks/results/memory_traced.json",
+                        hint=" Run `python -m benchmarks.memory_accuracy --traced` to write it, or correct the path.")

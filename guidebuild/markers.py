@@ -27,6 +27,7 @@ class PageContext:
     page: str  # the page's source path, for error messages
     runs: list[tuple[str, dict]]  # validated pilot results
     accuracy_file: Path
+    traced_file: Path | None = None  # the full-size traced matrix (`<!-- memory-traced -->`)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,15 @@ def _memory_accuracy(match: re.Match, ctx: PageContext) -> str:
     return memory_accuracy.render_table(ctx.env, ctx.pack, memory_accuracy.load(ctx.accuracy_file))
 
 
+def _memory_traced(match: re.Match, ctx: PageContext) -> str:
+    from calculators import models
+
+    from . import memory_accuracy
+
+    presets = {m["id"]: m for m in models()["models"]}
+    return memory_accuracy.render_traced(ctx.env, ctx.pack, memory_accuracy.load(ctx.traced_file, traced=True), presets)
+
+
 def _throughput_accuracy(match: re.Match, ctx: PageContext) -> str:
     from . import throughput_accuracy
 
@@ -99,6 +109,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("figure", re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->"), _figure, inline=True),
     Marker("pilot-results", re.compile(r"<!--\s*pilot-results\s*-->"), _pilot_results),
     Marker("memory-accuracy", re.compile(r"<!--\s*memory-accuracy\s*-->"), _memory_accuracy),
+    Marker("memory-traced", re.compile(r"<!--\s*memory-traced\s*-->"), _memory_traced),
     Marker("throughput-accuracy", re.compile(r"<!--\s*throughput-accuracy\s*-->"), _throughput_accuracy),
     Marker("public-prices", re.compile(r"<!--\s*public-prices\s*-->"), _public_prices),
     Marker("calculator", re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->"), _calculator),

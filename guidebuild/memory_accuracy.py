@@ -1,6 +1,7 @@
-"""`<!-- memory-accuracy -->`: the memory calculator against the real stack, as measured by
-`python -m benchmarks.memory_accuracy` (its JSON is read at build time, so the page shows exactly
-what was measured, with the library versions it was measured with)."""
+"""`<!-- memory-accuracy -->` and `<!-- memory-traced -->`: the memory calculator against the real stack,
+as measured on small models by `python -m benchmarks.memory_accuracy` and as traced at full width by
+`python -m benchmarks.memory_accuracy --traced`. Each JSON is read at build time, so the page shows
+exactly what was measured or traced, with the library versions it was done with."""
 
 from __future__ import annotations
 
@@ -22,14 +23,14 @@ def _family(key: str) -> str:
     return spec.name if spec else key
 
 
-def load(path: Path) -> dict:
+def load(path: Path, traced: bool = False) -> dict:
+    command = "python -m benchmarks.memory_accuracy" + " --traced" * traced
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         rows = data["rows"]
-        versions = data["measured_with"]
+        versions = data["traced_with" if traced else "measured_with"]
     except (OSError, ValueError, KeyError) as exc:
-        raise PluginError(f"{path}: the memory accuracy table cannot be read ({exc}); "
-                          f"run python -m benchmarks.memory_accuracy") from exc
+        raise PluginError(f"{path}: the memory accuracy table cannot be read ({exc}); run {command}") from exc
     return {"goal": data.get("goal", 0.05), "rows": rows, "versions": versions}
 
 
@@ -42,6 +43,12 @@ def _signed(error: float | None, fmt: NumberFormat) -> str:
     if error is None:
         return "—"
     return ("+" if error >= 0 else "−") + fmt.percent_of(abs(error))
+
+
+def _caption(t: Translator, fmt: NumberFormat, data: dict, shown: int, msgid) -> str:
+    errors = [abs(r["relative_error"]) for r in data["rows"] if r["relative_error"] is not None]
+    return t(msgid, n=shown, count=fmt.number(shown, 0), worst=fmt.percent_of(max(errors)) if errors else "—",
+             goal=fmt.percent_of(data["goal"], 0))
 
 
 def render_table(env, pack: dict, data: dict) -> str:
@@ -62,16 +69,44 @@ def render_table(env, pack: dict, data: dict) -> str:
             "estimate": fmt.number(r["estimated_bytes"] / 1e6, 1, 1) if r["estimated_bytes"] else "—",
             "error": _signed(r["relative_error"], fmt),
         })
-    errors = [abs(r["relative_error"]) for r in data["rows"] if r["relative_error"] is not None]
-    caption = t(NN_("Memory estimate against the measured peak: {count} configuration, worst difference {worst} "
-                    "(goal: within {goal})",
-                    "Memory estimate against the measured peak: {count} configurations, worst difference {worst} "
-                    "(goal: within {goal})"), n=len(rows), count=fmt.number(len(rows), 0),
-                worst=fmt.percent_of(max(errors)) if errors else "—", goal=fmt.percent_of(data["goal"], 0))
+    caption = _caption(t, fmt, data, len(rows), NN_(
+        "Memory estimate against the measured peak: {count} configuration, worst difference {worst} (goal: within {goal})",
+        "Memory estimate against the measured peak: {count} configurations, worst difference {worst} (goal: within {goal})"))
     v = data["versions"]
     provenance = t(N_("Measured on the CPU with torch {torch}, transformers {transformers} and peft {peft} on "
                       "{date}: models of each family built from their configuration with random weights, two "
                       "optimizer steps each, peak of live tensor memory. The estimate counts CPU dropout masks as "
                       "the CPU stores them; on a GPU a mask takes one byte per value, as the calculator assumes."),
                    torch=v["torch"], transformers=v["transformers"], peft=v["peft"], date=v["date"])
-    return env.get_template("partials/memory-accuracy.html").render(rows=rows, caption=caption, provenance=provenance)
+    return env.get_template("partials/memory-accuracy.html").render(
+        rows=rows, caption=caption, provenance=provenance, label=t(N_("Memory estimate against the measured peak")),
+        peak_header=t(N_("Measured peak (MB)")), estimate_header=t(N_("Estimate (MB)")))
+
+
+def render_traced(env, pack: dict, data: dict, models: dict[str, dict]) -> str:
+    """The presets at their published size, traced under fake tensors (`models`: preset id -> preset)."""
+    fmt, t = NumberFormat(pack), Translator(pack)
+    gb = lambda b: fmt.number(b / 1e9, 2, 2) if b else "—"  # noqa: E731 - one format for both columns
+    rows = []
+    for r in data["rows"]:
+        parts = [t(choice_label("memory", "method", r["method"])), _precision(r)]
+        parts += [t(N_("Gradient checkpointing"))] * r["ckpt"]
+        rows.append({"model": f"{models[r['preset']]['name']} · {r['seq_len']} × {r['micro_batch']}", "parts": parts,
+                     "measured": gb(r["traced_bytes"]), "estimate": gb(r["estimated_bytes"]),
+                     "error": _signed(r["relative_error"], fmt)})
+    caption = _caption(t, fmt, data, len(rows), NN_(
+        "Memory estimate against the traced peak at full size: {count} configuration, worst difference {worst} "
+        "(goal: within {goal})",
+        "Memory estimate against the traced peak at full size: {count} configurations, worst difference {worst} "
+        "(goal: within {goal})"))
+    v = data["versions"]
+    provenance = t(N_("Traced on the CPU under PyTorch's FakeTensorMode with torch {torch}, transformers {transformers} "
+                      "and peft {peft} on {date}: each model at its published size with all its layers, two optimizer "
+                      "steps of AdamW (LoRA rank 16 on every projection), peak of live tensor memory. Fake tensors "
+                      "have sizes but no data, so nothing is allocated and no time is measured; the estimate "
+                      "compared is the calculator's for a CPU run, as in the measured table."),
+                   torch=v["torch"], transformers=v["transformers"], peft=v["peft"], date=v["date"])
+    return env.get_template("partials/memory-accuracy.html").render(
+        rows=rows, caption=caption, provenance=provenance,
+        label=t(N_("Memory estimate against the traced peak at full size")),
+        peak_header=t(N_("Traced peak (GB)")), estimate_header=t(N_("Estimate (GB)")))

@@ -177,7 +177,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             page.meta["hide"] = [*page.meta.get("hide", []), "toc"]
         context = markers.PageContext(
             env=self.env, pack=self.pack, page=page.file.src_uri, runs=self.runs,
-            accuracy_file=self.root / self.config.accuracy_file,
+            accuracy_file=self.root / self.config.accuracy_file, traced_file=self.root / self.config.traced_file,
         )
         # Bare tables (Markdown's and the catalog's) scroll in focusable boxes; calcui's wrap themselves.
         html = html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))

@@ -78,6 +78,8 @@ def test_a_disabled_plugin_leaves_the_environment_alone():
     ({"results_dir": "resluts"}, "results_dir", r"/resluts' isn't an existing directory\. .*gpu-pilot"),
     ({"accuracy_file": "benchmarks/results/memory.json"}, "accuracy_file",
      r"/benchmarks/results/memory\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy`"),
+    ({"traced_file": "benchmarks/results/traced.json"}, "traced_file",
+     r"/traced\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy --traced`"),
 ])
 def test_a_bad_option_is_refused_by_name_before_the_build(options, option, message):
     """Folders must exist (a package folder holds a pyproject.toml); calculator modules must import."""

@@ -35,6 +35,7 @@ plugins:
       packages: ["{root}"]
       results_dir: {root}/results
       accuracy_file: {root}/benchmarks/results/memory_accuracy.json
+      traced_file: {root}/benchmarks/results/memory_traced.json
 """
 
 
