@@ -1,4 +1,4 @@
-"""The `gpu-pilot` command: run, scale, validate (plus internal commands for the child processes).
+"""The `gpu-pilot` command: run, scale, trace, validate (plus internal commands for the child processes).
 
 Everything the user can get wrong (options, the config file, the model's config.json, the output and
 the workdir) is checked before torch is imported, so a mistake costs a second, not the imports.
@@ -20,6 +20,7 @@ from .errors import EXIT_DISK, EXIT_MEMORY, EXIT_RESTORE_FAILED, Interrupted, Pa
 from .interrupts import signals_raise
 from .resultfile import ResultFile, command_line
 from .scale_config import ScaleConfig, split_batch
+from .trace_file import DEFAULT_OUTPUT as DEFAULT_TRACE_OUTPUT
 
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
 RENAMED = {("model", "source"): "model", ("model", "config_file"): "model_config", ("data", "source"): "data"}
@@ -33,6 +34,18 @@ EXIT_CODES = ("exit codes: 0 done; 1 bad option, config or data; 2 bad command l
               "4 device unavailable; 5 disk full, file-size limit, output or workdir not writable, or a partial "
               "result; 6 out of memory: the run does not fit (its result is written); 7 torchrun failed; "
               "8 loss diverged; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
+TRACE_EXIT_CODES = ("exit codes: 0 done; 1 bad option, config or config.json; 2 bad command line; 5 disk full, "
+                    "file-size limit or output not writable; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
+TRACE_HELP = ("trace one training step at full width on the CPU under fake tensors (no GPU, no weights, little "
+              "memory) and write a result file of kind 'trace': the peak of live tensors and its breakdown")
+TRACE_DESCRIPTION = (TRACE_HELP[0].upper() + TRACE_HELP[1:] + " (parameters, gradients, optimizer state, "
+                     "activations and temporaries), against the memory calculator's estimate. Two optimizer steps "
+                     "of the pilot's own model, optimizer and loop run under PyTorch's FakeTensorMode: the model "
+                     "options name a preset (--model) or a config.json (--model-config; a local model directory is "
+                     "traced from its config.json), and the train options (method, precision, micro-batch, seq_len, "
+                     "checkpointing, optimizer) apply as for `run`. The figures are those of a CPU run: a GPU adds "
+                     "its framework's context and the allocator's fragmentation. The device, step, restore and "
+                     "batch-search options do not apply.")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -98,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
                                      "timing, memory, checkpoint restore and scaling, written to one JSON file.",
                                      epilog=EXIT_CODES)
     # The metavar keeps the internal commands (for child processes) out of the usage line.
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,scale,validate}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,scale,trace,validate}")
     run = sub.add_parser("run", help="run the single-process pilot and write the result file", epilog=EXIT_CODES)
     scale = sub.add_parser("scale", help="the same workload through torchrun with DDP and FSDP", epilog=EXIT_CODES)
     for p in (run, scale):
@@ -113,6 +126,12 @@ def _parser() -> argparse.ArgumentParser:
                        "included) and print its path")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--debug", action="store_true", help="print the traceback of a failure, not only its one-line message")
+    trace = sub.add_parser("trace", help=TRACE_HELP, description=TRACE_DESCRIPTION, epilog=TRACE_EXIT_CODES)
+    _add_config_flags(trace)
+    trace.add_argument("--output", "-o", type=Path, default=DEFAULT_TRACE_OUTPUT,
+                       help="result file, or a folder to write pilot-trace.json in (default: %(default)s)")
+    trace.add_argument("--overwrite", action="store_true", help="replace an existing result file (atomically)")
+    trace.add_argument("--debug", action="store_true", help="print the traceback of a failure, not only its one-line message")
     scale.add_argument("--nproc-per-node", type=int, default=2, help="processes per node (default: %(default)s)")
     scale.add_argument("--strategies", default="ddp,fsdp", help="comma-separated: ddp,fsdp (default: %(default)s)")
     scale.add_argument("--nnodes", default="1", help="passed to torchrun, e.g. 2 or 1:4")
@@ -181,6 +200,8 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         return worker_main(args.config_json, args.strategy, args.out)
     if args.command == "validate":
         return _validate(args.files)
+    if args.command == "trace":
+        return _trace(args, argv)
     from .model_source import read_config
     from .workdirs import check_writable_folder
 
@@ -199,6 +220,27 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         return _measure(args, cfg, scale, writer)
     finally:
         writer.discard_reserve()
+
+
+def _trace(args: argparse.Namespace, argv: list[str]) -> int:
+    """Checked before torch as for a run (options, config.json, output), traced, written and validated."""
+    from .model_source import read_config
+    from .trace_file import trace_result, traced_config, summary
+
+    cfg = traced_config(config_from_args(args))
+    read_config(cfg.model, any_family=True)  # the file and its model_type; transformers decides the family
+    output = args.output / DEFAULT_TRACE_OUTPUT.name if args.output.is_dir() else args.output
+    writer = ResultFile(output, args.overwrite, 0, command_line(argv))
+    writer.prepare()
+    try:
+        with signals_raise():
+            result = trace_result(cfg)
+        print(summary(result), flush=True)
+        path = writer.finish(result)
+    finally:
+        writer.discard_reserve()
+    print(f"trace written to {path}")
+    return 0
 
 
 def _measure(args: argparse.Namespace, cfg: PilotConfig, scale: ScaleConfig | None, writer: ResultFile) -> int:

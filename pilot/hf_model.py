@@ -8,6 +8,8 @@ trains on, identically in every process (the restore check rebuilds it in a fres
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 
 import torch
@@ -20,6 +22,32 @@ TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.flo
 
 class PilotSetupError(ValueError):
     """A model option the real stack cannot honour; the message names the option."""
+
+
+# A run is compared with the calculator, so it takes the calculator's families; a trace (`gpu-pilot trace`)
+# takes any causal LM transformers builds, and records the estimate as absent where the calculator has none.
+_ANY_CAUSAL_LM = contextvars.ContextVar("any_causal_lm", default=False)
+
+
+@contextlib.contextmanager
+def any_causal_lm():
+    """Within: a config.json of any model type AutoModelForCausalLM builds, its shape read by transformers."""
+    token = _ANY_CAUSAL_LM.set(True)
+    try:
+        yield
+    finally:
+        _ANY_CAUSAL_LM.reset(token)
+
+
+def _check_causal_lm(transformers, model_type: str, source: str) -> None:
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES as known
+
+    if model_type not in known:
+        from calculators.hf_config import MODEL_TYPES
+
+        raise PilotSetupError(f"model {source}: model type {model_type!r} is not a causal language model that "
+                              f"transformers {transformers.__version__} builds (its AutoModelForCausalLM knows "
+                              f"{len(known)} types); the memory calculator models {', '.join(MODEL_TYPES)}")
 
 
 def _transformers():
@@ -60,7 +88,10 @@ def hf_config(model: ModelConfig):
             raise PilotSetupError(f"model.config_file {model.config_file!r} is not a readable file ({exc})") from exc
         if not errors and "model_type" not in data:
             raise PilotSetupError(f"model.config_file {model.config_file!r} has no model_type: not a config.json")
-        errors = errors or reader.inputs_from_config(data)[1]
+        if not errors and _ANY_CAUSAL_LM.get():
+            _check_causal_lm(transformers, str(data["model_type"]), model.config_file)
+        else:
+            errors = errors or reader.inputs_from_config(data)[1]
         if errors:
             raise _refused(model.config_file, errors[0])
         data = {k: v for k, v in data.items() if k not in ("architectures", "transformers_version")}
@@ -83,12 +114,14 @@ def resolve(model: ModelConfig) -> ModelConfig:
 
     config = hf_config(model)
     inputs, errors = reader.inputs_from_config(config.to_dict())
-    if errors:
+    if errors and not _ANY_CAUSAL_LM.get():
         raise _refused(model.source if not model.config_file else model.config_file, errors[0])
     dtype = model.dtype
     if dtype == "auto":
         dtype = reader.weights_dtype(config.to_dict()) or "fp32"
         dtype = "bf16" if dtype == "fp16" else dtype  # fp16 weights cannot train without a scaler
+    if errors:
+        return _any_shape(model, config, dtype)
     from calculators.architecture import FAMILIES
 
     # Gemma 2's soft-capped attention has no SDPA path in transformers: it runs eager (or FlashAttention).
@@ -101,6 +134,26 @@ def resolve(model: ModelConfig) -> ModelConfig:
         experts=inputs.get("experts", 0), experts_per_token=inputs.get("experts_per_token", 0),
         shared_expert_intermediate=inputs.get("shared_expert_intermediate", 0),
         router_aux_loss=inputs.get("router_aux_loss", False))
+
+
+def _any_shape(model: ModelConfig, config, dtype: str) -> ModelConfig:
+    """A model the memory calculator does not describe (traced only): its shape as transformers reads it,
+    for the result file; the model itself is built from the configuration as it is."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    try:
+        heads, hidden = text.num_attention_heads, text.hidden_size
+        shape = {"layers": text.num_hidden_layers, "hidden": hidden, "heads": heads,
+                 "kv_heads": getattr(text, "num_key_value_heads", None) or heads,
+                 "head_dim": getattr(text, "head_dim", None) or hidden // heads,
+                 "intermediate": getattr(text, "intermediate_size", None) or getattr(text, "n_inner", None) or 4 * hidden,
+                 "vocab": text.vocab_size}
+    except AttributeError as exc:
+        raise PilotSetupError(f"model {model.config_file or model.source}: transformers' configuration does not "
+                              f"say the model's shape ({exc})") from exc
+    return dataclasses.replace(
+        model, **shape, tie_embeddings=bool(getattr(text, "tie_word_embeddings", False)), qkv_bias=False,
+        fused_projections=False, dtype=dtype, family=config.model_type, experts=0, experts_per_token=0,
+        shared_expert_intermediate=0, router_aux_loss=False)
 
 
 class HFCausalLM(nn.Module):

@@ -42,8 +42,9 @@ def _config_path(model: ModelConfig) -> Path | None:
     return None
 
 
-def read_config(model: ModelConfig) -> dict | None:
-    """The config.json the option names (a file, or a directory's), checked; None for a preset or builtin."""
+def read_config(model: ModelConfig, any_family: bool = False) -> dict | None:
+    """The config.json the option names (a file, or a directory's), checked; None for a preset or builtin.
+    `any_family` (a trace): any model_type passes here; transformers decides once imported."""
     from calculators import hf_config as reader
 
     path = _config_path(model)
@@ -56,7 +57,8 @@ def read_config(model: ModelConfig) -> dict | None:
         raise ModelSourceError(f"model {path}: cannot be read ({exc.strerror or exc})") from exc
     if not errors and "model_type" not in data:
         raise ModelSourceError(f"model {path}: no model_type, so not a Hugging Face config.json")
-    errors = errors or reader.inputs_from_config(data)[1]
+    if not any_family:
+        errors = errors or reader.inputs_from_config(data)[1]
     if errors:
         raise refused(str(path), errors[0])
     return data
@@ -104,9 +106,9 @@ def hash_weights(folder: Path, show: bool = False) -> tuple[str, int] | None:
     return outer.hexdigest(), total
 
 
-def identity(model: ModelConfig, show: bool = False) -> Identity:
+def identity(model: ModelConfig, show: bool = False, any_family: bool = False) -> Identity:
     """The model's family and the hashes that let a result be traced to it."""
-    data = read_config(model)
+    data = read_config(model, any_family)
     if data is not None:
         ident = Identity(str(data["model_type"]), _canonical_sha256(data))
         if not model.config_file:

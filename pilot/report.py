@@ -226,11 +226,28 @@ class ModelInfo:
     parameters: int
     trainable_parameters: int
     config_hash: str
-    data_hash: str
+    data_hash: str | None  # None in a trace, which reads no data
     family: str = "builtin"  # or the transformers model_type
     config_sha256: str | None = None  # the configuration's canonical contents
     weights_sha256: str | None = None  # local weight files; None: random weights
     weights_bytes: int | None = None
+
+
+@dataclass
+class TraceFigures:
+    """A training step traced under fake tensors (`gpu-pilot trace`): live tensor bytes at the peak of two
+    optimizer steps and what they were then (schema $defs/trace)."""
+
+    peak_step: int
+    peak_bytes: int
+    parameters: int
+    gradients: int
+    optimizer_state: int
+    activations_and_temporaries: int
+    cuda_estimated_bytes: int | None  # the calculator's GPU figure for the same configuration
+    steps: int = 2
+    tracer: str = "FakeTensorMode"
+    unit: str = "bytes"
 
 
 # "unfinished": the file was written between two stages of a run still going (left so by a SIGKILL).
@@ -285,6 +302,7 @@ class PilotResult(JsonMixin):
     estimate: Estimate | None = None
     batch_search: BatchSearch | None = None
     scaling: Scaling | None = None
+    trace: TraceFigures | None = None  # kind "trace" only
     losses: list[float] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
     command: str = ""
@@ -292,4 +310,6 @@ class PilotResult(JsonMixin):
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
+        if data["trace"] is None:  # a run or scale file has no trace (files before traces never had the key)
+            del data["trace"]
         return {"schema_version": data.pop("schema_version"), **data}  # the version reads first in the file

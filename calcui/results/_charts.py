@@ -48,10 +48,13 @@ def memory(rows: list[Comparison], fmt: NumberFormat, t: Translator) -> str:
     items = []
     for row in rows:
         name = strategy_label(row, t)
-        for label, value in ((N_("{name}: measured"), row.measured), (N_("{name}: estimated"), row.estimated)):
+        peak = N_("{name}: traced") if row.traced else N_("{name}: measured")
+        for label, value in ((peak, row.measured), (N_("{name}: estimated"), row.estimated)):
             if value is not None:
                 items.append((t(label, name=name), value, figure(value, "bytes", fmt, t)))
-    html = _chart(t(N_("Peak memory per GPU: measured and estimated")), items, t)
+    title = (N_("Peak memory: traced and estimated") if rows and rows[0].traced
+             else N_("Peak memory per GPU: measured and estimated"))
+    html = _chart(t(title), items, t)
     if rows and rows[0].components:
         parts = [(t(COMPONENTS.get(k, k)), v, figure(v, "bytes", fmt, t)) for k, v in rows[0].components.items()]
         html += _chart(t(N_("Estimate by component ({name})"), name=strategy_label(rows[0], t)), parts, t)

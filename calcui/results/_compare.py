@@ -20,7 +20,7 @@ from .._isolate import clip, isolate, plain_strings
 from .._numbers import NumberFormat
 from .._render import input_labels
 from .._text import Translator
-from . import _charts, _flags
+from . import _charts, _flags, _trace
 from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._pilot_inputs import declared, to_inputs
@@ -42,6 +42,8 @@ def _estimate_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: T
     if not rows:
         text = t(N_("This run did not record memory."))
         return f"<p>{escape(text)}</p>", text
+    if _trace.is_trace(data):
+        return _traced_panel(data, rows[0], fmt, t)
     run = chosen_scale_run(data)  # the configuration the form takes
     first = next((r for r in rows if run and (r.strategy, r.world) == (run["strategy"], run["world_size"])), rows[0])
     summary = t(N_("Measured {measured}, estimated {estimate}: {difference}."),
@@ -51,6 +53,20 @@ def _estimate_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: T
     html = (comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated")))
             + _charts.memory(rows, fmt, t)
             + f'<p class="guide-import__note">{escape(note)}</p>')
+    return html, summary
+
+
+def _traced_panel(data: dict, row, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+    """A trace's peak against the estimate, and what the peak holds: labelled traced, never measured."""
+    if row.estimated is None:
+        summary = t(N_("Traced {traced}; the calculator has no estimate for this configuration."),
+                    traced=figure(row.measured, "bytes", fmt, t))
+    else:
+        summary = t(N_("Traced {traced}, estimated {estimate}: {difference}."),
+                    traced=figure(row.measured, "bytes", fmt, t), estimate=figure(row.estimated, "bytes", fmt, t),
+                    difference=difference(row.error, fmt, t, traced=True))
+    html = (comparison_table([row], fmt, t, t(N_("Peak memory: traced and estimated")))
+            + _trace.breakdown(data, row, fmt, t))
     return html, summary
 
 
@@ -90,7 +106,9 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     inputs = to_inputs(data, name)
     title = t.html(N_("Pilot result: {label}"), label=isolate(data["label"]))  # outside the f-string for Babel
     head = f"<h3>{title}</h3>"
-    if is_cpu(data):
+    if _trace.is_trace(data):
+        head += _trace.badge(t)
+    elif is_cpu(data):
         head += cpu_badge(t)
     head += partial_badge(data, fmt, t)
     panel = PANELS[calculators.describe(name)["import_panel"]]

@@ -1,4 +1,4 @@
-"""Measured peak memory against the memory calculator's estimate for the same configuration."""
+"""Measured (or traced) peak memory against the memory calculator's estimate for the same configuration."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ STRATEGIES = {"none": N_("One process"), "ddp": "DDP", "fsdp": "FSDP"}
 class Comparison:
     strategy: str
     world: int
-    measured: int | None
+    measured: int | None  # or traced, in a trace
     estimated: int | None = None
     components: dict[str, int] = field(default_factory=dict)
+    traced: bool = False  # `measured` is a trace's peak (gpu-pilot trace), not a measurement
 
     @property
     def error(self) -> float | None:
@@ -35,8 +36,13 @@ def _estimate(data: dict, strategy: str, world: int, micro_batch: int | None, me
 
 
 def comparisons(data: dict) -> list[Comparison]:
-    """One row per measured configuration: the run itself, or the scaling baseline and each strategy."""
+    """One row per measured configuration: the run itself, or the scaling baseline and each strategy; a
+    trace's one row holds its traced peak (on the CPU, against the CPU estimate)."""
     scaling, memory = data.get("scaling"), data.get("memory")
+    if data.get("trace"):
+        row = _estimate(data, "none", 1, None, data["trace"]["peak_bytes"])
+        row.traced = True
+        return [row]
     if scaling:
         runs = [scaling["baseline"], *scaling["runs"]]
         return [_estimate(data, r["strategy"], r["world_size"], r["micro_batch"], r["peak_tensor_bytes"])

@@ -82,23 +82,28 @@ def strategy_label(row: Comparison, t: Translator) -> str:
     return name if row.world == 1 else t(N_("{strategy} × {count}"), strategy=name, count=str(row.world))
 
 
-def difference(error: float | None, fmt: NumberFormat, t: Translator) -> str:
-    """The estimate's error in words: 13 % above / below the measurement."""
+def difference(error: float | None, fmt: NumberFormat, t: Translator, traced: bool = False) -> str:
+    """The estimate's error in words: 13 % above / below the measurement (or the trace)."""
     if error is None:
         return DASH
     amount = fmt.percent_of(abs(error)) if abs(error) < 1e6 else safe_number(abs(error) * 100, fmt) + " %"
+    if traced:
+        if error >= 0:
+            return t(N_("{percent} above the trace"), percent=amount)
+        return t(N_("{percent} below the trace"), percent=amount)
     if error >= 0:
         return t(N_("{percent} above the measurement"), percent=amount)
     return t(N_("{percent} below the measurement"), percent=amount)
 
 
 def comparison_table(rows: list[Comparison], fmt: NumberFormat, t: Translator, caption: str) -> str:
+    peak = N_("Traced peak") if rows and rows[0].traced else N_("Measured peak")
     head = "".join(f'<th scope="col">{escape(t(c))}</th>' for c in (
-        N_("Configuration"), N_("Measured peak"), N_("Estimate"), N_("Difference")))
+        N_("Configuration"), peak, N_("Estimate"), N_("Difference")))
     body = "".join(
         f"<tr><th scope=\"row\">{escape(strategy_label(r, t))}</th>"
         f"<td>{num(figure(r.measured, 'bytes', fmt, t))}</td><td>{num(figure(r.estimated, 'bytes', fmt, t))}</td>"
-        f"<td>{escape(difference(r.error, fmt, t))}</td></tr>"
+        f"<td>{escape(difference(r.error, fmt, t, r.traced))}</td></tr>"
         for r in rows)
     return scroll_region(f'<table class="guide-table"><caption>{escape(caption)}</caption>'
                          f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>", caption)

@@ -16,6 +16,7 @@ from .._text import Translator
 from . import _charts
 from . import _flags
 from . import _restore as _restore_lines
+from . import _trace
 from ._estimate import Comparison, comparisons
 from ._html import (DASH, choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge, partial_reason,
                     seconds, strategy_label)
@@ -67,6 +68,8 @@ def _batch(d, fmt, t):
 
 
 def _steps(d, fmt, t):
+    if _trace.is_trace(d):
+        return DASH  # a trace times nothing
     cfg = d["config"]
     steps, warmup = cfg["steps"], cfg["warmup_steps"]
     # TRANSLATORS: the timed steps of a pilot run, after the untimed warm-up ones: "20 steps after 3 warm-up steps".
@@ -75,6 +78,8 @@ def _steps(d, fmt, t):
 
 
 def _outcome(d, fmt, t):
+    if _trace.is_trace(d):
+        return t(N_("Traced"))
     status = d["outcome"]["status"]
     if status == "partial":
         return t(N_("Partial: {reason}"), reason=partial_reason(d, t) or DASH)
@@ -84,6 +89,10 @@ def _outcome(d, fmt, t):
 
 def _mem(key):
     return lambda d, fmt, t: figure(d["memory"][key], "bytes", fmt, t) if d.get("memory") else DASH
+
+
+def _traced_peak(d, fmt, t):
+    return figure(d["trace"]["peak_bytes"], "bytes", fmt, t) if d.get("trace") else DASH
 
 
 def _device_memory(d, fmt, t):
@@ -101,7 +110,7 @@ def _estimate(d, fmt, t):
     if not rows:
         return DASH
     return "; ".join(t(N_("{name}: {estimate}, {difference}"), name=strategy_label(r, t),
-                       estimate=figure(r.estimated, "bytes", fmt, t), difference=difference(r.error, fmt, t))
+                       estimate=figure(r.estimated, "bytes", fmt, t), difference=difference(r.error, fmt, t, r.traced))
                      for r in rows)
 
 
@@ -190,7 +199,8 @@ ROWS = (
         (N_("Gradient checkpointing"), lambda d, fmt, t: figure(d["config"]["train"]["grad_checkpointing"], "bool", fmt, t)),
         (N_("Timed steps"), _steps), (N_("Outcome"), _outcome))),
     (N_("Memory"), (
-        (N_("Peak allocated"), _mem("peak_tensor_bytes")), (N_("Peak reserved"), _mem("reserved_bytes")),
+        (N_("Peak allocated"), _mem("peak_tensor_bytes")), (N_("Traced peak"), _traced_peak),
+        (N_("Peak reserved"), _mem("reserved_bytes")),
         (N_("Device memory at peak"), _device_memory), (N_("Process memory at peak"), _mem("rss_peak_bytes")),
         (N_("Calculator estimate"), _estimate))),
     (N_("Time"), (
@@ -223,7 +233,9 @@ def runs_table(runs, anchors, fmt, t) -> str:
     head = f'<th scope="col">{escape(run)}</th>' + "".join(
         f'<th scope="col"><a href="#{a}">{isolate(data["label"] or name)}</a></th>' for (name, data), a in zip(runs, anchors))
     body = []
+    traces = any(_trace.is_trace(data) for _, data in runs)
     for group, rows in ROWS:
+        rows = [r for r in rows if traces or r[1] is not _traced_peak]  # the row only where a trace is shown
         body.append(f'<tr class="guide-results__group"><th scope="colgroup" colspan="{len(runs) + 1}">{escape(t(group))}</th></tr>')
         for label, cell in rows:
             cells = "".join(f"<td>{bdi(cell(data, fmt, t))}</td>" for _, data in runs)
@@ -246,7 +258,9 @@ def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberForma
     parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{isolate(data["label"] or name)}</h3>',
              f'<p class="guide-results__file">{escape(file_label)}: <code>{isolate(name)}</code> · '
              f'{timestamp_html(data["created"], pack, t)}</p>']
-    if is_cpu(data):
+    if _trace.is_trace(data):
+        parts.append(_trace.badge(t))
+    elif is_cpu(data):
         parts.append(cpu_badge(t))
     parts.append(partial_badge(data, fmt, t))
     if data["note"]:
@@ -256,7 +270,10 @@ def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberForma
     flagged = [escape(_flags.sentence(f, data, fmt, t)) for f in _flags.all_flags(data)]
     parts.append(_list(t(N_("What to look at")), flagged, "guide-results__flags"))
     rows = comparisons(data)
-    if rows:
+    if _trace.is_trace(data):
+        parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory: traced and estimated")))
+                     + _trace.breakdown(data, rows[0], fmt, t))
+    elif rows:
         parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))
     parts.append(_charts.step_times(data, fmt, t) + _charts.memory(rows, fmt, t) + _charts.scaling(data, fmt, t))
     restore = data.get("restore")

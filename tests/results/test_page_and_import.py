@@ -21,7 +21,8 @@ from .corpus import GOOD, corpus, load_good
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
 PACKS = {code: locale_pack(code, LOCALES) for code in ("es", "ja", "ar")}
 RUNS = [(p.name, d) for p, d in zip(GOOD, load_good())]
-SAMPLE, SCALE, GPU = (d for _, d in RUNS[:1] + sorted(RUNS[1:], key=lambda r: r[0] != "scale-gloo.json"))
+SAMPLE, SCALE, GPU, TRACE = (dict(RUNS)[name] for name in ("sample-cpu.json", "scale-gloo.json", "gpu-lora.json",
+                                                             "trace-llama-3.2-1b-lora.json"))
 
 
 @pytest.mark.parametrize("code", PACKS)

@@ -100,9 +100,11 @@ def latin_allowed(locale: str, pack: dict) -> set[str]:
     data = [json.loads((ROOT / "calculators" / "data" / name).read_text(encoding="utf-8"))
             for name in ("catalog.json", "models.json")]
     data += [calculators.describe(name) for name in ("memory", "cost")]  # code labels: q_proj, gate_proj...
-    sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
-    shown = [SAMPLE.name, sample["environment"]["git_revision"][:12]]  # the results page shortens the revision
-    sources = [*_strings(translated), *_strings(data), *_strings(sample), *shown,
+    # Every shipped result's text (the results page shows them all; the calculators import the sample).
+    shipped = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in (ROOT / "results").glob("*.json")}
+    # The results page shortens the revision.
+    shown = [*shipped, *((d["environment"]["git_revision"] or "")[:12] for d in shipped.values())]
+    sources = [*_strings(translated), *_strings(data), *_strings(list(shipped.values())), *shown,
                *_strings(pack["units"]), *_strings(pack["numbers"]["currency"])]
     return _latin_tokens(sources) | RENDERER_UNITS
 

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 import calcui
 from calcui import results
-from tests.conftest import ROOT
+from tests.conftest import ARTIFACTS, ROOT
 from tests.results.cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT, CASES, HUGE, PAYLOADS, write_huge
 
 ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
@@ -135,6 +135,33 @@ def test_sample_fills_the_form_and_compares(page: Page, site_url, locale):
     sample = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
     expect(page.locator("#calc-memory-layers")).to_have_value(str(sample["config"]["model"]["layers"]))
     expect(page.locator("#calc-memory-model")).to_have_value("custom")
+
+
+TRACE = ROOT / "tests" / "results" / "good" / "trace-llama-3.2-1b-lora.json"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", ROOTS)
+def test_a_trace_is_imported_as_traced_at_phone_width(page: Page, site_url, built_site, locale):
+    """A `gpu-pilot trace` file on the memory calculator: the panel the Python renders, labelled traced,
+    the traced configuration in the form, and the tables inside the phone's width."""
+    site, _, _ = built_site
+    pack = json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(site_url + ROOTS[locale] + "memory/")
+    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    got = _import(page, TRACE)
+    expected = results.import_result("memory", TRACE.read_bytes(), pack)
+    assert got["ok"] and got["summary"] == expected["summary"]
+    panel = page.locator("#calc-memory .guide-calc__import-result")
+    expect(panel.locator(".guide-badge--traced")).to_have_text(calcui.Translator(pack)("Traced"))
+    expect(panel.locator("table.guide-results__trace")).to_have_count(1)
+    expect(page.locator("#calc-memory-seq_len")).to_have_value(calcui.NumberFormat(pack).input_text(2048))
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, overflow
+    panel.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    panel.screenshot(path=str(ARTIFACTS / f"trace-import-{locale}-390.png"))
 
 
 @pytest.mark.browser
