@@ -88,6 +88,10 @@ FAMILIES.update({name + "-act": {**spec, "vocab_size": 256, "num_hidden_layers":
 # A mixture of experts with its router's auxiliary loss on (every layer's router logits kept).
 FAMILIES["mixtral-aux"] = {**NEW_FAMILIES["mixtral"], "num_local_experts": 16, "vocab_size": 1000,
                            "output_router_logits": True}
+# Experts as wide as Mixtral's against the tokens (8 x 1,024 x 256 per tensor, 64 tokens, small vocabulary): LoRA
+# on the experts sets the peak with the merged weights' gradients, as at full size (issue 30; `tests/pilot/test_trace`).
+FAMILIES["mixtral-wide"] = {**NEW_FAMILIES["mixtral"], "num_local_experts": 8, "intermediate_size": 1024,
+                            "hidden_size": 256, "vocab_size": 256}
 LONG = {"seq_len": 512, "micro_batch": 4}
 ATTENTION_ONLY = ("q", "k", "v", "o")
 
@@ -284,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="trace presets at their real width under fake tensors instead (benchmarks.memory_traced; "
                              "default JSON: benchmarks/results/memory_traced.json)")
     parser.add_argument("--presets", default="", help="with --traced: comma-separated preset ids (default: all)")
+    parser.add_argument("--reestimate", action="store_true",
+                        help="with --traced: recompute the estimates of the rows in the JSON file, tracing nothing")
     parser.add_argument("--resume", action="store_true",
                         help="with --traced: keep the rows already in the JSON file (same library versions)")
     args = parser.parse_args(argv)

@@ -16,6 +16,7 @@ temporaries of step 1 at 24 layers; the two-layer extension said 4.19 GiB, the f
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 import time
@@ -107,16 +108,38 @@ def trace_at(case: TracedCase, layers: int | None, workdir: Path):
     return trace_step(cfg), resolved(cfg)
 
 
-def measure(case: TracedCase, workdir: Path) -> dict:
+def estimate(row: dict, cfg) -> dict:
+    """The calculator's CPU estimate for a traced row (a trace says nothing of the model that is checked)."""
     from pilot.estimate import compare
 
+    est = compare(cfg, row["traced_bytes"], "cpu")
+    return {**row, "estimated_bytes": est.estimated_bytes, "relative_error": est.relative_error, "reason": est.reason}
+
+
+def reestimate(rows: list[dict], workdir: Path) -> list[dict]:
+    """The rows with the calculator's current estimates, without tracing again: the memory model changes more
+    often than the libraries traced."""
+    from pilot.trainer import resolved
+
+    fields = {f.name for f in dataclasses.fields(TracedCase)}
+    out = []
+    for row in rows:
+        if not row["traced_bytes"]:
+            out.append(row)
+            continue
+        case = TracedCase(**{k: v for k, v in row.items() if k in fields})
+        config_file = workdir / f"{case.preset}.json"
+        config_file.write_text(json.dumps(config_json(case.preset)), encoding="utf-8")
+        out.append(estimate(row, resolved(pilot_config(case, config_file))))
+    return out
+
+
+def measure(case: TracedCase, workdir: Path) -> dict:
     t0 = time.perf_counter()
     traced, cfg = trace_at(case, None, workdir)
     seconds = time.perf_counter() - t0
-    est = compare(cfg, traced.peak_bytes, "cpu")
-    return {"name": case.name, **case.__dict__, "layers": cfg.model.layers, "traced_bytes": traced.peak_bytes,
-            "traced": traced.to_dict(), "estimated_bytes": est.estimated_bytes, "relative_error": est.relative_error,
-            "reason": est.reason, "seconds": round(seconds, 1)}
+    return estimate({"name": case.name, **case.__dict__, "layers": cfg.model.layers, "traced_bytes": traced.peak_bytes,
+                     "traced": traced.to_dict(), "seconds": round(seconds, 1)}, cfg)
 
 
 def run(selected, done: dict[str, dict], save, show=print) -> list[dict]:
@@ -168,7 +191,16 @@ def main(args) -> int:
                                         indent=1) + "\n", encoding="utf-8")
 
     print(f"{'configuration (traced, GiB; estimate, GiB)':<44} {'traced':>9} {'estimate':>9} {'error':>7}")
-    rows = run(cases(presets), done, save)
+    if args.reestimate:
+        earlier = json.loads(json_path.read_text(encoding="utf-8"))
+        used = earlier["traced_with"]
+        with tempfile.TemporaryDirectory(prefix="memory-traced-") as tmp:
+            rows = reestimate(earlier["rows"], Path(tmp))
+        for row in rows:
+            print(line(row))
+        save(rows)
+    else:
+        rows = run(cases(presets), done, save)
     worst = max((abs(r["relative_error"]) for r in rows if r["relative_error"] is not None), default=None)
     print(f"{len(rows)} configurations; worst absolute error "
           + (f"{worst:.1%}" if worst is not None else "none") + f" (goal: within {GOAL:.0%}); written to {json_path}")
