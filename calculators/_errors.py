@@ -36,7 +36,10 @@ ERROR_CODES: dict[str, str] = {
     "config_too_deep": N_("The file nests deeper than a config.json can ({limit} levels at most)."),
     "config_unsupported_value": N_("In the config.json, {key} is {got}: a layout the memory model does not "
                                    "describe."),
-    "unsupported_model_type": N_("Model type {got} is not supported; supported: {choices}."),
+    # The pilot traces any causal LM transformers builds: the way to an answer for a family the model lacks.
+    "unsupported_model_type": N_("Model type {got} is not supported; supported: {choices}. To size it anyway, trace "
+                                 "one training step of this config.json on your own computer, without a GPU: "
+                                 "gpu-pilot trace --model-config config.json."),
 }
 
 
