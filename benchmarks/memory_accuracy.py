@@ -208,13 +208,14 @@ FAMILY_QUICK = tuple(next(c for c in MATRIX if c.family == name and c.method == 
 # The activation-heavy regime (issue 30 item 4): small vocabulary, long sequences, where the
 # activations dominate. LoRA on all projections or on the attention only, dropout on and off, each
 # precision, checkpointing on and off; and full fine-tunes with SGD (no optimizer-step temporaries).
-# Not yet within the goal with checkpointing: `--scan` shows where the model stands.
+# Part of the matrix (appended, without the one case it already has); `--scan` runs it alone.
 SCAN = tuple(Case("llama-act", "lora", dtype, autocast, dropout=dropout, ckpt=ckpt, targets=targets, **LONG)
              for ckpt in (True, False) for dropout in (False, True)
              for dtype, autocast in (("fp32", False), ("bf16", True), ("bf16", False))
              for targets in ((), ATTENTION_ONLY)) + tuple(
     Case("llama-act", "full", dtype, autocast, ckpt=ckpt, optimizer="sgd", **LONG)
     for ckpt in (True, False) for dtype, autocast in (("fp32", False), ("bf16", True)))
+MATRIX += tuple(c for c in SCAN if c.name not in {m.name for m in MATRIX})
 
 
 def pilot_config(case: Case, config_file: Path):
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the rows (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="only the reduced matrix (not written)")
-    parser.add_argument("--scan", action="store_true", help="the activation-heavy scan instead (not written)")
+    parser.add_argument("--scan", action="store_true", help="only the activation-heavy scan (not written)")
     parser.add_argument("--traced", action="store_true",
                         help="trace presets at their real width under fake tensors instead (benchmarks.memory_traced; "
                              "default JSON: benchmarks/results/memory_traced.json)")

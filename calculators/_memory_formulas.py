@@ -37,7 +37,8 @@ activation element in the dtype that tensor has; see ``_linear`` for autocast an
   which keeps q's and k's columns of it alive too;
 * gradient checkpointing per block keeps each block's input (p*s*b*h, the
   Korthikanti "2sbhL" full-recomputation term) plus one block's activations while
-  it is recomputed, and that block's backward transients (``backward_transient_bytes``);
+  it is recomputed, and that block's backward transients (``backward_transient_bytes``) or, where
+  larger, what its recomputed forward holds unsaved at down's adapter (``recompute_transient_bytes``);
 * the other families (``architecture.FAMILIES``) as transformers 5 builds them: Gemma's four norms
   scale in fp32 (an fp32 normalised copy each) and Gemma 2 soft-caps its eager attention scores and
   its final logits (tanh saves its output); q/k norms (Qwen3, Gemma 3, Qwen3-MoE per head, OLMoE over
@@ -52,7 +53,7 @@ the activations and the logits buffers while the gradients are still being produ
 all gradients plus the step's temporaries after the activations are gone. With gradient
 checkpointing the logits buffers are freed before the last block is recomputed, so the
 backward pass holds the larger of the two, not both. Checked against the real stack by
-``benchmarks/memory_accuracy.py`` (transformers + peft, 67 configurations over eleven model types), and each
+``benchmarks/memory_accuracy.py`` (transformers + peft, 94 configurations over eleven model types), and each
 block's saved bytes against what autograd saves, family by family (``tests/pilot/test_families.py``).
 Gradient accumulation keeps the gradients through the next micro-batches' passes, so they join both phases.
 """
@@ -394,20 +395,36 @@ def backward_transient_bytes(run: Run) -> float:
     """Gradients alive for a moment in one block's backward pass, beyond its saved activations.
 
     The MLP's: while the multiplication's backward makes the gradients of both factors, the
-    gradient of their product is still alive (the product itself, when saved, is freed by then):
-    two intermediates' worth more than the saved set. A LoRA adapter on the down projection that
-    casts or drops out its input adds its path's gradients in the adapter's dtype, two at a time.
+    gradient of their product is still alive: two intermediates' worth more than the saved set where
+    down's backward has freed what it saved of the product (down learns, or its adapter reads it), three
+    where down is frozen and saved none of it. A LoRA adapter on the down projection that casts or drops
+    out its input has its own moment before that one: its path's gradients in the adapter's dtype, two at
+    a time (the larger of the two moments counts; traced op by op, issue 30).
     Eager attention's: the fp32 gradient of the softmax output beside the saved probabilities.
     Measured on the real stack (benchmarks/memory_accuracy.py), where activations outweigh logits.
     """
     a, sb = run.arch, run.seq_len * run.micro_batch
     if a.moe:  # a shared expert's backward runs after the routed experts', whose activations are gone by then
         return max(moe_transient_bytes(run), 4 * sb * run.seq_len * a.heads if run.attention == "eager" else 0)
-    mlp = 2 * run.pc * sb * a.intermediate
-    if run.method != "full" and run.arch.adapted("down", run.lora_targets) and (run.lora_dropout or run.pt != run.pc):
-        mlp += 2 * run.pt * sb * a.intermediate
+    down = run.method != "full" and run.arch.adapted("down", run.lora_targets)
+    # A frozen down saves nothing of the product, so nothing is freed before the multiplication's backward.
+    mlp = (3 if run.method != "full" and not down else 2) * run.pc * sb * a.intermediate
+    if down and (run.lora_dropout or run.pt != run.pc):  # the adapter's path, before the multiplication's
+        mlp = max(mlp, 2 * run.pt * sb * a.intermediate)
     attention = 4 * sb * run.seq_len * a.heads if run.attention == "eager" else 0
     return max(mlp, attention)
+
+
+def recompute_transient_bytes(run: Run) -> float:
+    """With checkpointing, the recomputed block's forward reaches down's adapter with nearly all it saves and,
+    beside it, what that adapter's forward holds unsaved: the product (down's input), down's output, the
+    product's copy in the adapters' dtype and the dropout's output; and the block output's gradient, waiting."""
+    a, sb = run.arch, run.seq_len * run.micro_batch
+    if run.method == "full" or a.moe or not a.adapted("down", run.lora_targets):
+        return 0
+    cast = run.pt if run.pt != run.pc else 0
+    dropout = (run.pt if cast else run.pc) if run.lora_dropout else 0
+    return sb * (a.intermediate * (run.pc + cast + dropout) + a.hidden * (run.pc + run.p))
 
 
 def moe_transient_bytes(run: Run) -> float:
@@ -588,7 +605,8 @@ class Unsharded:
             return acts["total"] - acts["final"] + max(head, acts["backward_transient"])
         # In fp32 the first norm saves the block input itself, already counted as a checkpoint.
         own_input = run.p * run.seq_len * run.micro_batch * run.arch.hidden if run.p == 4 else 0
-        backward = acts["checkpoints"] + max(head, acts["per_layer"] - own_input + acts["backward_transient"])
+        block = acts["per_layer"] - own_input
+        backward = acts["checkpoints"] + max(head, block + max(acts["backward_transient"], recompute_transient_bytes(run)))
         forward = acts["checkpoints"] + acts["cached_weights"] + acts["final"] + logits_forward_bytes(self.run)
         return max(backward, forward)
 
