@@ -67,6 +67,8 @@ def training_state(trainer) -> dict[str, Any]:
 
 def restore_training_state(trainer, state: dict[str, Any], fault: str | None = None) -> None:
     """Load a checkpoint into a freshly built trainer; `fault` plants one defect for the self-tests."""
+    if fault is not None and fault not in FAULTS:  # a misspelt fault would plant nothing and pass
+        raise ValueError(f"unknown restore fault {fault!r}; one of {', '.join(FAULTS)}")
     trainer.module.load_state_dict(state["model"], strict=trainer.cfg.train.method == "full")
     if fault != "drop_optimizer":
         trainer.optimizer.load_state_dict(state["optimizer"])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from guidebuild.i18n.structure import Skeleton, differences, display_columns, own_problems, parse
+from guidebuild.i18n.structure import Skeleton, differences, display_columns, own_problem_lines, parse
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 SOURCE = "es"
@@ -63,7 +63,7 @@ def test_translation_matches_source_structure(locale, page):
 def test_page_front_matter_and_anchors(locale, page):
     if not (DOCS / locale / page).is_file():
         pytest.fail(f"{locale}/{page}: missing")
-    problems = own_problems(read(locale, page))
+    problems = [message for _, message in own_problem_lines(read(locale, page))]
     assert not problems, f"{locale}/{page}:\n  " + "\n  ".join(problems)
 
 
@@ -97,7 +97,8 @@ def test_differences_name_each_feature_that_differs():
 
 
 def test_own_problems_catch_missing_title_anchor_and_short_description():
-    problems = "\n".join(own_problems(parse("---\ndescription: short\n---\n# Page\n\n## Part {#part}\n\n## Again {#part}\n")))
+    page = parse("---\ndescription: short\n---\n# Page\n\n## Part {#part}\n\n## Again {#part}\n")
+    problems = "\n".join(message for _, message in own_problem_lines(page))
     assert "no non-empty `title`" in problems
     assert "description is 5 columns wide" in problems
     assert "without an explicit {#anchor}: ['Page']" in problems

@@ -188,7 +188,3 @@ def own_problem_lines(page: Skeleton) -> list[tuple[int | None, str]]:
     for line, comment in page.unknown_comments:
         problems.append((line, f"HTML comment {comment!r} is not a build marker (guidebuild/markers.py lists them)"))
     return problems
-
-
-def own_problems(page: Skeleton) -> list[str]:
-    return [message for _, message in own_problem_lines(page)]

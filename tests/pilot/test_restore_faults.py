@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from pilot import restore
+from pilot.checkpoint import FAULTS, restore_training_state
 
 from .conftest import checkpointed_reference, tiny
 
@@ -45,6 +46,13 @@ def test_fault_is_caught_precisely(reference, fault, reason):
     if fault in ("drop_optimizer", "reset_scheduler", "lose_data_position"):
         # These change the training itself, so the continued run differs too.
         assert any(f.startswith("final parameters differ") for f in check.failures), check.failures
+
+
+def test_every_fault_but_the_gpu_one_is_planted_above_and_a_misspelt_one_is_refused():
+    planted = {f for f, _ in test_fault_is_caught_precisely.pytestmark[0].args[1] if f}
+    assert planted == set(FAULTS) - {"skip_rng:torch_cuda"}  # the CUDA generator needs a GPU
+    with pytest.raises(ValueError, match="unknown restore fault 'drop_optimiser'"):
+        restore_training_state(None, {}, fault="drop_optimiser")
 
 
 def test_missing_checkpoint_is_reported(reference, tmp_path):

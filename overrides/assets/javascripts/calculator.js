@@ -12,7 +12,7 @@ const DEBOUNCE_MS = 120;
 const BUSY_SHOWN_AFTER_MS = 300;
 // A stage of the runtime's start (Pyodide's download and compile, the wheels, the modules) that makes
 // no progress for this long is given up and tried once more in a fresh worker: loadPyodide never
-// settles when its WebAssembly is missing. A test may shorten it (window.guideStartTimeoutMs).
+// settles when its WebAssembly is missing.
 const START_STALL_MS = 60_000;
 const START_ATTEMPTS = 2;
 // Once live, the worker answers each request within this long, or it is taken for stopped (dead, or
@@ -584,7 +584,6 @@ class Runtime {
   constructor(boot) {
     this.boot = boot;
     this.calculators = [];
-    this.stallMs = Number(window.guideStartTimeoutMs) || START_STALL_MS;
     this.worker = null;
     this.waiting = new Map();   // id -> deadline (ms), for each request not answered yet, oldest first
   }
@@ -620,7 +619,7 @@ class Runtime {
 
   armStart() {
     clearTimeout(this.startTimer);
-    this.startTimer = setTimeout(() => this.startFailed("no progress"), this.stallMs);
+    this.startTimer = setTimeout(() => this.startFailed("no progress"), START_STALL_MS);
   }
 
   /** Could not start is not "this computation failed": a fresh worker gets one more try, then every
