@@ -16,7 +16,8 @@ implements it (s = sequence length, b = micro-batch, h = hidden, a = heads, p = 
 activation element in the dtype that tensor has; see ``_linear`` for autocast and peft copies):
 
 * no dropout in the base model; peft's LoRA dropout saves its output and a mask per adapted
-  layer (one byte per value on CUDA);
+  layer (one byte per value on CUDA), no mask where its input needs no gradient (the first
+  block's q, k and v, read from the frozen embedding);
 * the MLP is gated (SwiGLU/GeGLU) of width I instead of a 4h GeLU MLP: the gate
   output (SiLU input), SiLU output and up output are saved (3*p*s*b*I), plus the
   down-projection input (p*s*b*I) when that layer learns;
@@ -278,7 +279,8 @@ def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple, x: tuple, x
     if dtype != adapter:
         dtype, key = adapter, (name, "adapter")
     if run.lora_dropout:
-        acc.add((BYTES[dtype] if run.cpu_masks else CUDA_MASK_BYTES) * sb * i)
+        if x_grad:  # the mask is kept for the input's gradient only
+            acc.add((BYTES[dtype] if run.cpu_masks else CUDA_MASK_BYTES) * sb * i)
         key = (name, "dropout")
     if run.casts(dtype):
         dtype, key = run.autocast, (name, "autocast")
@@ -349,7 +351,7 @@ def layer_activation_bytes(run: Run, first: bool = False) -> float:
     """Saved activations of one decoder block (see the module docstring), walked op by op.
 
     ``first``: the first block of an adapter run, whose input needs no gradient (the
-    embedding is frozen), so its q/k/v matmuls keep no weight copy.
+    embedding is frozen), so its q/k/v matmuls keep no weight copy and their dropout no mask.
     """
     a, sb, s = run.arch, run.seq_len * run.micro_batch, run.seq_len
     kind, h, pc = a.kind, a.hidden, run.pc

@@ -88,6 +88,29 @@ def test_a_blocks_saved_activations_are_what_autograd_saves(family, case, tmp_pa
     assert abs(formulas.layer_activation_bytes(run) - measured) <= 64, (formulas.layer_activation_bytes(run), measured)
 
 
+@pytest.mark.parametrize("case", [
+    {"dtype": "bf16", "autocast": True, "targets": ("q", "k", "v", "o")},
+    {"dtype": "fp32", "autocast": False},
+], ids=["bf16-autocast-attention", "fp32-all"])
+def test_the_first_blocks_lora_dropout_keeps_no_mask_where_its_input_needs_no_gradient(case, tmp_path):
+    """The embedding is frozen, so the first block's q, k and v read an input that needs no gradient:
+    their dropout keeps its output (lora_A's input) but no mask. What the first block saves beyond a
+    later one, with dropout less without, is what `layer_activation_bytes(first=True)` says."""
+    def first_less_later(dropout: bool) -> tuple[int, float]:
+        two, three = (_resolved("llama", n, tmp_path, method="lora", dropout=dropout, seq_len=64, micro_batch=2,
+                                **case) for n in (2, 3))
+        later = _saved_bytes(three) - _saved_bytes(two)
+        answer = calculators.compute("memory", {**memory_inputs(two.to_dict(), "cpu"), "gradient_checkpointing": False})
+        run = dataclasses.replace(memory.build_run(answer["inputs"]), cpu_masks=True)
+        # two blocks: the first, one later, and the embedding's and the head's, the same with or without dropout
+        return _saved_bytes(two) - 2 * later, formulas.layer_activation_bytes(run, first=True) - \
+            formulas.layer_activation_bytes(run)
+
+    (measured_on, estimate_on), (measured_off, estimate_off) = first_less_later(True), first_less_later(False)
+    assert measured_on - measured_off < 0  # the masks the first block does not keep
+    assert estimate_on - estimate_off == measured_on - measured_off
+
+
 @pytest.mark.parametrize("family", ["mixtral", "qwen2_moe", "qwen3_moe", "olmoe"])
 @pytest.mark.parametrize("targets", [("q", "k", "v", "o", "gate", "up", "down"), ("q", "v"), ("down",)])
 def test_lora_on_a_mixture_of_experts_trains_what_the_calculator_counts(family, targets, tmp_path):
