@@ -556,6 +556,21 @@ def optimizer_step_bytes(run: Run) -> float:
     return 2 * 4 * largest if run.optimizer == "adafactor" else 0
 
 
+def tied_gradient_tail_bytes(run: Run) -> float:
+    """The end of the backward pass of a full fine-tune with a tied embedding and LM head, beyond all gradients.
+
+    autograd sums a parameter's two gradients before its one accumulation: the head's waits from the start
+    of the backward pass, the embedding's comes last, and their sum is a third table of vocab x hidden,
+    two more than the gradients count (three with gradient accumulation, whose kept gradient is counted
+    already). In a shallow model with a large vocabulary this is the peak (Gemma 3 4B's width, two layers,
+    fp32: 10 % more than the optimizer step).
+    """
+    a = run.arch
+    if not (a.tied and run.method == "full"):
+        return 0.0
+    return (2 + bool(run.grad_accumulation)) * a.vocab * a.hidden * run.pt
+
+
 def temporary_bytes(run: Run) -> dict:
     """Transient buffers besides the optimizer step's (``optimizer_step_bytes``).
 
@@ -644,9 +659,12 @@ class Unsharded:
         kept_grads = parts["gradients"] if run.grad_accumulation else 0
         resident = (parts["weights"] + parts["optimizer"] + kept_grads
                     + math.ceil(t["ddp_buckets"] + t["extra"]))
+        # The backward pass ends with every gradient, as the optimizer step starts; a tied embedding's sum
+        # happens before any reduce, on the full table (in place of the step's temporaries, freed by then).
+        tail = math.ceil(tied_gradient_tail_bytes(run)) if div["gradients"] == 1 else 0
         phases = {
             "forward_backward": resident + math.ceil(self.passes_bytes() + t["fsdp_gather"] + t["dequant_buffer"]),
-            "optimizer_step": resident + parts["gradients"] - kept_grads + step,
+            "optimizer_step": resident + parts["gradients"] - kept_grads + max(step, tail),
         }
         context = math.ceil(run.framework_bytes)
         peaks = {k: v + context + math.ceil(run.fragmentation * v) for k, v in phases.items()}

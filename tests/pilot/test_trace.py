@@ -89,3 +89,35 @@ def test_a_llama_3_1_8b_full_fine_tune_traces_in_little_memory_and_matches_the_c
     # The first optimizer step: weights, their gradients, AdamW's two moments and foreach's temporaries.
     assert traced.parameters - 1024 <= traced.gradients <= traced.parameters  # all but the rotary buffers
     assert traced.optimizer_state >= 2 * traced.gradients
+
+
+# The reduced traced matrix: presets at their real width with two decoder layers each (the estimate is
+# for the same two layers), a few seconds each. Two layers put the embedding and the head in front: a
+# tied embedding's gradient sum at the end of the backward pass (Gemma 3, fp32, with and without
+# gradient accumulation), soft-capped eager attention, shared and routed experts with LoRA, a 70B's width.
+REDUCED = (
+    ("llama-3.1-70b", "full", "bf16", True, True, 1), ("gemma-3-4b", "full", "fp32", False, True, 1),
+    ("gemma-3-4b", "full", "fp32", False, True, 2), ("gemma-2-27b", "lora", "bf16", True, False, 1),
+    ("qwen3-30b-a3b", "lora", "bf16", True, True, 1), ("qwen2-57b-a14b", "lora", "bf16", True, True, 1),
+    ("mixtral-8x22b", "full", "bf16", True, True, 1), ("qwen3-0.6b", "full", "fp32", False, False, 1),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", REDUCED, ids=lambda c: "-".join(map(str, c)))
+def test_a_reduced_full_width_matrix_traces_within_3_percent_of_the_estimate(case, tmp_path):
+    import dataclasses
+
+    from benchmarks.memory_traced import GOAL as TRACED_GOAL
+    from benchmarks.memory_traced import TracedCase, config_json, estimate
+    from benchmarks.memory_traced import pilot_config as traced_config
+    from pilot.trainer import resolved
+
+    *fields, accumulation = case
+    config_file = tmp_path / "config.json"
+    config_file.write_text(json.dumps(config_json(fields[0], layers=2)), encoding="utf-8")
+    cfg = traced_config(TracedCase(*fields), config_file)
+    cfg = dataclasses.replace(cfg, train=dataclasses.replace(cfg.train, grad_accum=accumulation))
+    traced = trace_step(cfg)
+    row = estimate({"traced_bytes": traced.peak_bytes}, resolved(cfg))
+    assert abs(row["relative_error"]) <= TRACED_GOAL, (row["relative_error"], traced)
