@@ -5,7 +5,12 @@ from __future__ import annotations
 import sys
 
 from benchmarks import (
-    calculators_browser, calculators_cpython, lighthouse_pages, memory_accuracy, pilot_scale_loop, throughput_accuracy,
+    calculators_browser,
+    calculators_cpython,
+    lighthouse_pages,
+    memory_accuracy,
+    pilot_scale_loop,
+    throughput_accuracy,
 )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ._escape import escape
-
 from ._isolate import direction
 
 # Each item takes two lines: its label across the full width, then its bar and value. A label of

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from ._escape import escape
 
 from calculators import N_, NN_
 
+from ._escape import escape
 from ._isolate import direction
 from ._numbers import NumberFormat
 from ._text import Translator

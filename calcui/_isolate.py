@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
 from ._escape import escape
 
 # Embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and the marks LRM, RLM, ALM.

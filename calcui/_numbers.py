@@ -14,7 +14,6 @@ from functools import lru_cache
 from ._lists import ENGLISH, join
 from ._plural import category
 
-
 _CATEGORIES: dict[str, dict[str, str]] = {}
 
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from ._escape import escape
-
 import calculators
 from calculators import N_
 
 from ._chart import bars_svg
-from ._figures import figure
-from ._figures import num as _num
+from ._escape import escape
+from ._figures import figure, num as _num
 from ._isolate import clip, direction, isolate
-from ._scroll import scroll_region
 from ._numbers import NumberFormat
+from ._scroll import scroll_region
 from ._text import Translator, plural_count
 
 

@@ -8,7 +8,6 @@ files). Plural forms are chosen by the locale's CLDR rule, which the pack carrie
 from __future__ import annotations
 
 from ._escape import escape
-
 from ._plural import form_index
 
 CONTEXT_SEPARATOR = "\x04"

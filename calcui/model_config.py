@@ -6,11 +6,10 @@ its answer into the import envelope the worker returns: {ok, errors, inputs, htm
 
 from __future__ import annotations
 
-from ._escape import escape
-
 import calculators
 from calculators import ERROR_CODES, N_, NN_, hf_config
 
+from ._escape import escape
 from ._figures import figure
 from ._isolate import clip
 from ._numbers import NumberFormat

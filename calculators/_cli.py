@@ -17,7 +17,6 @@ from ._registry import compute, describe, names
 from .display import UNITS
 
 
-
 def fmt(number, unit: str) -> str:
     """English plain-text rendering of one value in a display unit."""
     if number is None:

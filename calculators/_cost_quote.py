@@ -14,12 +14,35 @@ from __future__ import annotations
 import math
 
 from . import _cost_model, _data, _memory_formulas, memory, throughput
-from ._cost_inputs import BEST, EXPECTED, HIGH, INPUTS, LOW, MARGIN, MEASURED_FIELDS, MEMORY_INPUTS, PRICE_FIELDS, QUANTITIES
-from ._cost_model import (
-    HOURLY, OptionPrices, StepWork, card_step, cheapest_mixed, cheapest_plan, cluster_tokens_per_s, hourly_terms,
-    modelled_scaling, on_demand_price, plan_breakdown, run_hours, term_price, topup_price,
+from ._cost_inputs import (
+    BEST,
+    EXPECTED,
+    HIGH,
+    INPUTS,
+    LOW,
+    MARGIN,
+    MEASURED_FIELDS,
+    MEMORY_INPUTS,
+    PRICE_FIELDS,
+    QUANTITIES,
 )
-from ._kept import key_of, kept
+from ._cost_model import (
+    HOURLY,
+    OptionPrices,
+    StepWork,
+    card_step,
+    cheapest_mixed,
+    cheapest_plan,
+    cluster_tokens_per_s,
+    hourly_terms,
+    modelled_scaling,
+    on_demand_price,
+    plan_breakdown,
+    run_hours,
+    term_price,
+    topup_price,
+)
+from ._kept import kept, key_of
 from ._memory_formulas import unsharded
 
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count

@@ -64,8 +64,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ._kept import kept, key_of
 from .architecture import Architecture, Tensor
-from ._kept import key_of, kept
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 DTYPES = tuple(BYTES)

@@ -23,13 +23,23 @@ from operator import itemgetter
 
 from . import _data, memory, throughput
 from ._cost_inputs import (
-    G_IDLE, G_MEASURED, G_MEM, G_PRICES, G_RENT, G_SPEED, G_WORK, HOURLY_LABEL, INPUTS, MEASURED_FIELDS, measured_field,
+    G_IDLE,
+    G_MEASURED,
+    G_MEM,
+    G_PRICES,
+    G_RENT,
+    G_SPEED,
+    G_WORK,
+    HOURLY_LABEL,
+    INPUTS,
+    MEASURED_FIELDS,
+    measured_field,
 )
 from ._cost_model import HOURLY, MAX_LOST_HOURS, NODE_CARDS
 from ._cost_quote import card_counts, estimate, memory_values
-from .display import bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 from ._errors import error
 from ._i18n import N_, NN_, NP_
+from .display import bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 # What the registry, the other modules and the tests read here; the inputs and the engine's answer
 # (`estimate`) come from their own modules.

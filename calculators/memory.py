@@ -11,12 +11,12 @@ import dataclasses
 from operator import itemgetter
 
 from . import _data, hf_config
-from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
-from .display import alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 from ._errors import error
 from ._i18n import N_, NN_
 from ._inputs import Choice, Input
 from ._memory_formulas import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsharded
+from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
+from .display import alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")

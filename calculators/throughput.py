@@ -174,7 +174,7 @@ def _by_gpu(fitted) -> dict:
 def _leave_one_out(calibrating: list[Row]) -> dict:
     """Row id -> its estimate with the card's share fitted to the card's other rows (None: no other row)."""
     out = {}
-    for gid, own in _by_gpu(calibrating).items():
+    for own in _by_gpu(calibrating).values():
         for r in own:
             others = [o for o in own if o is not r]
             out[r.id] = r.estimate(fit_share(others)) if others else None
@@ -218,7 +218,7 @@ def _orders(measurements: list[dict], estimate_of) -> list[dict]:
     for m in measurements:
         groups.setdefault(_workload(m), {}).setdefault(m["gpu"], []).append(m)
     out = []
-    for key, cards in groups.items():
+    for cards in groups.values():
         if len(cards) < 2:
             continue
         measured = {g: _mean(m["tokens_per_s_per_gpu"] for m in ms) for g, ms in cards.items()}

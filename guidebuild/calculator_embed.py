@@ -7,11 +7,12 @@ browser worker makes.
 
 from __future__ import annotations
 
+from mkdocs.exceptions import PluginError
+
 import calcui
 import calculators
 from calcui import results
 from calculators.display import UNITS
-from mkdocs.exceptions import PluginError
 
 # How an input's unit is named beside its label (msgids; "" shows nothing).
 UNIT_LABELS = {"": "", **{code: unit.label for code, unit in UNITS.items()}}

@@ -6,8 +6,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 import calculators
-from calcui import NumberFormat
-from calcui import num
+from calcui import NumberFormat, num
 from calculators import N_
 
 TIERS = {"datacenter": N_("Data centre"), "workstation": N_("Workstation"), "consumer": N_("Consumer")}

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+
 from calcui import NumberFormat, Translator
 from calcui.results import choice_label
 from calculators import N_, NN_
 from calculators.hf_config import MODEL_TYPES
-from mkdocs.exceptions import PluginError
 
 
 def _family(key: str) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from calcui import Translator
 from jinja2 import Environment
 from jinja2.ext import InternationalizationExtension
 from markupsafe import escape
+
+from calcui import Translator
 
 
 def partials_env(theme_env: Environment, pack: dict) -> Environment:

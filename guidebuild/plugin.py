@@ -25,11 +25,21 @@ from mkdocs.utils import get_relative_url
 import calculators
 
 from . import (
-    assets, bytecode, headers, html_rewrite, locales, markers, offline, public_prices, results_import, search_split,
-    sitemap, sources_guard,
+    assets,
+    bytecode,
+    headers,
+    html_rewrite,
+    locales,
+    markers,
+    offline,
+    public_prices,
+    results_import,
+    search_split,
+    sitemap,
+    sources_guard,
 )
-from .i18n import status as translation_status
 from .config import GuideConfig
+from .i18n import status as translation_status
 from .locale_pack import locale_pack
 from .partials_env import partials_env
 

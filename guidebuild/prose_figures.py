@@ -8,10 +8,10 @@ and the figure: a sentence with a hole in it ("the cheapest plan is , and") must
 
 from __future__ import annotations
 
-import calculators
-from calcui import NumberFormat, Translator, figure
-from calcui import num
 from mkdocs.exceptions import PluginError
+
+import calculators
+from calcui import NumberFormat, Translator, figure, num
 
 
 def render_figure(name: str, pack: dict, page: str) -> str:

@@ -8,8 +8,9 @@ import os
 import stat
 from pathlib import Path
 
-from calcui import results
 from mkdocs.exceptions import PluginError
+
+from calcui import results
 
 from .sources_guard import one_line as _safe
 

@@ -19,7 +19,7 @@ def write_sitemap(site_dir: Path, pages: dict[str, dict[str, dict[str, str]]]) -
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
     ]
     for locale, by_url in pages.items():
-        for url, alternates in sorted(by_url.items()):
+        for _url, alternates in sorted(by_url.items()):
             own = alternates.get(locale)
             if own is None:
                 continue  # a fallback page: its own locale's copy is listed under that locale

@@ -225,7 +225,7 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
 def _trace(args: argparse.Namespace, argv: list[str]) -> int:
     """Checked before torch as for a run (options, config.json, output), traced, written and validated."""
     from .model_source import read_config
-    from .trace_file import trace_result, traced_config, summary
+    from .trace_file import summary, trace_result, traced_config
 
     cfg = traced_config(config_from_args(args))
     read_config(cfg.model, any_family=True)  # the file and its model_type; transformers decides the family

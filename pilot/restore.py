@@ -17,8 +17,16 @@ from typing import Any
 
 import torch
 
-from .checkpoint import (_fingerprint, atomic_save, compare_fingerprints, fingerprints, load_checkpoint,
-                         restore_training_state, state_differences, training_state)
+from .checkpoint import (
+    _fingerprint,
+    atomic_save,
+    compare_fingerprints,
+    fingerprints,
+    load_checkpoint,
+    restore_training_state,
+    state_differences,
+    training_state,
+)
 from .config import PilotConfig
 from .processes import run_child
 from .progress import Progress

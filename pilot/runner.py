@@ -25,8 +25,7 @@ from .errors import DeviceUnavailable, Diverged, Interrupted, NoSpace, PartialRu
 from .memory import process_rss_bytes
 from .model import parameter_count
 from .progress import Progress
-from .report import (BatchSearch, BatchTrial, Checkpoint, Memory, ModelInfo, Outcome, Partial, PilotResult, Stats,
-                     Timing)
+from .report import BatchSearch, BatchTrial, Checkpoint, Memory, ModelInfo, Outcome, Partial, PilotResult, Stats, Timing
 from .steps import Measured, Meters, limit_bytes, measure, peak_bytes, release, tracker_for
 from .trainer import Trainer, resolve_device, resolved
 

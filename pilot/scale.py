@@ -25,7 +25,7 @@ from .errors import Interrupted, PartialRun, TorchrunFailed, describe
 from .memory import cpu_threads
 from .model import parameter_count
 from .processes import run_child
-from .report import Outcome, Partial, PilotResult, Scaling, ScaleRun, Stats
+from .report import Outcome, Partial, PilotResult, ScaleRun, Scaling, Stats
 from .scale_config import ScaleConfig, split_batch
 from .steps import Measured, measure, peak_bytes
 from .trainer import Trainer, resolve_device, resolved

@@ -11,8 +11,8 @@ from pilot.result import MAX_BYTES, SchemaFeatureError, parse, supported_version
 from ._compare import import_result, page_refusals, too_large
 from ._html import choice_label
 from ._messages import english, problem_message
-from ._pilot_inputs import importable, to_inputs
 from ._page import results_page
+from ._pilot_inputs import importable, to_inputs
 
 __all__ = ["MAX_BYTES", "SchemaFeatureError", "choice_label", "english", "import_result", "importable", "page_refusals", "parse", "problem_message",
            "results_page", "supported_versions", "to_inputs", "too_large", "validate"]

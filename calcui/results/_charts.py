@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from .._escape import escape
-
 from calculators import N_
 from calculators.pilot_inputs import untrusted
 
 from .._chart import bars_svg
+from .._escape import escape
 from .._figures import figure
 from .._numbers import NumberFormat
 from .._text import Translator

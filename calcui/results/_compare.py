@@ -6,15 +6,13 @@ model's config.json goes to `calcui.model_config` instead, on calculators that t
 
 from __future__ import annotations
 
-from .._escape import escape
-
 import calculators
 from calculators import N_
 from calculators.pilot_inputs import chosen_scale_run, result_inputs
-
 from pilot.result import MAX_BYTES, parse, problem
 
 from .. import model_config
+from .._escape import escape
 from .._figures import figure, num
 from .._isolate import clip, isolate, plain_strings
 from .._numbers import NumberFormat
@@ -23,8 +21,8 @@ from .._text import Translator
 from . import _charts, _flags, _trace
 from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
-from ._pilot_inputs import declared, to_inputs
 from ._messages import problem_message
+from ._pilot_inputs import declared, to_inputs
 
 
 def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[str] | None = None) -> dict:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from .._escape import escape
-
 import calculators
 from calculators import N_, NN_
 
+from .._escape import escape
 from .._figures import figure, num
 from .._numbers import NumberFormat
 from .._scroll import scroll_region

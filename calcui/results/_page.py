@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import re
-from .._escape import escape
 
 from calculators import N_, NN_, NP_, pilot_inputs
 
 from .._dates import timestamp_html
+from .._escape import escape
 from .._figures import figure
 from .._isolate import bdi, isolate, plain, plain_strings
 from .._numbers import NumberFormat
 from .._scroll import scroll_region
 from .._text import Translator
-from . import _charts
-from . import _flags
-from . import _restore as _restore_lines
-from . import _trace
+from . import _charts, _flags, _restore as _restore_lines, _trace
 from ._estimate import Comparison, comparisons
-from ._html import (DASH, choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge, partial_reason,
-                    seconds, strategy_label)
+from ._html import (
+    DASH,
+    choice_label,
+    comparison_table,
+    cpu_badge,
+    difference,
+    is_cpu,
+    partial_badge,
+    partial_reason,
+    seconds,
+    strategy_label,
+)
 
 
 def _device(d, fmt, t):

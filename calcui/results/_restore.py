@@ -7,10 +7,9 @@ that says how many checks passed or failed instead.
 
 from __future__ import annotations
 
-from .._escape import escape
-
 from calculators import N_, NN_
 
+from .._escape import escape
 from .._figures import num
 from .._isolate import isolate
 from .._numbers import NumberFormat

@@ -6,10 +6,9 @@ size but no data. The page and the import panel say so wherever a run would say 
 
 from __future__ import annotations
 
-from .._escape import escape
-
 from calculators import N_
 
+from .._escape import escape
 from .._figures import figure, num
 from .._numbers import NumberFormat
 from .._scroll import scroll_region

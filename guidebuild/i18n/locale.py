@@ -19,8 +19,8 @@ import yaml
 from babel import UnknownLocaleError
 from mkdocs.utils.yaml import yaml_load
 
-from .pofile import update_catalog
 from ..locales import babel_locale
+from .pofile import update_catalog
 from .project import Project, same_code
 
 LIST_ITEM = re.compile(r"^(\s*)-\s+locale:\s*")

@@ -17,6 +17,7 @@ from .problems import BROKEN, Problem  # noqa: F401  (re-exported: the build and
 from .project import Project
 from .structure import difference_line, differences, own_problem_lines, parse
 
+
 @dataclass
 class LocaleReport:
     locale: str

@@ -6,8 +6,8 @@ import random
 from pathlib import Path
 
 import pytest
-from babel.numbers import format_currency, format_decimal, format_percent
 from babel import Locale
+from babel.numbers import format_currency, format_decimal, format_percent
 
 from calcui import NumberFormat
 from guidebuild.locale_pack import UNITS, locale_pack

@@ -12,7 +12,7 @@ import pytest
 
 import calcui
 import calculators
-from calculators import Input, N_, register
+from calculators import N_, Input, register
 from guidebuild.locale_pack import locale_pack
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"

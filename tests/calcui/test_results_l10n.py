@@ -9,8 +9,8 @@ import re
 from datetime import datetime, timezone
 
 import pytest
-from babel.dates import format_date, format_time
 from babel import Locale
+from babel.dates import format_date, format_time
 
 from calcui import Translator, results
 from calcui._dates import format_timestamp, parse_timestamp, timestamp_html

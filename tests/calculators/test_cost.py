@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
-from calculators import _cost_model as model
-from calculators import _cost_quote as quote
-from calculators import _prices, catalog, compute, cost
+from calculators import _cost_model as model, _cost_quote as quote, _prices, catalog, compute, cost
 
 # The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
 # with their own: H100 per card-hour by term 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30, on demand 3.70.

@@ -5,8 +5,7 @@ import json
 import pytest
 
 import calculators
-from calculators import hf_config, memory
-from calculators import _memory_formulas as formulas
+from calculators import _memory_formulas as formulas, hf_config, memory
 from calculators.architecture import FAMILIES, MOE_FAMILIES
 from calculators.hf_config import MODEL_TYPES, SUPPORTED
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-import calculators
 import calcui.results as results
+import calculators
 from calculators import hf_config
 from guidebuild.locale_pack import locale_pack
 

@@ -6,10 +6,9 @@ from dataclasses import fields
 import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
-from calculators import _memory_formulas as formulas
-from calculators import compute, memory
-from calculators.architecture import FAMILIES, LINEARS, Architecture
+from calculators import _memory_formulas as formulas, compute, memory
 from calculators._memory_formulas import quantized_bytes
+from calculators.architecture import FAMILIES, LINEARS, Architecture
 
 LLAMA8B = 8030261248
 NO_OVERHEAD = {"framework_gb": 0, "fragmentation": 0}

@@ -13,8 +13,7 @@ import os
 
 import pytest
 from calc_checks import assert_display, assert_finite
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from calculators import ERROR_CODES, catalog, compute, cost, memory
 from calculators._cost_model import cheapest_plan

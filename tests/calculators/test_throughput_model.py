@@ -7,13 +7,11 @@ import math
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from calculators import _cost_model as model
-from calculators import _data, compute, cost, pilot_inputs, throughput
-from calculators.architecture import Architecture, LINEARS
+from calculators import _cost_model as model, _data, compute, cost, pilot_inputs, throughput
 from calculators._memory_formulas import Run
+from calculators.architecture import LINEARS, Architecture
 
 DATA_CENTRE = {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
 
@@ -64,7 +62,7 @@ def test_the_measurements_cover_what_the_issue_asks_for():
         assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", r["date"]), r["id"]
         if r["use"] == "shown":
             assert r["excluded"] in ("card_variant", "multi_node", "generic_stack") and r["excluded_because"], r["id"]
-        for name, (value, why) in r.get("assumed", {}).items():
+        for name, (_value, why) in r.get("assumed", {}).items():
             assert why, (r["id"], name)
 
 

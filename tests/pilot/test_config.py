@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from pilot.cli import config_from_args, _parser
+from pilot.cli import _parser, config_from_args
 from pilot.config import ModelConfig, PilotConfig, TrainConfig
 
 

@@ -11,8 +11,10 @@ pytest.importorskip("peft")
 
 import calculators  # noqa: E402
 from benchmarks.memory_accuracy import FAMILIES, NEW_FAMILIES, Case, pilot_config  # noqa: E402
-from calculators import _memory_formulas as formulas  # noqa: E402
-from calculators import memory  # noqa: E402
+from calculators import (
+    _memory_formulas as formulas,  # noqa: E402
+    memory,  # noqa: E402
+)
 from calculators.pilot_inputs import memory_inputs  # noqa: E402
 
 # Builds models and runs them: the full suite's (`make test`), not the fast tier's.

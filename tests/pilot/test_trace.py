@@ -108,9 +108,13 @@ REDUCED = (
 def test_a_reduced_full_width_matrix_traces_within_3_percent_of_the_estimate(case, tmp_path):
     import dataclasses
 
-    from benchmarks.memory_traced import GOAL as TRACED_GOAL
-    from benchmarks.memory_traced import TracedCase, config_json, estimate
-    from benchmarks.memory_traced import pilot_config as traced_config
+    from benchmarks.memory_traced import (
+        GOAL as TRACED_GOAL,
+        TracedCase,
+        config_json,
+        estimate,
+        pilot_config as traced_config,
+    )
     from pilot.trainer import resolved
 
     *fields, accumulation = case

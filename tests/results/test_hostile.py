@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import calcui.results as results
-from pilot.result import PROBLEM_CODES
 from calcui import Translator
 from guidebuild.locale_pack import locale_pack
+from pilot.result import PROBLEM_CODES
 
 from . import make_bad
 from .cases import BAD, CASES, HUGE, PAYLOAD_STRINGS, PAYLOADS, write_huge

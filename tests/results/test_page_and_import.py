@@ -10,10 +10,10 @@ import pytest
 
 import calcui.results as results
 import calculators
-from calculators import pilot_inputs
-from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
 from calcui import NumberFormat, Translator
 from calcui._figures import figure
+from calculators import pilot_inputs
+from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
 from guidebuild.locale_pack import locale_pack
 
 from .corpus import GOOD, corpus, load_good
@@ -29,7 +29,7 @@ SAMPLE, SCALE, GPU, TRACE = (dict(RUNS)[name] for name in ("sample-cpu.json", "s
 def test_page_lists_every_run_with_its_sections_and_charts(code):
     page = results.results_page(RUNS, PACKS[code])
     assert page == results.results_page(RUNS, PACKS[code])  # deterministic
-    for name, data in RUNS:
+    for name, _data in RUNS:
         assert f"<code><bdi>{name}</bdi></code>" in page
     assert page.count('<section class="guide-results__run"') == len(RUNS)
     assert page.count("guide-badge--cpu") == 2  # the CPU sample and the CPU scaling fixture, not the GPU one
