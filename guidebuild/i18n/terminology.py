@@ -3,11 +3,14 @@
 `locales/<lang>/terminology.toml` lists them (see EDITORS.md); `guide-i18n status` looks for a rejected
 variant in that locale's pages (prose and front matter, not code blocks) and in its UI strings, and names
 the file, the line and the preferred form. Matching is by substring: Japanese has no spaces and Arabic
-attaches articles and prepositions to the word, so word boundaries would miss most real slips.
+attaches articles and prepositions to the word, so word boundaries would miss most real slips. A
+construction rather than a word (Arabic's «يتسع X في Y», "X fits in Y", which reads backwards) is a
+regular expression in `patterns`.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +27,7 @@ class Term:
     concept: str  # what the term means, in English, for the editor
     preferred: str
     rejected: tuple[str, ...]
+    patterns: tuple[re.Pattern, ...] = ()  # rejected constructions, as Python regular expressions
 
 
 def load(path: Path) -> list[Term]:
@@ -36,13 +40,23 @@ def load(path: Path) -> list[Term]:
         raise ValueError(f"{path}: {exc}") from exc
     terms = []
     for i, entry in enumerate(data.get("term", []), 1):
-        rejected = entry.get("rejected")
+        rejected, patterns = entry.get("rejected", []), entry.get("patterns", [])
         if not (isinstance(entry.get("concept"), str) and isinstance(entry.get("preferred"), str) and entry["preferred"]
-                and isinstance(rejected, list) and rejected and all(isinstance(r, str) and r for r in rejected)):
-            raise ValueError(f"{path}: term {i} needs `concept`, a non-empty `preferred` and a non-empty list `rejected`")
+                and isinstance(rejected, list) and isinstance(patterns, list) and (rejected or patterns)
+                and all(isinstance(r, str) and r for r in rejected + patterns)):
+            raise ValueError(f"{path}: term {i} needs `concept`, a non-empty `preferred` and a non-empty list "
+                             "`rejected` or `patterns`")
         if any(entry["preferred"] == r for r in rejected):
             raise ValueError(f"{path}: term {i} ({entry['concept']}) rejects its own preferred form")
-        terms.append(Term(entry["concept"], entry["preferred"], tuple(rejected)))
+        compiled = []
+        for pattern in patterns:
+            try:
+                compiled.append(re.compile(pattern))
+            except re.error as exc:
+                raise ValueError(f"{path}: term {i} ({entry['concept']}): pattern {pattern!r}: {exc}") from exc
+            if compiled[-1].search(entry["preferred"]):
+                raise ValueError(f"{path}: term {i} ({entry['concept']}): pattern {pattern!r} matches the preferred form")
+        terms.append(Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled)))
     return terms
 
 
@@ -51,7 +65,8 @@ def _found(text: str, term: Term) -> list[str]:
     (a rejected パラメ would otherwise match every パラメータ). A variant that contains the preferred
     form (パラメーター contains パラメータ) is looked for in the text as written."""
     masked = text.replace(term.preferred, "\0")
-    return [variant for variant in term.rejected if variant in (text if term.preferred in variant else masked)]
+    return ([variant for variant in term.rejected if variant in (text if term.preferred in variant else masked)]
+            + [match.group(0) for pattern in term.patterns for match in pattern.finditer(text)])
 
 
 def _problem(locale: str, where: str, line: int | None, term: Term, variant: str) -> Problem:
