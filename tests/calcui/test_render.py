@@ -109,7 +109,7 @@ from calcui._isolate import plain  # noqa: E402
 @pytest.mark.parametrize(("lang", "fits", "misses"), [
     ("es", "Cabe en 1 × H100 SXM 80 GB", "No cabe en 1 × H100 SXM 80 GB"),
     ("ja", "1 × H100 SXM 80 GB に収まります", "1 × H100 SXM 80 GB には収まりません"),
-    ("ar", "يتسع التشغيل في 1 × H100 SXM 80 GB", "لا يتسع التشغيل في 1 × H100 SXM 80 GB"),
+    ("ar", "تتسع 1 × H100 SXM 80 GB للتشغيل", "لا تتسع 1 × H100 SXM 80 GB للتشغيل"),
 ])
 def test_the_verdict_opens_the_result_and_is_the_headline(lang, fits, misses):
     """Issue 33: the answer first, one sentence in the reader's language, its figures localized and

@@ -7,42 +7,45 @@ import pytest
 
 from guidebuild.i18n import cli as i18n_cli, terminology
 
-# The Arabic reviewers' systemic slip: «يتسع X في Y» for "X fits in Y" reads backwards, as اتّسع takes the
-# container as its subject («تتسع البطاقة للتشغيل»). Written here until the Arabic pass clears the pages
-# and it moves to locales/ar/terminology.toml.
-AR_FITS = '''
-[[term]]
-concept = "X fits in Y: the container is the subject of اتّسع"
-preferred = "تتسع البطاقة للتشغيل"
-patterns = ["[يت]تّ?سع\\\\s+(?:(?!ل)\\\\S+\\\\s+){0,3}في\\\\s"]
-'''
+from .conftest import ROOT
+
+# A page that brings back a rejected construction, per locale: (page, the right text, the slip, what the
+# report says). ja: 経験則 only as the gloss 「目安（経験則）」. ar: the reviewers' systemic slip «يتسع X في Y»
+# ("X fits in Y") reads backwards, as اتّسع takes the container as its subject («تتسع البطاقة للتشغيل»).
+SLIPS = {
+    "ja": ("faq.md", "目安（経験則）が", "この経験則が", "«経験則» for rule of thumb (+30–40 %): write «目安»"),
+    "ar": ("index.md", "والبطاقات التي تتسع لتشغيلك", "والبطاقات التي يتسع فيها تشغيلك",
+           "«يتسع فيها » for X fits in Y"),
+}
 
 
-def test_a_japanese_page_that_brings_back_a_rejected_construction_fails_status_strict(copy_of_project, capsys):
-    """ja: 経験則 only as the gloss 「目安（経験則）」; on its own it is the rejected form of 目安."""
-    page = copy_of_project / "docs" / "ja" / "faq.md"
+@pytest.mark.parametrize("locale", SLIPS)
+def test_a_page_that_brings_back_a_rejected_construction_fails_status_strict(copy_of_project, capsys, locale):
+    name, right, slip, message = SLIPS[locale]
+    page = copy_of_project / "docs" / locale / name
     text = page.read_text(encoding="utf-8")
-    assert "目安（経験則）が" in text
-    page.write_text(text.replace("目安（経験則）が", "この経験則が", 1), encoding="utf-8")
-    i18n_cli.main(["--root", str(copy_of_project), "stamp", "--force", "docs/ja/faq.md"])
+    assert right in text
+    page.write_text(text.replace(right, slip, 1), encoding="utf-8")
+    i18n_cli.main(["--root", str(copy_of_project), "stamp", "--force", f"docs/{locale}/{name}"])
     capsys.readouterr()
     assert i18n_cli.main(["--root", str(copy_of_project), "status", "--strict"]) == 1
     out = capsys.readouterr().out
-    assert "docs/ja/faq.md" in out and "«経験則» for rule of thumb" in out and "write «目安»" in out
+    assert f"docs/{locale}/{name}" in out and message in out, out
 
 
 @pytest.mark.parametrize(("text", "flagged"), [
     ("لا يتسع التشغيل في بطاقة H100 واحدة.", True),
     ("ما يتسع في ذاكرة البطاقة.", True),
     ("يتّسع النموذج الصغير في بطاقة واحدة.", True),
+    ("البطاقات التي يتسع فيها تشغيلك.", True),
     ("لا تتسع بطاقة H100 واحدة للتشغيل.", False),
     ("النتائج التي تتسع لها الخطة في الشهر.", False),
     ("تتسع البطاقة للتشغيل في الذاكرة المتاحة.", False),
+    ("لا تتسع أي وحدة GPU في الكتالوج لهذا التشغيل.", False),
 ])
-def test_an_arabic_fixture_rule_catches_the_backwards_fits_construction(tmp_path, text, flagged):
-    path = tmp_path / "terminology.toml"
-    path.write_text(AR_FITS, encoding="utf-8")
-    problems = terminology.page_problems("ar", "page.md", text, terminology.load(path))
+def test_the_arabic_rule_tells_the_backwards_construction_from_the_right_one(text, flagged):
+    terms = terminology.load(ROOT / "locales" / "ar" / terminology.FILE_NAME)
+    problems = [p for p in terminology.page_problems("ar", "page.md", text, terms) if "fits in Y" in p.message]
     assert bool(problems) is flagged, problems
 
 
