@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from calculators import N_
-from pilot.result import PLAIN, PROBLEM_CODES, TOP_LEVEL, TYPE_NAMES, WITH_FOUND
+from pilot.result import PROBLEM_CODES, TOP_LEVEL, TYPE_NAMES, UNKNOWN
 
 from .._escape import escape
 from .._isolate import clip, isolate
@@ -45,15 +45,18 @@ def type_names(types: str, t: Translator) -> str:
     return text
 
 
-def expected_text(code: str, params: dict, t: Translator, fmt: NumberFormat | None) -> str:
-    if code == "type":
-        return type_names(params.get("types", ""), t)
-    # A property name comes from the file and can be megabytes long: every echo is clipped.
+def shown_params(code: str, params: dict, t: Translator, fmt: NumberFormat | None) -> dict:
+    """A problem's parameters as its sentence shows them: numbers per locale, lists joined as the locale
+    joins an "or" list, JSON type names translated; every echo of the file clipped (a property name can
+    be megabytes long)."""
     shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool)
              else (fmt or ENGLISH_NUMBERS).join([clip(x) for x in v], "or") if isinstance(v, list) else clip(v)
              for k, v in params.items()}
-    msg = PROBLEM_CODES.get(code, code)
-    return t(msg, n=plural_count(msg, params), **shown)
+    if code == "type":
+        shown["types"] = type_names(params.get("types", ""), t)
+        if params.get("found") is not None:
+            shown["found"] = t(TYPE_NAMES.get(params["found"], str(params["found"])))
+    return shown
 
 
 def show_pointer(pointer: str, t: Translator) -> str:
@@ -61,26 +64,18 @@ def show_pointer(pointer: str, t: Translator) -> str:
 
 
 def problem_message(problem: dict, t: Translator, fmt: NumberFormat | None = None, html: bool = False) -> str:
-    """One localized line: where, what was expected and, when known, what was found. With `html`,
-    the line as HTML, the pointer and the value found (both from the file) isolated in <bdi>."""
-    params = problem.get("params", {})
-    pointer = problem.get("pointer", "")
+    """One localized sentence, the code's own: where, what was expected and, when the code has it, what
+    was found. With `html`, the sentence as HTML, the pointer and the value found (both from the file)
+    isolated in <bdi>."""
+    code, params, pointer = problem.get("code", ""), problem.get("params", {}), problem.get("pointer", "")
+    msg = PROBLEM_CODES.get(code)
+    shown = shown_params(code, params, t, fmt) if msg else {"code": clip(code)}
     where = show_pointer(pointer, t)
-    expected = expected_text(problem.get("code", ""), params, t, fmt)
-    found = params.get("found")
-    if problem.get("code") == "type":
-        found = t(TYPE_NAMES.get(found, str(found))) if found is not None else None
-    elif found is not None:
-        found = clip(safe_number(found, fmt))
-    parts = {"pointer": where, "expected": expected}
-    if html:
-        parts = {"pointer": isolate(where) if pointer else escape(where), "expected": escape(expected)}
-        if found is not None:
-            parts["found"] = isolate(found)
-        return t.html(PLAIN if found is None else WITH_FOUND, **parts)
-    if found is None:
-        return t(PLAIN, **parts)
-    return t(WITH_FOUND, found=found, **parts)
+    n = plural_count(msg, params) if msg else None
+    if not html:
+        return t(msg or UNKNOWN, n=n, **shown, pointer=where)
+    parts = {k: isolate(v) if k == "found" else escape(v) for k, v in shown.items()}
+    return t.html(msg or UNKNOWN, n=n, **parts, pointer=isolate(where) if pointer else escape(where))
 
 
 def english(problem: dict) -> str:

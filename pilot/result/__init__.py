@@ -5,12 +5,12 @@ The pilot writes result files and checks each one here before it leaves the mach
 only words the problems and draws the page. Nothing here imports the pilot, calcui or the build.
 """
 
-from ._codes import PLAIN, PROBLEM_CODES, TOP_LEVEL, TYPE_NAMES, WITH_FOUND
+from ._codes import PROBLEM_CODES, TOP_LEVEL, TYPE_NAMES, UNKNOWN
 from ._parse import MAX_BYTES, parse, problem, supported_versions, validate
 from ._validator import DATE_TIME, SCHEMA_FILE, SchemaFeatureError, Validator, is_date_time, load_schema, validator
 
 SCHEMA_VERSION = "1"
 
-__all__ = ["DATE_TIME", "MAX_BYTES", "PLAIN", "PROBLEM_CODES", "SCHEMA_FILE", "SCHEMA_VERSION", "SchemaFeatureError",
-           "TOP_LEVEL", "TYPE_NAMES", "Validator", "WITH_FOUND", "is_date_time", "load_schema", "parse", "problem",
+__all__ = ["DATE_TIME", "MAX_BYTES", "PROBLEM_CODES", "SCHEMA_FILE", "SCHEMA_VERSION", "SchemaFeatureError",
+           "TOP_LEVEL", "TYPE_NAMES", "UNKNOWN", "Validator", "is_date_time", "load_schema", "parse", "problem",
            "supported_versions", "validate", "validator"]

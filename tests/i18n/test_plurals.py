@@ -64,7 +64,7 @@ def test_every_count_string_has_every_form_and_each_count_gets_its_own(locale):
             params = dict(count=str(n), limit=str(n), layers=str(n), derived=str(n), source="S", threshold="5 %",
                           mode="M", where="W", worst="1 %", goal="2 %", family="F", hidden="H", vocab="V",
                           component="C", step="7", rtol="0.01", total=str(n), first="F", reason="R", value="V",
-                          loo="3 %")
+                          loo="3 %", pointer="/runs/0", found="F")
             shown = t(msg, n=n, **params)
             raw = message.string[forms.index(expected_category)]
             assert shown == raw.format(**params), (message.id, n)

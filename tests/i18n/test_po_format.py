@@ -86,7 +86,8 @@ def test_template_has_references_translator_notes_and_contexts():
     completed = template.get("Completed", "pilot run outcome")
     assert completed is not None and any(path == "calcui/results/_page.py" for path, _ in completed.locations)
     assert any(c.startswith("TRANSLATORS: the outcome of a pilot run") for c in completed.auto_comments)
-    assert template.get("nothing here", "expected in an imported file") is not None
+    forbidden = template.get("{pointer}: expected nothing here")  # a schema code's whole sentence, with its note
+    assert forbidden is not None and any(c.startswith("TRANSLATORS: a JSON property") for c in forbidden.auto_comments)
     assert "\n#: calcui/" in text and "\n#. TRANSLATORS: " in text
     assert not any(m.id == "Completed" and m.context is None for m in template)  # no context-free duplicate
 

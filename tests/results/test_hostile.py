@@ -68,8 +68,8 @@ def test_messages_name_the_place_and_what_was_expected():
 
 
 def test_messages_go_through_the_catalog():
-    t = Translator({"locale": "xx", "messages": {"{pointer}: expected {expected}": "«{pointer}» ⇒ {expected}",
-                                                 "a JSON document": "un documento JSON", "top level": "raíz"}})
+    t = Translator({"locale": "xx", "messages": {"{pointer}: expected a JSON document": "«{pointer}» ⇒ un documento JSON",
+                                                 "top level": "raíz"}})
     _, problems = results.parse(b"")
     assert results.problem_message(problems[0], t) == "«raíz» ⇒ un documento JSON"
 

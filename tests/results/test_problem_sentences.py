@@ -1,0 +1,161 @@
+"""Every problem of the result contract, as a reader sees it in each locale: one whole sentence per code.
+
+Reviewed sentences (issue 35): a new code needs its sample in problem_samples.py and its sentence here in
+every locale; a changed translation shows up as a difference to review. The English is what the pilot's
+CLI prints and the build reports."""
+
+from pathlib import Path
+
+import pytest
+
+from calcui import NumberFormat, Translator
+from calcui.results import english, problem_message
+from guidebuild.locale_pack import locale_pack
+from pilot.result import PROBLEM_CODES
+
+from .problem_samples import SAMPLES
+
+LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
+REVIEWED = {
+    "en": {
+        "type": "/timing/steps: expected a whole number or null, found text",
+        "required": "top level: expected property 'timing'",
+        "additionalProperties": "/memory/extra: expected no property named 'extra'",
+        "const": '/kind: expected the value "pilot"',
+        "enum": "/device: expected one of: cpu, cuda, or rocm",
+        "minimum": "/memory/peak_tensor_bytes: expected a number ≥ 0, found -1",
+        "maximum": "/scale/efficiency: expected a number ≤ 1.5, found 2.25",
+        "exclusiveMaximum": "/train/lora_dropout: expected a number < 1, found 1",
+        "maxLength": "/notes: expected text of at most 2,000 characters",
+        "pattern": "/config_hash: expected text matching ^[0-9a-f]{64}$",
+        "format": "/started_at: expected a date and time such as 2026-01-31T12:00:00Z",
+        "minItems": "/timing/step_seconds: expected at least 1 item",
+        "maxItems": "/flags: expected at most 3 items",
+        "uniqueItems": "/flags: expected items that are all different",
+        "maxProperties": "/env: expected at most 64 properties",
+        "false": "/timing: expected nothing here",
+        "too_large": "top level: expected a file of at most 1,048,576 bytes, found 2,500,000",
+        "empty": "top level: expected a JSON document",
+        "bom": "top level: expected UTF-8 text without a byte order mark",
+        "encoding": "top level: expected UTF-8 text (invalid byte at offset 17)",
+        "json_syntax": "top level: expected valid JSON (error at line 3, column 14)",
+        "non_finite": "/memory/peak_tensor_bytes: expected a finite number, not NaN",
+        "surrogate": "/notes: expected text without a lone surrogate escape (\\ud800–\\udfff)",
+        "too_deep": "top level: expected at most 64 levels of nesting",
+        "schema_version": '/schema_version: expected schema version 1, found "2"',
+        "too_many": "top level: expected fewer problems (12 more not listed)",
+    },
+    "es": {
+        "type": "/timing/steps: se esperaba un número entero o null y se encontró texto",
+        "required": "nivel superior: falta la propiedad «timing»",
+        "additionalProperties": "/memory/extra: el esquema no admite una propiedad llamada «extra»",
+        "const": '/kind: el valor debe ser "pilot"',
+        "enum": "/device: el valor debe ser uno de estos: cpu, cuda o rocm",
+        "minimum": "/memory/peak_tensor_bytes: se esperaba un número ≥ 0 y se encontró -1",
+        "maximum": "/scale/efficiency: se esperaba un número ≤ 1,5 y se encontró 2,25",
+        "exclusiveMaximum": "/train/lora_dropout: se esperaba un número menor que 1 y se encontró 1",
+        "maxLength": "/notes: el texto puede tener como máximo 2.000 caracteres",
+        "pattern": "/config_hash: el texto no cumple el patrón ^[0-9a-f]{64}$",
+        "format": "/started_at: se esperaba una fecha y hora como 2026-01-31T12:00:00Z",
+        "minItems": "/timing/step_seconds: la lista necesita al menos 1 elemento",
+        "maxItems": "/flags: la lista admite como máximo 3 elementos",
+        "uniqueItems": "/flags: los elementos de la lista deben ser todos distintos",
+        "maxProperties": "/env: se admiten como máximo 64 propiedades",
+        "false": "/timing: aquí no debería haber ningún valor",
+        "too_large": "nivel superior: el archivo ocupa 2.500.000 bytes y el máximo es 1.048.576 bytes",
+        "empty": "nivel superior: el archivo está vacío; se esperaba un documento JSON",
+        "bom": "nivel superior: se esperaba texto UTF-8 sin marca de orden de bytes",
+        "encoding": "nivel superior: el texto no es UTF-8 válido (byte no válido en la posición 17)",
+        "json_syntax": "nivel superior: el JSON no es válido (error en la línea 3, columna 14)",
+        "non_finite": "/memory/peak_tensor_bytes: se esperaba un número finito, no NaN",
+        "surrogate": "/notes: el texto contiene un escape suplente aislado (\\ud800–\\udfff)",
+        "too_deep": "nivel superior: se admiten como máximo 64 niveles de anidamiento",
+        "schema_version": '/schema_version: se esperaba la versión 1 del esquema y se encontró "2"',
+        "too_many": "nivel superior: hay 12 problemas más que no se listan",
+    },
+    "ja": {
+        "type": "/timing/steps：値は整数またはnullである必要がありますが、テキストです",
+        "required": "最上位：プロパティ「timing」がありません",
+        "additionalProperties": "/memory/extra：「extra」というプロパティは使えません",
+        "const": '/kind：値は "pilot" である必要があります',
+        "enum": "/device：値は cpu、cuda、またはrocm のいずれかである必要があります",
+        "minimum": "/memory/peak_tensor_bytes：0 以上の数値が必要ですが、-1 です",
+        "maximum": "/scale/efficiency：1.5 以下の数値が必要ですが、2.25 です",
+        "exclusiveMaximum": "/train/lora_dropout：1 未満の数値が必要ですが、1 です",
+        "maxLength": "/notes：テキストが長すぎます（上限は 2,000 文字）",
+        "pattern": "/config_hash：テキストが ^[0-9a-f]{64}$ に一致しません",
+        "format": "/started_at：2026-01-31T12:00:00Z のような日時が必要です",
+        "minItems": "/timing/step_seconds：要素が足りません（1 個以上必要）",
+        "maxItems": "/flags：要素が多すぎます（上限は 3 個）",
+        "uniqueItems": "/flags：要素はすべて異なる必要があります",
+        "maxProperties": "/env：プロパティが多すぎます（上限は 64 個）",
+        "false": "/timing：ここには値を置けません",
+        "too_large": "最上位：ファイルが大きすぎます（2,500,000 バイト、上限は 1,048,576 バイト）",
+        "empty": "最上位：ファイルが空です。JSON 文書が必要です",
+        "bom": "最上位：バイト順マークのない UTF-8 テキストが必要です",
+        "encoding": "最上位：UTF-8 として読めません（オフセット 17 に不正なバイト）",
+        "json_syntax": "最上位：JSON として正しくありません（3 行 14 列目でエラー）",
+        "non_finite": "/memory/peak_tensor_bytes：有限の数値が必要ですが、NaN です",
+        "surrogate": "/notes：対になっていないサロゲートのエスケープ（\\ud800–\\udfff）が含まれています",
+        "too_deep": "最上位：入れ子が深すぎます（上限は 64 段）",
+        "schema_version": '/schema_version：スキーマバージョン 1 が必要ですが、"2" です',
+        "too_many": "最上位：ほかに 12 件の問題があります（一覧には載せていません）",
+    },
+    "ar": {
+        "type": "/timing/steps: نوع القيمة المتوقَّع عدد صحيح أو null، والموجود نص",
+        "required": "المستوى الأعلى: الخاصية «timing» مفقودة",
+        "additionalProperties": "/memory/extra: لا يُسمح بخاصية باسم «extra»",
+        "const": '/kind: يجب أن تكون القيمة "pilot"',
+        "enum": "/device: يجب أن تكون القيمة واحدة مما يلي: cpu أو cuda أو rocm",
+        "minimum": "/memory/peak_tensor_bytes: يجب أن يكون العدد ≥ 0، لكنه -1",
+        "maximum": "/scale/efficiency: يجب أن يكون العدد ≤ 1.5، لكنه 2.25",
+        "exclusiveMaximum": "/train/lora_dropout: يجب أن يكون العدد أصغر من 1، لكنه 1",
+        "maxLength": "/notes: يجب ألا يتجاوز النص 2,000 حرف",
+        "pattern": "/config_hash: النص لا يطابق النمط ^[0-9a-f]{64}$",
+        "format": "/started_at: المتوقَّع تاريخ ووقت مثل 2026-01-31T12:00:00Z",
+        "minItems": "/timing/step_seconds: يجب أن تضم القائمة عنصرًا واحدًا على الأقل",
+        "maxItems": "/flags: يجب ألا تضم القائمة أكثر من 3 عناصر",
+        "uniqueItems": "/flags: يجب أن تكون عناصر القائمة مختلفة كلها",
+        "maxProperties": "/env: يجب ألا يضم الكائن أكثر من 64 خاصيةً",
+        "false": "/timing: يجب ألا يوجد شيء هنا",
+        "too_large": "المستوى الأعلى: الملف أكبر من الحد (2,500,000 من البايتات، والحد الأقصى 1,048,576 بايتًا)",
+        "empty": "المستوى الأعلى: الملف فارغ، والمتوقَّع مستند JSON",
+        "bom": "المستوى الأعلى: المتوقَّع نص UTF-8 بلا علامة ترتيب البايتات",
+        "encoding": "المستوى الأعلى: النص ليس UTF-8 صالحًا (بايت غير صالح عند الإزاحة 17)",
+        "json_syntax": "المستوى الأعلى: هذا ليس JSON صالحًا (خطأ في السطر 3، العمود 14)",
+        "non_finite": "/memory/peak_tensor_bytes: المتوقَّع عدد منتهٍ، لا NaN",
+        "surrogate": "/notes: يحوي النص رمز هروب بديلًا منفردًا (\\ud800–\\udfff)",
+        "too_deep": "المستوى الأعلى: التداخل أعمق من الحد (64 مستوًى على الأكثر)",
+        "schema_version": '/schema_version: المتوقَّع إصدار المخطط 1، والموجود "2"',
+        "too_many": "المستوى الأعلى: توجد 12 مشكلةً أخرى لم تُدرج",
+    },
+}
+
+
+def test_every_code_has_a_sample_and_a_reviewed_sentence_in_every_locale():
+    assert set(SAMPLES) == set(PROBLEM_CODES)
+    assert all(set(sentences) == set(PROBLEM_CODES) for sentences in REVIEWED.values())
+
+
+@pytest.mark.parametrize("locale", sorted(REVIEWED))
+def test_every_code_renders_the_reviewed_sentence(locale):
+    if locale == "en":
+        shown = {code: english({"pointer": p, "code": code, "params": params}) for code, (p, params) in SAMPLES.items()}
+    else:
+        pack = locale_pack(locale, LOCALES_DIR)
+        t, fmt = Translator(pack), NumberFormat(pack)
+        shown = {code: problem_message({"pointer": p, "code": code, "params": params}, t, fmt)
+                 for code, (p, params) in SAMPLES.items()}
+    assert shown == REVIEWED[locale]
+
+
+@pytest.mark.parametrize("locale", ["es", "ja", "ar"])
+def test_the_html_sentence_isolates_what_came_from_the_file(locale):
+    pack = locale_pack(locale, LOCALES_DIR)
+    html = problem_message({"pointer": "/memory/peak_tensor_bytes", "code": "minimum", "params": {"limit": 0, "found": -1}},
+                           Translator(pack), NumberFormat(pack), html=True)
+    assert "<bdi>/memory/peak_tensor_bytes</bdi>" in html and "<bdi>-1</bdi>" in html and "{" not in html
+
+
+def test_a_code_from_a_newer_contract_is_named_not_dropped():
+    assert english({"pointer": "/x", "code": "maxContains", "params": {"limit": 2}}) == "/x: problem maxContains"
