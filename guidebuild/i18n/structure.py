@@ -26,6 +26,9 @@ ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s+([A-Za-z][\w-]*)")
 TAB = re.compile(r'^\s*===\+?\s+"')
 INLINE_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+# A link to a glossary entry (glossary.md#term-…) is a locale's own help for a word its readers cannot guess
+# (see terminology.py): not compared with the source.
+GLOSSARY_ENTRY = re.compile(r"(?:^|/)glossary\.md#term-")
 LINK_DEFINITION = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 # Any HTML comment in prose: one the build does not know (a misspelt marker) would vanish silently.
 COMMENT = re.compile(r"<!--.*?-->")
@@ -110,7 +113,8 @@ def parse(text: str) -> Skeleton:
             page.links.append(definition[1])
         else:
             prose = CODE_SPAN.sub("", line)
-            page.links += INLINE_LINK.findall(prose) + AUTOLINK.findall(prose)
+            page.links += [target for target in INLINE_LINK.findall(prose) if not GLOSSARY_ENTRY.search(target)]
+            page.links += AUTOLINK.findall(prose)
         if line.strip():
             previous = line
     return page

@@ -6,6 +6,12 @@ the file, the line and the preferred form. Matching is by substring: Japanese ha
 attaches articles and prepositions to the word, so word boundaries would miss most real slips. A
 construction rather than a word (Arabic's «يتسع X في Y», "X fits in Y", which reads backwards) is a
 regular expression in `patterns`.
+
+A term may also name its entry in the locale's glossary (`glossary = "logits"`, the entry's id): a reader
+cannot guess a transliteration such as اللوجيتات or ロジット, so each page's first use of the preferred form
+(in prose, after the front matter, outside headings and code) must be a link to `glossary.md#term-<id>`, and
+the glossary must hold that anchor. Such links are each locale's own help, so the page structure check
+leaves them out of the link comparison with the source.
 """
 
 from __future__ import annotations
@@ -20,6 +26,11 @@ from .markdown import scan
 from .problems import Problem
 
 FILE_NAME = "terminology.toml"
+GLOSSARY_PAGE = "glossary.md"
+ENTRY_PREFIX = "term-"  # a glossary entry's anchor is term-<id>: the structure check knows them by it
+_ANCHOR = re.compile(r"[A-Za-z0-9_-]+")
+_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")  # [label](target "title")
+_BLANKED = re.compile(r"(`+).+?\1|<!--.*?-->")  # inline code and one-line comments
 
 
 @dataclass(frozen=True)
@@ -28,6 +39,7 @@ class Term:
     preferred: str
     rejected: tuple[str, ...]
     patterns: tuple[re.Pattern, ...] = ()  # rejected constructions, as Python regular expressions
+    glossary: str | None = None  # the id of its glossary entry, when each page's first use links to it
 
 
 def load(path: Path) -> list[Term]:
@@ -41,11 +53,15 @@ def load(path: Path) -> list[Term]:
     terms = []
     for i, entry in enumerate(data.get("term", []), 1):
         rejected, patterns = entry.get("rejected", []), entry.get("patterns", [])
+        glossary = entry.get("glossary")
         if not (isinstance(entry.get("concept"), str) and isinstance(entry.get("preferred"), str) and entry["preferred"]
-                and isinstance(rejected, list) and isinstance(patterns, list) and (rejected or patterns)
+                and isinstance(rejected, list) and isinstance(patterns, list) and (rejected or patterns or glossary)
                 and all(isinstance(r, str) and r for r in rejected + patterns)):
             raise ValueError(f"{path}: term {i} needs `concept`, a non-empty `preferred` and a non-empty list "
-                             "`rejected` or `patterns`")
+                             "`rejected` or `patterns`, or a `glossary` entry")
+        if glossary is not None and not (isinstance(glossary, str) and _ANCHOR.fullmatch(glossary)):
+            raise ValueError(f"{path}: term {i} ({entry['concept']}): `glossary` must be an entry id such as "
+                             f"\"logits\" (letters, digits, - and _), not {glossary!r}")
         if any(entry["preferred"] == r for r in rejected):
             raise ValueError(f"{path}: term {i} ({entry['concept']}) rejects its own preferred form")
         compiled = []
@@ -56,7 +72,7 @@ def load(path: Path) -> list[Term]:
                 raise ValueError(f"{path}: term {i} ({entry['concept']}): pattern {pattern!r}: {exc}") from exc
             if compiled[-1].search(entry["preferred"]):
                 raise ValueError(f"{path}: term {i} ({entry['concept']}): pattern {pattern!r} matches the preferred form")
-        terms.append(Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled)))
+        terms.append(Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled), glossary))
     return terms
 
 
@@ -81,6 +97,54 @@ def page_problems(locale: str, where: str, text: str, terms: list[Term]) -> list
             continue
         problems += [_problem(locale, where, number, term, variant) for term in terms for variant in _found(line, term)]
     return problems
+
+
+def _prose(lines: list[str]):
+    """(line number, line) of the prose a reader meets: after the front matter, outside code blocks, headings
+    and HTML comments (a figure marker inside a sentence included), with inline code and comments blanked out
+    (same length, so positions hold)."""
+    start = 0
+    if lines and lines[0].strip() == "---":
+        start = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    in_comment = False
+    for number, (kind, line) in enumerate(scan(lines), 1):
+        if number <= start or kind != "text":
+            continue
+        if in_comment:  # a comment left open on an earlier line
+            in_comment = "-->" not in line
+            continue
+        if line.lstrip().startswith("#"):
+            continue
+        line = _BLANKED.sub(lambda m: " " * len(m.group(0)), line)
+        if "<!--" in line:
+            line, in_comment = line[: line.index("<!--")], True
+        yield number, line
+
+
+def first_use_problems(locale: str, where: str, text: str, terms: list[Term]) -> list[Problem]:
+    """Terms with a glossary entry whose first use in this page is not a link to that entry."""
+    problems = []
+    lines = text.splitlines()
+    for term in (t for t in terms if t.glossary):
+        for number, line in _prose(lines):
+            at = line.find(term.preferred)
+            if at < 0:
+                continue
+            target = f"{GLOSSARY_PAGE}#{ENTRY_PREFIX}{term.glossary}"
+            linked = any(m.start(1) <= at < m.end(1) and m.group(2).endswith(target) for m in _LINK.finditer(line))
+            if not linked:
+                problems.append(Problem(locale, "term", where, f"the first use of «{term.preferred}» ({term.concept}) "
+                                        f"is not linked to its glossary entry: write [{term.preferred}]({target})",
+                                        line=number))
+            break
+    return problems
+
+
+def glossary_problems(locale: str, where: str, text: str, terms: list[Term]) -> list[Problem]:
+    """Glossary entries the terms name that the glossary page does not hold (as `id="term-…"`)."""
+    return [Problem(locale, "term", where, f"no entry for {term.concept}: give the row of «{term.preferred}» "
+                    f'its anchor, <span id="{ENTRY_PREFIX}{term.glossary}"></span>')
+            for term in terms if term.glossary and f'id="{ENTRY_PREFIX}{term.glossary}"' not in text]
 
 
 def catalog_problems(locale: str, where: str, catalog, terms: list[Term]) -> list[Problem]:
@@ -108,7 +172,13 @@ def locale_problems(project, locale: str) -> list[Problem]:
     problems = config_problems(project, locale, terms)
     for page in project.pages(locale):
         file = project.page(locale, page)
-        problems += page_problems(locale, project.rel(file), file.read_text(encoding="utf-8"), terms)
+        text = file.read_text(encoding="utf-8")
+        problems += page_problems(locale, project.rel(file), text, terms)
+        check = glossary_problems if page == GLOSSARY_PAGE else first_use_problems
+        problems += check(locale, project.rel(file), text, terms)
+    if any(t.glossary for t in terms) and GLOSSARY_PAGE not in project.pages(locale):
+        problems.append(Problem(locale, "term", project.rel(project.page(locale, GLOSSARY_PAGE)),
+                                "the terminology names glossary entries, but this locale has no glossary page"))
     po = project.po(locale)
     if po.is_file():
         problems += catalog_problems(locale, project.rel(po), read_catalog(po), terms)
