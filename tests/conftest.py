@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import socket
@@ -16,7 +17,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALES = ("es", "ja", "ar")
+ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}  # each locale's folder in the built site (Spanish at the root)
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+@functools.cache
+def locale_packs() -> dict[str, dict]:
+    """Each site locale's pack (CLDR formats and the gettext catalog), as the build writes it; read once."""
+    from guidebuild.locale_pack import locale_pack
+    return {code: locale_pack(code, ROOT / "locales") for code in LOCALES}
 
 
 def build_site(target: Path, site_url: str, config_file: Path = ROOT / "mkdocs.yml") -> subprocess.CompletedProcess:

@@ -11,11 +11,10 @@ import pytest
 import calcui
 from calcui import results
 from calcui._isolate import BIDI_CONTROLS, MAX_ECHO, clip, isolate, plain, plain_strings
-from guidebuild.locale_pack import locale_pack
-from tests.conftest import ROOT
+from tests.conftest import locale_packs
 from tests.results.cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT
 
-PACKS = {code: locale_pack(code, ROOT / "locales") for code in ("es", "ja", "ar")}
+PACKS = locale_packs()
 CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
 

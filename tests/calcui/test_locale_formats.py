@@ -21,10 +21,10 @@ from calcui._isolate import direction
 from calcui.model_config import import_model_config
 from calcui.results._messages import ENGLISH, shown_params
 from guidebuild.catalog_table import render_table
-from guidebuild.locale_pack import locale_pack
+from tests.conftest import locale_packs
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
-PACKS = {code: locale_pack(code, LOCALES_DIR) for code in ("es", "ja", "ar")}
+PACKS = locale_packs()
 ITEMS = ["A100", "H100 SXM", "H200 SXM", "MI300X", "RTX 6000 Ada"]
 
 

@@ -17,10 +17,10 @@ from calcui._dates import format_timestamp, parse_timestamp, timestamp_html
 from calcui._figures import num
 from calcui._numbers import NumberFormat
 from calcui.results import _restore
-from guidebuild.locale_pack import date_data, locale_pack
-from tests.conftest import ROOT
+from guidebuild.locale_pack import date_data
+from tests.conftest import ROOT, locale_packs
 
-PACKS = {code: locale_pack(code, ROOT / "locales") for code in ("es", "ja", "ar")}
+PACKS = locale_packs()
 SAMPLE = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
 LEGACY = ROOT / "tests" / "results" / "good" / "gpu-lora.json"
 INSTANTS = [datetime(2026, 11, 30, 10, 36, 14, tzinfo=timezone.utc), datetime(2026, 1, 5, 0, 7, tzinfo=timezone.utc),

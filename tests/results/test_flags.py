@@ -16,12 +16,12 @@ from calcui._escape import escape
 from calcui._numbers import NumberFormat
 from calcui.results import _flags
 from calculators import NP_
-from guidebuild.locale_pack import locale_pack
+from tests.conftest import locale_packs
 
 from .corpus import load_good
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
-PACKS = {code: locale_pack(code, LOCALES) for code in ("es", "ja", "ar")}
+PACKS = locale_packs()
 SAMPLE, *_ = load_good()
 SCALE = next(d for d in load_good() if d["kind"] == "scale")
 

@@ -10,14 +10,14 @@ import pytest
 
 import calcui.results as results
 from calcui import Translator
-from guidebuild.locale_pack import locale_pack
 from pilot.result import PROBLEM_CODES
+from tests.conftest import locale_packs
 
 from . import make_bad
 from .cases import BAD, CASES, HUGE, PAYLOAD_STRINGS, PAYLOADS, write_huge
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
-PACKS = {code: locale_pack(code, LOCALES) for code in ("es", "ja", "ar")}
+PACKS = locale_packs()
 ON_DISK = [c for c in CASES if c[0] != HUGE]
 
 

@@ -14,12 +14,12 @@ from calcui import NumberFormat, Translator
 from calcui._figures import figure
 from calculators import pilot_inputs
 from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
-from guidebuild.locale_pack import locale_pack
+from tests.conftest import locale_packs
 
 from .corpus import GOOD, corpus, load_good
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
-PACKS = {code: locale_pack(code, LOCALES) for code in ("es", "ja", "ar")}
+PACKS = locale_packs()
 RUNS = [(p.name, d) for p, d in zip(GOOD, load_good())]
 SAMPLE, SCALE, GPU, TRACE = (dict(RUNS)[name] for name in ("sample-cpu.json", "scale-gloo.json", "gpu-lora.json",
                                                              "trace-llama-3.2-1b-lora.json"))

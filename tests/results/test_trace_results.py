@@ -11,12 +11,12 @@ import pytest
 
 import calcui.results as results
 from calcui import Translator
-from guidebuild.locale_pack import locale_pack
+from tests.conftest import locale_packs
 
 from .corpus import GOOD, load_good
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
-PACKS = {code: locale_pack(code, LOCALES) for code in ("es", "ja", "ar")}
+PACKS = locale_packs()
 RUNS = [(p.name, d) for p, d in zip(GOOD, load_good())]
 TRACE_NAME = "trace-llama-3.2-1b-lora.json"
 TRACE = dict(RUNS)[TRACE_NAME]

@@ -14,12 +14,11 @@ from playwright.sync_api import Page, expect
 import calcui
 import calculators
 from calcui.worker import page_response
-from tests.conftest import ARTIFACTS, LOCALES
+from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 from tests.site.browser import PHONE, Recorder, axe_violations, wake_materials_script
 
 pytestmark = pytest.mark.browser
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 PAGES = {"memory": "memory/", "cost": "cost/"}
 # The inputs the generated sets vary: visible fields whose random values stay meaningful
 # (dimensions of a preset model would mostly produce divisibility errors instead of results).

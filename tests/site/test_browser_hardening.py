@@ -13,12 +13,11 @@ from playwright.sync_api import Page, expect
 
 import calcui
 import calculators
-from tests.conftest import ARTIFACTS, LOCALES
+from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 from tests.site.browser import Recorder, axe_violations
 
 pytestmark = pytest.mark.browser
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 # The form as the reader sees it, read the way the calculators' boundary takes it (test code: not the
 # page's own reader, which is what is under test).
 FORM_AS_SHOWN = """name => {

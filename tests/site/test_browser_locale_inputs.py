@@ -10,10 +10,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import calcui
+from tests.conftest import ROOTS
 
 pytestmark = pytest.mark.browser
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 # Defaults as each locale writes them: grouped, its decimal sign, no ".0".
 DEFAULTS = {
     "es": {"tokens": "200.000.000", "epochs": "3", "margin": "0,1", "params": "8.030.261.248", "lora_dropout": "0"},

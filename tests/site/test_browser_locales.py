@@ -7,12 +7,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import ARTIFACTS, LOCALES
+from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 from tests.site.browser import PHONE, Recorder, axe_violations, wake_materials_script
 
 pytestmark = pytest.mark.browser
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 DIRECTION = {"es": "ltr", "ja": "ltr", "ar": "rtl"}
 SITE_NAME = {"es": "Guía de GPU para ajuste fino", "ja": "ファインチューニング用 GPU ガイド", "ar": "دليل اختيار GPU للضبط الدقيق"}
 # A word each locale's guide uses, and the script its navigation is written in.

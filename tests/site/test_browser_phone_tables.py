@@ -11,12 +11,11 @@ import pytest
 from playwright.sync_api import Page
 
 import calcui
-from tests.conftest import LOCALES
+from tests.conftest import LOCALES, ROOTS
 from tests.site.browser import PHONE
 
 pytestmark = pytest.mark.browser
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 SHOTS = Path("/tmp/h1-shots")
 # Per page: each answer table that decides something, by its title, and the headers (English msgids)
 # that must come first: its name column, then what decides.

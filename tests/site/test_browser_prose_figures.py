@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page
 
-from tests.conftest import ARTIFACTS, LOCALES
+from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 
 pytestmark = pytest.mark.browser
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 PHONE = {"width": 412, "height": 823}
 # One sentence per kind of place a marker stands in the Markdown: the start of a line in a paragraph, the
 # continuation of a list item, and after a comma.

@@ -13,11 +13,10 @@ from playwright.sync_api import Page, expect
 
 import calcui
 import calculators
-from tests.conftest import ARTIFACTS, ROOT
+from tests.conftest import ARTIFACTS, ROOT, ROOTS
 
 pytestmark = pytest.mark.browser
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 SCREENS = {"phone": {"width": 412, "height": 823}, "desktop": {"width": 1350, "height": 940}}
 SAMPLE = ROOT / "results" / "sample-cpu.json"
 # Where the interface is generated (the same code in every locale); the prose around it is the

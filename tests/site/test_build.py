@@ -12,9 +12,8 @@ import brotli
 import pytest
 
 from guidebuild import headers
-from tests.conftest import LOCALES
+from tests.conftest import LOCALES, ROOTS
 
-LOCALE_ROOT = {"es": "", "ja": "ja/", "ar": "ar/"}
 
 
 class _Head(HTMLParser):
@@ -52,7 +51,7 @@ def parse(path: Path) -> _Head:
 
 
 def pages(site: Path, locale: str) -> list[Path]:
-    root = site / LOCALE_ROOT[locale]
+    root = site / ROOTS[locale]
     found = []
     for path in root.rglob("index.html"):
         rel = path.relative_to(site).as_posix()
@@ -70,7 +69,7 @@ def test_strict_build_has_no_warnings(built_site):
 @pytest.mark.parametrize(("locale", "direction"), [("es", "ltr"), ("ja", "ltr"), ("ar", "rtl")])
 def test_every_page_declares_language_and_direction_on_html(built_site, locale, direction):
     site, _, SITE_URL = built_site
-    for path in pages(site, locale) + [site / LOCALE_ROOT[locale] / "404.html"]:
+    for path in pages(site, locale) + [site / ROOTS[locale] / "404.html"]:
         attrs = parse(path).html_attrs
         assert (attrs.get("lang"), attrs.get("dir")) == (locale, direction), path
 
@@ -105,7 +104,7 @@ def test_one_sitemap_at_the_root(built_site):
 
 def test_descriptions_differ_between_locales(built_site):
     site, _, SITE_URL = built_site
-    home = {loc: parse(site / LOCALE_ROOT[loc] / "index.html").meta["description"] for loc in LOCALES}
+    home = {loc: parse(site / ROOTS[loc] / "index.html").meta["description"] for loc in LOCALES}
     assert len(set(home.values())) == 3, home
 
 
@@ -124,9 +123,9 @@ def test_sitemap_lists_every_page_with_absolute_alternates(built_site):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_search_index_holds_only_its_locale(built_site, locale):
     site, _, SITE_URL = built_site
-    index = json.loads((site / LOCALE_ROOT[locale] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads((site / ROOTS[locale] / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert index["docs"], f"empty search index for {locale}"
-    own_pages = {p.relative_to(site / LOCALE_ROOT[locale]).as_posix().removesuffix("index.html") for p in pages(site, locale)}
+    own_pages = {p.relative_to(site / ROOTS[locale]).as_posix().removesuffix("index.html") for p in pages(site, locale)}
     for doc in index["docs"]:
         page = doc["location"].split("#", 1)[0]
         assert page in own_pages, f"{locale} index points outside its locale: {doc['location']}"
@@ -217,7 +216,7 @@ def test_material_bundle_is_loaded_by_the_interaction_loader_from_this_build(bui
     (assets/javascripts/guide-page.js) loads it from the URL the template gives it, and the file it
     names must be this build's (a theme upgrade renames the bundle)."""
     site = built_site[0]
-    page = site / LOCALE_ROOT[locale] / "compare" / "index.html"
+    page = site / ROOTS[locale] / "compare" / "index.html"
     html = page.read_text(encoding="utf-8")
     assert re.search(r'<script src="[^"]*bundle\.[0-9a-f]{8}\.min\.js"', html) is None
     src = re.search(r'data-bundle="([^"]*bundle\.[0-9a-f]{8}\.min\.js)"', html).group(1)

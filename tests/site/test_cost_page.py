@@ -13,9 +13,8 @@ from playwright.sync_api import Page, expect
 import calcui
 import calculators
 from calculators import throughput
-from tests.conftest import ARTIFACTS, LOCALES
+from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 FIGURE = re.compile(r'<bdi class="guide-num" data-figure="([\w.-]+)" dir="(?:ltr|rtl)">([^<]*)</bdi>')
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 

@@ -15,10 +15,9 @@ from playwright.sync_api import Page, expect
 
 import calcui
 from calcui import results
-from tests.conftest import ARTIFACTS, ROOT
+from tests.conftest import ARTIFACTS, ROOT, ROOTS
 from tests.results.cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT, CASES, HUGE, PAYLOADS, write_huge
 
-ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}
 
 
 def _build_with_results(results_dir, target):
