@@ -19,6 +19,6 @@ __all__ = ["BROWSER_FILES", "LIST_STYLES", "PLURAL_FORMS", "NumberFormat", "Tran
            "num", "plural_category", "render", "render_result", "scroll_region"]
 
 # What the browser's Python reads from the site's wheels besides the calculator modules it is given:
-# the build keeps these and drops the rest (guidebuild.assets.browser_only). Of the pilot, only the
+# the build keeps these and drops the rest (guidebuild.runtime.assets.browser_only). Of the pilot, only the
 # result contract, which calcui.results reads an imported file with.
 BROWSER_FILES = ("calcui/", "calculators/", "pilot/__init__.py", "pilot/result/")

@@ -24,24 +24,13 @@ from mkdocs.utils import get_relative_url
 
 import calculators
 
-from . import (
-    assets,
-    bytecode,
-    headers,
-    html_rewrite,
-    locales,
-    markers,
-    offline,
-    public_prices,
-    results_import,
-    search_split,
-    sitemap,
-    sources_guard,
-)
+from . import headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
 from .config import GuideConfig
 from .i18n import status as translation_status
 from .locale_pack import locale_pack
+from .markers import pilot_results, public_prices
 from .partials_env import partials_env
+from .runtime import assets, bytecode, offline
 
 log = logging.getLogger("mkdocs.plugins.guide")
 
@@ -128,7 +117,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         self.env = partials_env(config.theme.get_env(), self.pack)
         if self.wheels is None:
             # Once per `mkdocs build`: result files are checked before any page is written.
-            self.runs = results_import.load_runs(self.root / self.config.results_dir, self.root)
+            self.runs = pilot_results.load_runs(self.root / self.config.results_dir, self.root)
             # A catalog price far outside the public band is flagged, not refused: the catalog is the owner's list.
             # (A warning still stops a --strict build; `mkdocs build --no-strict` publishes with it.)
             try:

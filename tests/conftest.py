@@ -82,7 +82,7 @@ def built_site(tmp_path_factory) -> tuple[Path, str, str]:
 def project_wheel(tmp_path_factory) -> Path:
     """This project's wheel as `pip wheel` builds it for the browser (before browser_only and bytecode),
     built once for every test that reads it. Shared: a test that changes it works on a copy."""
-    from guidebuild.assets import build_wheels
+    from guidebuild.runtime.assets import build_wheels
 
     return build_wheels([ROOT], tmp_path_factory.mktemp("wheel"))[0]
 

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from guidebuild.assets import build_wheels
+from guidebuild.runtime.assets import build_wheels
 from tests.conftest import ROOT
 
 

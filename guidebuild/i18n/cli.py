@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from . import pofile, sources as i18n_sources, status as translation_status
-from .locale import add_locale
+from .add_locale import add_locale
 from .project import Project, find_root
 from .structure import differences, parse
 from .translator_view import page_diff

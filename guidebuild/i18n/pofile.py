@@ -130,7 +130,7 @@ def _entry(message: Message, num_plurals: int, obsolete: bool = False) -> list[s
     out = [f"# {c}".rstrip() for c in message.user_comments] + [f"#. {c}".rstrip() for c in message.auto_comments]
     out += [] if obsolete else _references(message)
     # Babel guesses python-format from a msgid ("50 % speed" reads as "% s"); nothing formats a UI string with
-    # `%` (i18n/catalog.py), and the flag would have GNU's msgfmt --check-format refuse "al 50 % de velocidad".
+    # `%` (i18n/po_checks.py), and the flag would have GNU's msgfmt --check-format refuse "al 50 % de velocidad".
     flags = sorted(message.flags - {"fuzzy", "python-format"})
     if flags or message.fuzzy:
         out.append("#, " + ", ".join((["fuzzy"] if message.fuzzy else []) + flags))

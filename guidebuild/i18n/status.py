@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import catalog as i18n_catalog, project_checks, sources as i18n_sources, terminology
+from . import po_checks, project_checks, sources as i18n_sources, terminology
 from .problems import BROKEN, Problem  # noqa: F401  (re-exported: the build and the CLI import them here)
 from .project import Project
 from .structure import difference_line, differences, own_problem_lines, parse
@@ -167,10 +167,10 @@ def catalog_problems(project: Project, locale: str, template=None) -> tuple[list
     po = project.po(locale)
     if not po.is_file():
         return [Problem(locale, "missing", project.rel(po), "no catalog; run `make i18n` (guide-i18n update)")], 0, 0
-    catalog = i18n_catalog.read_catalog(po)
+    catalog = po_checks.read_catalog(po)
     problems = [
         Problem(locale, entry.kind, project.rel(po), _short(entry.msgid) + (f": {entry.message}" if entry.message else ""), line=entry.lineno or None)
-        for entry in i18n_catalog.entry_problems(catalog, template)
+        for entry in po_checks.entry_problems(catalog, template)
     ]
     entries = [m for m in catalog if m.id]
     translated = sum(1 for m in entries if not m.fuzzy and all(m.string if isinstance(m.string, (list, tuple)) else [m.string]))
@@ -185,11 +185,11 @@ def template_problems(project: Project) -> list[Problem]:
     """Strings marked in the sources that messages.pot lacks, or that it still has after they went."""
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "messages.pot"
-        i18n_catalog.extract(project.root, fresh)
-        wanted = {m.id for m in i18n_catalog.read_catalog(fresh) if m.id}
+        po_checks.extract(project.root, fresh)
+        wanted = {m.id for m in po_checks.read_catalog(fresh) if m.id}
     if not project.pot.is_file():
         return [Problem("", "template", project.rel(project.pot), "missing; run `make i18n`")]
-    have = {m.id for m in i18n_catalog.read_catalog(project.pot) if m.id}
+    have = {m.id for m in po_checks.read_catalog(project.pot) if m.id}
     problems = [Problem("", "template", project.rel(project.pot), f"{_short(str(m))}: marked in the sources but not extracted; run `make i18n`")
                 for m in sorted(wanted - have, key=str)]
     problems += [Problem("", "template", project.rel(project.pot), f"{_short(str(m))}: no longer in the sources; run `make i18n`")
@@ -220,7 +220,7 @@ def status(root: Path, locales: list[str] | None = None, check_template: bool = 
 
     `locales` may be spelt loosely (`JA`, `pt_br`); an unknown one raises ValueError."""
     project = Project(Path(root))
-    template = i18n_catalog.read_catalog(project.pot) if project.pot.is_file() else None
+    template = po_checks.read_catalog(project.pot) if project.pot.is_file() else None
     chosen = None if locales is None else {project.resolve(code) for code in locales}
     wanted = [locale for locale in project.locales if chosen is None or locale in chosen]
     reports = [locale_report(project, locale, template) for locale in wanted]

@@ -190,5 +190,5 @@ def own_problem_lines(page: Skeleton) -> list[tuple[int | None, str]]:
         elif anchor:
             seen[anchor] = line
     for line, comment in page.unknown_comments:
-        problems.append((line, f"HTML comment {comment!r} is not a build marker (guidebuild/markers.py lists them)"))
+        problems.append((line, f"HTML comment {comment!r} is not a build marker (guidebuild/markers/__init__.py lists them)"))
     return problems

@@ -21,8 +21,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import read_catalog
 from .markdown import scan
+from .po_checks import read_catalog
 from .problems import Problem
 
 FILE_NAME = "terminology.toml"

@@ -20,7 +20,7 @@ from calcui._figures import figure, num
 from calcui._isolate import direction
 from calcui.model_config import import_model_config
 from calcui.results._messages import ENGLISH, shown_params
-from guidebuild.catalog_table import render_table
+from guidebuild.markers.catalog_table import render_table
 from tests.conftest import locale_packs
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"

@@ -134,7 +134,7 @@ def test_the_verdict_opens_the_result_and_is_the_headline(lang, fits, misses):
     ("es", "fracción, 0–0,9", "fracción, 0–1"), ("ja", "割合、0〜0.9", "割合、0〜1"), ("ar", "نسبة، 0–0.9", "نسبة، 0–1")])
 def test_a_share_label_states_the_range_the_rule_checks(lang, margin, fragmentation):
     """The reserve's label said 0–1 while the rule refused anything above 0.9 (issue 33, item 6)."""
-    from guidebuild.calculator_embed import unit_texts
+    from guidebuild.markers.calculator_embed import unit_texts
 
     texts = unit_texts(calculators.describe("memory")["inputs"], locale_pack(lang, LOCALES_DIR))
     assert texts["margin"] == margin and texts["fragmentation"] == fragmentation

@@ -40,7 +40,7 @@ def test_every_unit_has_one_localized_form_and_one_input_label():
     """The page's formatter, the form's unit labels and the command line all follow calculators.display."""
     from calcui._figures import FORMATS
     from calculators.display import UNITS
-    from guidebuild.calculator_embed import UNIT_LABELS
+    from guidebuild.markers.calculator_embed import UNIT_LABELS
 
     assert list(FORMATS) == list(UNITS)
     assert set(UNIT_LABELS) == set(UNITS) | {""}

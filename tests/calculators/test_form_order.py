@@ -6,8 +6,8 @@ import pytest
 import calcui
 import calculators
 from calculators import cost, memory
-from guidebuild.calculator_embed import _groups
 from guidebuild.locale_pack import locale_pack
+from guidebuild.markers.calculator_embed import _groups
 from tests.calcui.test_render import LOCALES_DIR
 
 LOCALES = ("es", "ja", "ar")

@@ -1,4 +1,4 @@
-"""The site's wheel carries what the browser runs, and nothing else (guidebuild.assets.browser_only)."""
+"""The site's wheel carries what the browser runs, and nothing else (guidebuild.runtime.assets.browser_only)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import zipfile
 
 import pytest
 
-from guidebuild import assets
 from guidebuild.locale_pack import locale_pack
+from guidebuild.runtime import assets
 from tests.conftest import ROOT
 
 # As the plugin asks for it for this site, whose worker imports the calculators package at start.

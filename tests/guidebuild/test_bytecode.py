@@ -1,4 +1,4 @@
-"""The browser wheel carries bytecode compiled by the Pyodide the site ships (guidebuild.bytecode)."""
+"""The browser wheel carries bytecode compiled by the Pyodide the site ships (guidebuild.runtime.bytecode)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import zipfile
 
 import pytest
 
-from guidebuild import bytecode
+from guidebuild.runtime import bytecode
 from tests.conftest import ROOT
 
 NODE_READY = shutil.which("node") is not None and (ROOT / "node_modules" / "pyodide").is_dir()

@@ -6,7 +6,7 @@ import gzip
 
 import brotli
 
-from guidebuild.offline import build_version, cache_lists, precompress, write_service_worker
+from guidebuild.runtime.offline import build_version, cache_lists, precompress, write_service_worker
 
 
 def _site(tmp_path):

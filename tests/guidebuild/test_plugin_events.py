@@ -11,8 +11,8 @@ import jinja2
 import pytest
 from mkdocs.exceptions import PluginError
 
-from guidebuild import assets
 from guidebuild.plugin import GuidePlugin
+from guidebuild.runtime import assets
 from tests.conftest import ROOT
 
 

@@ -16,10 +16,12 @@ from mkdocs.exceptions import PluginError
 
 import calculators
 from calcui import NumberFormat
-from guidebuild import assets, markers, public_prices
+from guidebuild import markers
 from guidebuild.locale_pack import locale_pack
+from guidebuild.markers import public_prices
 from guidebuild.partials_env import partials_env
 from guidebuild.plugin import GuidePlugin
+from guidebuild.runtime import assets
 from tests.conftest import LOCALES, ROOT
 
 CARDS = public_prices.datacenter_cards(calculators.catalog())

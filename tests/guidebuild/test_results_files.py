@@ -8,7 +8,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from calcui import results
-from guidebuild.results_import import load_runs
+from guidebuild.markers.pilot_results import load_runs
 
 SAMPLE = Path(__file__).parents[2] / "results" / "sample-cpu.json"
 

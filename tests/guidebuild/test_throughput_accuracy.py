@@ -55,7 +55,7 @@ def test_the_notes_and_headers_are_translated(pages):
 
 def test_a_workload_out_of_order_is_said(monkeypatch, pages):
     """The sentence follows the comparison: an order that fails is reported, not hidden."""
-    from guidebuild import throughput_accuracy
+    from guidebuild.markers import throughput_accuracy
 
     acc = dict(throughput.accuracy())
     acc["summary"] = {**acc["summary"], "orders_hold": False}

@@ -26,7 +26,7 @@ UI = {"results/": ".guide-results", "memory/": ".guide-calc", "cost/": ".guide-c
 KNOWN_LEFTOVERS = ("Choose File", "No file chosen", "entries identical", "continued losses", "bitwise identical",
                    "final trainable parameters", "+00:00")
 MIN_CHART_PX = 12
-RENDERER_UNITS = {"GB", "GB/s", "TB", "TFLOPS"}  # calcui._figures and guidebuild.catalog_table add these to figures
+RENDERER_UNITS = {"GB", "GB/s", "TB", "TFLOPS"}  # calcui._figures and guidebuild.markers.catalog_table add these to figures
 
 
 def _pack(built_site, locale):

@@ -93,7 +93,7 @@ def test_throughput_table_shows_every_measurement(built_site, locale):
 def test_public_price_table_shows_every_price_with_its_date_and_source(built_site, locale):
     """The `<!-- public-prices -->` table on the cost page: every row of the data file, its price formatted for
     the locale, its date and its link; the sentence before it says the catalog is the site owner's list."""
-    from guidebuild import public_prices
+    from guidebuild.markers import public_prices
 
     site, log, _ = built_site
     html = (site / ROOTS[locale] / "cost" / "index.html").read_text(encoding="utf-8")

@@ -46,7 +46,7 @@ async function start({ pyodide: base, wheels, modules, pack }) {
   const py = await pyodideLoaded(loadPyodide({ indexURL: base }));
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
   // Each wheel goes on sys.path as it is, a zip archive that Python imports from (zipimport), with
-  // the build's bytecode beside each module (guidebuild/bytecode.py). Unpacking its 150-odd files into
+  // the build's bytecode beside each module (guidebuild/runtime/bytecode.py). Unpacking its 150-odd files into
   // site-packages first took about 150 ms of every start.
   const sys = py.pyimport("sys");
   (await wheelBytes).forEach((bytes, i) => {

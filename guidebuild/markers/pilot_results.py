@@ -12,7 +12,7 @@ from mkdocs.exceptions import PluginError
 
 from calcui import results
 
-from .sources_guard import one_line as _safe
+from ..sources_guard import one_line as _safe
 
 
 def _read(path: Path) -> tuple[bytes | None, str | None]:

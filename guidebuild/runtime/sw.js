@@ -1,4 +1,4 @@
-// The site's service worker. The build (guidebuild/offline.py) writes it to the site root with this
+// The site's service worker. The build (guidebuild/runtime/offline.py) writes it to the site root with this
 // build's version and file lists, so its scope is the whole site wherever it is published.
 // - Pages and the files every page needs are cached on install: the guide reads offline.
 // - The calculators' runtime (Pyodide, the wheel, the locale packs) is cached when a calculator

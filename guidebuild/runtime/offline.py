@@ -10,7 +10,7 @@ from pathlib import Path
 
 import brotli
 
-SW_TEMPLATE = Path(__file__).parent / "assets" / "sw.js"
+SW_TEMPLATE = Path(__file__).parent / "sw.js"
 SW_NAME = "sw.js"
 # The calculators' runtime: cached when a calculator page asks, not by every guide page.
 RUNTIME_DIRS = ("assets/pyodide/", "assets/calc/")

@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
-from .i18n.markdown import CODE_SPAN, scan
+from ..i18n.markdown import CODE_SPAN, scan
 
 
 @dataclass
