@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import shutil
 import socket
@@ -69,22 +70,47 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> tuple[Path, str, str]:
-    """(site folder, build log, the site_url it was built for)."""
-    target = tmp_path_factory.mktemp("site")
+def _once_per_run(tmp_path_factory, worker_id: str, name: str, make):
+    """`make(folder)` once per test run, however many pytest-xdist workers ask: the first builds under a
+    file lock, the others wait and read what it returned (JSON). Without xdist, a plain session fixture."""
+    if worker_id == "master":
+        return make(tmp_path_factory.mktemp(name))
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent  # the run's folder, above each worker's own
+    answer = shared / f"{name}.json"
+    with FileLock(str(shared / f"{name}.lock")):
+        if not answer.is_file():
+            folder = shared / name
+            folder.mkdir(exist_ok=True)
+            answer.write_text(json.dumps(make(folder)), encoding="utf-8")
+    return json.loads(answer.read_text(encoding="utf-8"))
+
+
+def _build_site(target: Path) -> list[str]:
     result = build_site(target, BUILT_FOR)
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
-    return target, result.stdout + result.stderr, BUILT_FOR
+    return [str(target), result.stdout + result.stderr]
 
 
 @pytest.fixture(scope="session")
-def project_wheel(tmp_path_factory) -> Path:
-    """This project's wheel as `pip wheel` builds it for the browser (before browser_only and bytecode),
-    built once for every test that reads it. Shared: a test that changes it works on a copy."""
+def built_site(tmp_path_factory, worker_id) -> tuple[Path, str, str]:
+    """(site folder, build log, the site_url it was built for): one build per test run, read-only."""
+    folder, log = _once_per_run(tmp_path_factory, worker_id, "site", _build_site)
+    return Path(folder), log, BUILT_FOR
+
+
+def _build_wheel(folder: Path) -> str:
     from guidebuild.runtime.assets import build_wheels
 
-    return build_wheels([ROOT], tmp_path_factory.mktemp("wheel"))[0]
+    return str(build_wheels([ROOT], folder)[0])
+
+
+@pytest.fixture(scope="session")
+def project_wheel(tmp_path_factory, worker_id) -> Path:
+    """This project's wheel as `pip wheel` builds it for the browser (before browser_only and bytecode),
+    built once per test run for every test that reads it. Shared: a test that changes it works on a copy."""
+    return Path(_once_per_run(tmp_path_factory, worker_id, "wheel", _build_wheel))
 
 
 @contextlib.contextmanager
