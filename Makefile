@@ -59,7 +59,7 @@ lint: setup
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }
 	@command -v msgcat >/dev/null || { echo "GNU gettext is missing (the catalog tests use msgfmt and msgcat): install it with 'sudo apt-get install gettext'"; exit 1; }
-	$(PY) -m pytest -n auto --maxprocesses=4 --dist loadfile --durations=25
+	$(PY) -m pytest --durations=25
 
 bench: setup benchmarks/lighthouse/node_modules/.installed
 	$(PY) -m benchmarks

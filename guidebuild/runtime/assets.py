@@ -53,22 +53,30 @@ def copy_pyodide(source: Path, site_dir: Path) -> Path:
     return target
 
 
+# What a wheel is never built from: version control, environments, caches, build outputs, test artifacts.
+_NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "venv", "node_modules", "site", "build", "dist", "*.egg-info",
+                                      ".tmp", "test-artifacts", "__pycache__", ".hypothesis", ".pytest_cache",
+                                      ".mypy_cache", ".ruff_cache")
+
+
 def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
     """Pure-Python wheels of `projects` (this one carries calculators + calcui), which Pyodide
     installs as they are. `pyodide build` needs a download to cross-build; pip needs none."""
     import subprocess
     import sys
+    import tempfile
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    for project in projects:
-        # setuptools builds in the project's own build/ and never deletes from it, so a module renamed or
-        # removed since the last build would still ship in the wheel: that folder is only its scratch space.
-        shutil.rmtree(Path(project) / "build", ignore_errors=True)
-    result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(out_dir), *map(str, projects)],
-        capture_output=True, text=True,
-    )
+    # setuptools builds inside the source tree (build/, *.egg-info) and never deletes from it: a module
+    # removed since the last build would still ship, and two builds at once (a test run's workers, `mkdocs
+    # serve` beside `make site`) would write the same files. Each build works on its own copy of the sources.
+    with tempfile.TemporaryDirectory(prefix="guide-wheel-") as scratch:
+        copies = [shutil.copytree(project, Path(scratch) / str(i), ignore=_NOT_SOURCES) for i, project in enumerate(projects)]
+        result = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+             "--wheel-dir", str(out_dir), *map(str, copies)],
+            capture_output=True, text=True,
+        )
     wheels = sorted(out_dir.glob("*.whl"))
     impure = [w.name for w in wheels if not w.name.endswith("-py3-none-any.whl")]
     if result.returncode != 0 or len(wheels) != len(projects) or impure:
