@@ -54,13 +54,6 @@ def wait_until(page: Page, predicate: str, timeout_s: float = 90.0):
 # A phone as it reports itself, not a desktop browser at a phone's width: touch, no hover, its pixel
 # ratio. Material's script treats a device without hover differently (it takes code blocks out of the
 # tab order), so a narrow desktop window misses what a phone's reader meets.
-# A calculator's element fires guide:compute (the inputs asked for) and guide:result (the answer shown);
-# a test page keeps the latest on the element (`guideInputs`, `guideResponse`) to wait for them:
-# page.add_init_script(RECORD_ANSWERS). Listened to while capturing: the events do not bubble.
-RECORD_ANSWERS = """
-addEventListener("guide:compute", (event) => { event.target.guideInputs = event.detail.inputs; }, true);
-addEventListener("guide:result", (event) => { event.target.guideResponse = event.detail.response; }, true);
-"""
 PHONE = {"viewport": {"width": 412, "height": 823}, "is_mobile": True, "has_touch": True, "device_scale_factor": 1.75}
 
 

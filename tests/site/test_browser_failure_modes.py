@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 import calcui
 from calcui import results
 from guidebuild.locale_pack import locale_pack
-from tests.site.browser import RECORD_ANSWERS, ROOT
+from tests.site.browser import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -132,7 +132,6 @@ def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_he
 
 
 def test_the_headline_returns_once_the_live_answer_is_for_the_urls_inputs(page: Page, site_url):
-    page.add_init_script(RECORD_ANSWERS)
     page.goto(site_url + "memory/?micro_batch=8")
     root = page.locator("#calc-memory")
     page.wait_for_function("() => document.getElementById('calc-memory').guideResponse?.inputs.micro_batch === 8",
@@ -160,7 +159,6 @@ def test_a_blocked_boot_script_says_could_not_start_at_once(browser, site_url):
 
 def test_the_worker_warms_up_once_live_after_the_first_answer_asked_for(page: Page, site_url):
     page.add_init_script(SPY_ON_WORKERS)
-    page.add_init_script(RECORD_ANSWERS)
     page.goto(site_url + "cost/?runs=4")
     page.wait_for_function("() => document.getElementById('calc-cost').guideResponse?.inputs.runs === 4", timeout=90_000)
     posted = page.evaluate("() => window.__posted")

@@ -14,7 +14,6 @@ import calcui
 import calculators
 from calculators import throughput
 from tests.conftest import ARTIFACTS, LOCALES, ROOTS
-from tests.site.browser import RECORD_ANSWERS
 
 FIGURE = re.compile(r'<bdi class="guide-num" data-figure="([\w.-]+)" dir="(?:ltr|rtl)">([^<]*)</bdi>')
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
@@ -146,7 +145,6 @@ def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, s
 @pytest.mark.browser
 @pytest.mark.parametrize("locale", LOCALES)
 def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(page: Page, site_url, built_site, locale):
-    page.add_init_script(RECORD_ANSWERS)
     page.goto(site_url + ROOTS[locale] + "cost/")
     expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
     page.locator("#calc-cost-term").select_option("1w")
@@ -168,7 +166,6 @@ def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(page: Page, site
 def test_a_slow_answer_does_not_undo_a_newer_change(page: Page, site_url):
     """An answer that arrives while the reader is still editing must not write its inputs back over
     the new edits (the cost answer takes long enough for this to happen under load)."""
-    page.add_init_script(RECORD_ANSWERS)
     page.goto(site_url + "cost/")
     expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
     page.locator("#calc-cost-tokens").fill("1e12")  # a long job: the planner's slow path
@@ -194,7 +191,6 @@ def test_a_slow_answer_does_not_undo_a_newer_change(page: Page, site_url):
 def test_a_throughput_measured_on_another_card_marks_its_row_measured(page: Page, site_url, built_site, locale):
     """The reader enters a measured tokens/s for a card other than the chosen one; its row says so, live."""
     field = calculators.cost.measured_field("mi300x-192gb")
-    page.add_init_script(RECORD_ANSWERS)
     page.goto(site_url + ROOTS[locale] + "cost/")
     expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
     box = page.locator(f"#calc-cost-{field}")

@@ -14,7 +14,6 @@ from playwright.sync_api import Page, expect
 from calcui import Translator
 from guidebuild.locale_pack import locale_pack
 from tests.conftest import ROOT, serve_static
-from tests.site.browser import RECORD_ANSWERS
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +41,6 @@ def test_toy_is_prerendered(toy_site):
 
 def test_toy_runs_live_in_the_browser(page: Page, toy_site):
     _, base = toy_site
-    page.add_init_script(RECORD_ANSWERS)
     page.goto(base + "ar/")
     expect(page.locator("#calc-toy .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
     page.locator("#calc-toy-width").fill("3")

@@ -524,7 +524,7 @@ class Calculator {
     }
     this.setState("stale");
     this.latest += 1;
-    this.root.dispatchEvent(new CustomEvent("guide:compute", { detail: { inputs } }));   // the question; guide:result answers it
+    this.root.guideInputs = inputs;     // what was asked, beside `guideResponse` (for tests)
     this.runtime.post({ type: MessageType.COMPUTE, id: `${this.name}:${this.latest}`, name: this.name, inputs });
   }
 
@@ -546,6 +546,7 @@ class Calculator {
     this.live.textContent = message.summary;
     this.headline.textContent = message.headline;   // the verdict's short form; the whole sentence is in the result
     this.markAnswer("current");
+    this.root.guideResponse = message.response;
     for (const field of this.form.querySelectorAll("[data-field]")) {
       const error = message.errors.find((e) => e.field === field.dataset.field);
       const slot = field.querySelector(".guide-field__error");
