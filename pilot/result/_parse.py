@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from calculators import jsontext
 
@@ -19,12 +20,14 @@ MAX_BYTES = 5_000_000
 MAX_DEPTH = 32      # the schema nests 6 levels; deeper is junk, refused before json (and the stack) sees it
 MAX_PROBLEMS = 50   # a file of 100,000 unknown keys gets 50 lines and a count
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate escape: valid JSON, but no UTF-8 text can hold it
+# Where a value sits, built as the walk goes down: (the parent's path, the key or index), None at the root.
+_Path = tuple["_Path", str | int] | None
 
 
 class _NonFinite:
     """Stands in for NaN, ±Infinity and numbers beyond a double, so their place can be reported."""
 
-    def __init__(self, literal: str):
+    def __init__(self, literal: str) -> None:
         self.literal = literal if len(literal) <= 24 else literal[:20] + "…"
 
 
@@ -33,7 +36,7 @@ def supported_versions() -> list[str]:
     return [spec["const"]] if "const" in spec else list(spec["enum"])
 
 
-def problem(pointer: str, code: str, **params) -> dict:
+def problem(pointer: str, code: str, **params: object) -> dict[str, Any]:
     """One problem: where (a JSON pointer), what kind (a key of PROBLEM_CODES) and its parameters."""
     return {"pointer": pointer, "code": code, "params": params}
 
@@ -43,16 +46,16 @@ def _bounded(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def validate(data) -> list[dict]:
+def validate(data: object) -> list[dict[str, Any]]:
     """Problems of `data` against the pilot's result schema, sorted; [] when valid."""
     raw = validator().problems(validator().root, data, "")
     return _finish([problem(p, code, **params) for p, code, params in raw])
 
 
-def _finish(problems: list[dict]) -> list[dict]:
+def _finish(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
     unique = {(p["pointer"], p["code"], _key(p["params"])): p for p in problems}
     # allOf can demand "an object" where anyOf allowed "an object or null": keep the narrower.
-    narrowest: dict[str, dict] = {}
+    narrowest: dict[str, dict[str, Any]] = {}
     for p in unique.values():
         if p["code"] == "type":
             best = narrowest.get(p["pointer"])
@@ -66,12 +69,12 @@ def _finish(problems: list[dict]) -> list[dict]:
     return kept
 
 
-def _key(params: dict) -> str:
+def _key(params: dict[str, Any]) -> str:
     return json.dumps(params, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _pointer(path) -> str:
-    keys = []
+def _pointer(path: _Path) -> str:
+    keys: list[str | int] = []
     while path is not None:
         path, key = path
         keys.append(key)
@@ -81,11 +84,12 @@ def _pointer(path) -> str:
     return ptr
 
 
-def _unrepresentable(data) -> list[dict]:
+def _unrepresentable(data: object) -> list[dict[str, Any]]:
     """Where the stand-ins and the lone surrogates sit (a page could not be written with them).
     Iterative (the browser's stack is small); a path is a (parent path, key) pair, joined into a
     pointer only for a find, since a 5 MB file can hold a million containers."""
-    found, stack = [], [(None, data)]
+    found: list[dict[str, Any]] = []
+    stack: list[tuple[_Path, object]] = [(None, data)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, _NonFinite):
@@ -104,8 +108,10 @@ def _unrepresentable(data) -> list[dict]:
     return found
 
 
-def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, list[dict]]:
-    """(the result, []) for a valid file; (None, problems) otherwise. Never raises on content."""
+def parse(text: object, max_bytes: int = MAX_BYTES) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """(the result, []) for a valid file; (None, problems) otherwise. Never raises on content. `text`
+    is str or bytes (a bytearray or memoryview too, as the browser hands them over); anything else is a
+    problem too."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
         if len(raw) > max_bytes:
@@ -144,4 +150,5 @@ def parse(text: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[dict | None, l
         return None, [problem("/schema_version", "schema_version", supported=list(supported_versions()),
                               found=found)]
     problems = validate(data)
-    return (None, problems) if problems else (data, [])
+    # The schema's root is an object, so a valid file is a dict.
+    return (None, problems) if problems or not isinstance(data, dict) else (data, [])

@@ -16,8 +16,14 @@ import calendar
 import json
 import re
 from importlib import resources
+from typing import Any
 
 SCHEMA_FILE = "result-v1.schema.json"
+# A JSON value as json.loads makes it: the validator dispatches on `json_type`, which a type checker
+# cannot follow, so its values are Any.
+Json = Any
+Schema = dict[str, Any] | bool
+Problem = tuple[str, str, dict[str, Any]]  # (pointer, code, params)
 
 IMPLEMENTED = {
     "$ref", "type", "const", "enum", "minimum", "maximum", "exclusiveMaximum", "maxLength", "pattern", "format",
@@ -38,7 +44,7 @@ class SchemaFeatureError(ValueError):
     """The schema needs a keyword this validator does not implement."""
 
 
-def pointer_join(pointer: str, key) -> str:
+def pointer_join(pointer: str, key: str | int) -> str:
     """RFC 6901: '~' and '/' inside a key are escaped."""
     return pointer + "/" + str(key).replace("~", "~0").replace("/", "~1")
 
@@ -47,11 +53,11 @@ _JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "numb
                list: "array", dict: "object"}  # exact types: json.loads makes no subclasses
 
 
-def json_type(value) -> str:
+def json_type(value: object) -> str:
     return _JSON_TYPES.get(type(value), "unknown")
 
 
-def _is_type(value, name: str) -> bool:
+def _is_type(value: Json, name: str) -> bool:
     found = json_type(value)
     if name == "number":
         return found in ("integer", "number")
@@ -60,7 +66,7 @@ def _is_type(value, name: str) -> bool:
     return found == name
 
 
-def _canon(value):
+def _canon(value: Json) -> tuple[str, object]:
     """A hashable form under JSON equality: true is not 1, but 1 is 1.0."""
     if isinstance(value, bool) or value is None:
         return ("literal", value)
@@ -89,13 +95,13 @@ def is_date_time(text: str) -> bool:
 class Validator:
     """Collects raw problems as (pointer, code, params) tuples; `validate()` turns them into dicts."""
 
-    def __init__(self, schema: dict):
+    def __init__(self, schema: dict[str, Any]) -> None:
         self.root = schema
-        self.patterns: dict[str, re.Pattern] = {}
+        self.patterns: dict[str, re.Pattern[str]] = {}
         self._check(schema, "#")
 
     # -- loading -------------------------------------------------------------------------------
-    def _check(self, schema, where: str) -> None:
+    def _check(self, schema: object, where: str) -> None:
         if isinstance(schema, bool):
             return
         if not isinstance(schema, dict):
@@ -121,7 +127,7 @@ class Validator:
         if "then" in schema and "if" not in schema:
             raise SchemaFeatureError(f"{where}: 'then' without 'if'")
 
-    def _resolve(self, ref: str) -> dict:
+    def _resolve(self, ref: str) -> dict[str, Any]:
         if not ref.startswith("#/"):
             raise SchemaFeatureError(f"$ref {ref!r}: only references inside the schema are implemented")
         node = self.root
@@ -133,15 +139,15 @@ class Validator:
         return node
 
     # -- validating ----------------------------------------------------------------------------
-    def is_valid(self, schema, value) -> bool:
+    def is_valid(self, schema: Schema, value: Json) -> bool:
         return not self.problems(schema, value, "")
 
-    def problems(self, schema, value, ptr: str) -> list[tuple]:
+    def problems(self, schema: Schema, value: Json, ptr: str) -> list[Problem]:
         if schema is True:
             return []
         if schema is False:
             return [(ptr, "false", {})]
-        out: list[tuple] = []
+        out: list[Problem] = []
         if "$ref" in schema:
             out += self.problems(self._resolve(schema["$ref"]), value, ptr)
         if "type" in schema:
@@ -171,8 +177,8 @@ class Validator:
             out += self.problems(schema["then"], value, ptr)
         return out
 
-    def _number(self, schema, value, ptr):
-        out = []
+    def _number(self, schema: dict[str, Any], value: float, ptr: str) -> list[Problem]:
+        out: list[Problem] = []
         if "minimum" in schema and value < schema["minimum"]:
             out.append((ptr, "minimum", {"limit": schema["minimum"], "found": value}))
         if "maximum" in schema and value > schema["maximum"]:
@@ -181,8 +187,8 @@ class Validator:
             out.append((ptr, "exclusiveMaximum", {"limit": schema["exclusiveMaximum"], "found": value}))
         return out
 
-    def _string(self, schema, value, ptr):
-        out = []
+    def _string(self, schema: dict[str, Any], value: str, ptr: str) -> list[Problem]:
+        out: list[Problem] = []
         if "maxLength" in schema and len(value) > schema["maxLength"]:
             out.append((ptr, "maxLength", {"limit": schema["maxLength"], "length": len(value)}))
         if "pattern" in schema and not self.patterns[schema["pattern"]].search(value):
@@ -191,8 +197,8 @@ class Validator:
             out.append((ptr, "format", {"format": "date-time"}))
         return out
 
-    def _array(self, schema, value, ptr):
-        out = []
+    def _array(self, schema: dict[str, Any], value: list[Json], ptr: str) -> list[Problem]:
+        out: list[Problem] = []
         if "minItems" in schema and len(value) < schema["minItems"]:
             out.append((ptr, "minItems", {"limit": schema["minItems"], "count": len(value)}))
         too_many = "maxItems" in schema and len(value) > schema["maxItems"]
@@ -208,8 +214,8 @@ class Validator:
                     out += self.problems(items, item, pointer_join(ptr, i))
         return out
 
-    def _object(self, schema, value, ptr):
-        out = []
+    def _object(self, schema: dict[str, Any], value: dict[str, Json], ptr: str) -> list[Problem]:
+        out: list[Problem] = []
         for name in schema.get("required", ()):
             if name not in value:
                 out.append((ptr, "required", {"property": name}))
@@ -226,7 +232,7 @@ class Validator:
             out.append((ptr, "maxProperties", {"limit": schema["maxProperties"], "count": len(value)}))
         return out
 
-    def _declared_types(self, schema) -> set[str] | None:
+    def _declared_types(self, schema: object) -> set[str] | None:
         while isinstance(schema, dict) and "$ref" in schema and "type" not in schema:
             schema = self._resolve(schema["$ref"])
         if not isinstance(schema, dict) or "type" not in schema:
@@ -234,9 +240,9 @@ class Validator:
         t = schema["type"]
         return set(t if isinstance(t, list) else [t])
 
-    def _any_of(self, branches, value, ptr):
+    def _any_of(self, branches: list[Schema], value: Json, ptr: str) -> list[Problem]:
         """Valid if one branch is; otherwise the problems of the branch meant for this type."""
-        tried = []
+        tried: list[tuple[Schema, list[Problem]]] = []
         for sub in branches:
             found = self.problems(sub, value, ptr)
             if not found:
@@ -247,17 +253,18 @@ class Validator:
                  if types is None or any(_is_type(value, t) for t in types)]
         if meant:
             return min(meant, key=len)
-        names = [t for types in declared for t in sorted(types)]
+        names = [t for types in declared if types is not None for t in sorted(types)]  # None: all went to `meant`
         return [(ptr, "type", {"types": ",".join(dict.fromkeys(names)), "found": json_type(value)})]
 
 
 _VALIDATOR: Validator | None = None
 
 
-def load_schema() -> dict:
+def load_schema() -> dict[str, Any]:
     # Read through importlib.resources, not a path: in the browser this package is imported from the
     # site's wheel as a zip archive, where the schema is no file of its own.
-    return json.loads((resources.files(__package__) / SCHEMA_FILE).read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((resources.files(__package__) / SCHEMA_FILE).read_text(encoding="utf-8"))
+    return schema
 
 
 def validator() -> Validator:
