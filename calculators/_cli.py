@@ -10,15 +10,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 from . import _prices, hf_config
 from ._errors import ERROR_CODES
+from ._i18n import Msg
 from ._registry import compute, describe, names
 from .display import UNITS
 
 
-def fmt(number, unit: str) -> str:
-    """English plain-text rendering of one value in a display unit."""
+def fmt(number: Any, unit: str) -> str:
+    """English plain-text rendering of one value in a display unit (which decides the value's type)."""
     if number is None:
         return "—"
     if unit == "bool":
@@ -41,7 +44,7 @@ def fmt(number, unit: str) -> str:
     return f"{number:,.{digits}f}{UNITS[unit].suffix}"
 
 
-def english(msg, params: dict | None = None) -> str:
+def english(msg: Msg, params: dict[str, Any] | None = None) -> str:
     """A display string in English: a msgid, a msgid with a context, or a count string in the form its
     count takes (the count is the param the string names)."""
     if isinstance(msg, str):
@@ -53,25 +56,27 @@ def english(msg, params: dict | None = None) -> str:
     return msg["msgid"]
 
 
-def _note(item: dict) -> str:
+def _note(item: dict[str, Any]) -> str:
     return english(item["msg"], item["params"]).format(**{k: _param(v) for k, v in item["params"].items()})
 
 
-def _param(p) -> str:
-    """A typed value, a phrase, or alternatives ("a, b or c"), in English (see calculators.display)."""
+def _param(p: object) -> object:
+    """A typed value, a phrase, or alternatives ("a, b or c"), in English (see calculators.display); a
+    plain value as it is."""
     if not isinstance(p, dict):
         return p
     if "msg" in p:
         return _note(p)
     if "items" in p:
-        texts = [_param(i) for i in p["items"]]
+        texts = [_note(i) for i in p["items"]]  # phrases
         return ", ".join(texts[:-1]) + " or " + texts[-1] if len(texts) > 1 else "".join(texts)
     return fmt(p["value"], p["unit"])
 
 
-def render(result: dict) -> str:
+def render(result: dict[str, Any]) -> str:
     """All display blocks as text: metrics and bars as aligned lines, tables as columns."""
-    out = []
+    out: list[str] = []
+    rows: list[list[str]]
     for block in result["display"]:
         if block.get("title"):
             out.append(f"== {english(block['title'])} ==")
@@ -97,7 +102,7 @@ def render(result: dict) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def error_message(err: dict) -> str:
+def error_message(err: dict[str, Any]) -> str:
     """One precise line per field error: field, code, what was expected."""
     params = {k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in err.items()}
     return f"{err['field']}: {err['code']} ({ERROR_CODES[err['code']].format(**params)})"
@@ -106,13 +111,13 @@ def error_message(err: dict) -> str:
 class InputError(ValueError):
     """Field errors found while reading the inputs (printed one per line, exit status 2)."""
 
-    def __init__(self, errors: list[dict]):
+    def __init__(self, errors: list[dict[str, Any]]):
         super().__init__("; ".join(error_message(e) for e in errors))
         self.errors = errors
 
 
-def _read_inputs(args) -> dict:
-    inputs = {}
+def _read_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    inputs: dict[str, Any] = {}
     if args.model_config:
         with open(args.model_config, "rb") as fh:
             taken, errors = hf_config.read(fh.read(hf_config.MAX_BYTES + 1))
@@ -133,7 +138,7 @@ def _read_inputs(args) -> dict:
     return inputs
 
 
-def stale_prices(argv) -> int:
+def stale_prices(argv: Sequence[str]) -> int:
     """List catalog prices whose as-of date is older than the age given; status 1 if any."""
     parser = argparse.ArgumentParser(prog="python -m calculators stale-prices", description=stale_prices.__doc__)
     parser.add_argument("--max-age-days", type=int, default=_prices.DEFAULT_MAX_AGE_DAYS, metavar="N")
@@ -148,7 +153,7 @@ def stale_prices(argv) -> int:
     return 1 if problems else 0
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["stale-prices"]:
         return stale_prices(argv[1:])

@@ -29,7 +29,7 @@ _MEMORY_SHOWN = {"model", "method", "seq_len", "micro_batch", "parallelism"}
 _PRICING = _data.catalog()["pricing"]
 
 
-def _hours(name, default, label, help_="", advanced=False):
+def _hours(name: str, default: float, label: str, help_: str = "", advanced: bool = False) -> Input:
     return Input(name, "float", default, label, help_, unit="hours", min=0, max=100000, step=0.1, group=G_IDLE,
                  advanced=advanced)
 
@@ -39,7 +39,8 @@ def measured_field(gpu_id: str) -> str:
     return f"measured_{gpu_id}"
 
 
-def _share(name, default, label, help_, group=G_SPEED, advanced=True, optional=False):
+def _share(name: str, default: float, label: str, help_: str, group: str = G_SPEED, advanced: bool = True,
+           optional: bool = False) -> Input:
     low = 0 if optional else 0.01
     return Input(name, "float", default, label, help_, unit="percent", min=low, max=1, step=0.01, group=group,
                  advanced=advanced, optional=optional)

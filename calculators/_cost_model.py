@@ -28,8 +28,13 @@ for restart dumps", Future Gener. Comput. Syst. 22(3), eq. 5 with the restart co
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for the annotations only: at run time the memory model is imported where it is used
+    from ._memory_formulas import Run, Unsharded
 
 NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
 
@@ -43,7 +48,7 @@ ATTENTION_BACKWARD = {"fused": 2.5, "eager": 2.0}
 FP8_SPEEDUP = 2.0
 
 
-def matmul_flops_per_token(run) -> tuple[float, float]:
+def matmul_flops_per_token(run: Run) -> tuple[float, float]:
     """(linear layers, attention) FLOPs per trained token, as executed, for a ``_memory_formulas.Run``."""
     a = run.arch
     blocks = a.active_params()  # a mixture of experts: the attention, the router and the experts a token meets
@@ -54,12 +59,12 @@ def matmul_flops_per_token(run) -> tuple[float, float]:
     weight_grads = 2 * (blocks + head) if run.method == "full" else 2 * adapters
     recompute = 2 * (blocks + adapters) if run.checkpointing else 0  # the blocks' forward again, not the head
     # Causal attention: each query meets s/2 keys on average, in QK^T and in PV: 2 x 2 x d x s/2 per head.
-    attention = 2 * a.layers * a.heads * a.d * run.seq_len
+    attention: float = 2 * a.layers * a.heads * a.d * run.seq_len
     attention *= 1 + ATTENTION_BACKWARD[run.attention] + run.checkpointing
     return forward + input_grads + weight_grads + recompute, attention
 
 
-def quantized_linear_bytes(run) -> float:
+def quantized_linear_bytes(run: Run) -> float:
     """Bytes of QLoRA's quantized block linears as stored (0 for full and LoRA)."""
     from ._memory_formulas import quantized_bytes
 
@@ -85,7 +90,7 @@ class StepWork:
         return self.linear_flops + self.attention_flops
 
 
-def step_work(state, cards: int, tokens_per_step: float | None = None) -> StepWork:
+def step_work(state: Unsharded, cards: int, tokens_per_step: float | None = None) -> StepWork:
     """What one card does per optimizer step of a ``_memory_formulas.Unsharded`` run on `cards` cards;
     `tokens_per_step` (the global batch) sets the gradient accumulation, else one micro-batch per step."""
     run = state.run
@@ -114,8 +119,8 @@ def step_work(state, cards: int, tokens_per_step: float | None = None) -> StepWo
                     dequant_traffic=micro * (quantized + dequantized) * matmul_passes)
 
 
-def card_step(work: StepWork, gpu: dict, matmul_share: float, bandwidth_share: float, dequant_share: float = 1.0,
-              fp8: bool = False) -> dict:
+def card_step(work: StepWork, gpu: dict[str, Any], matmul_share: float, bandwidth_share: float,
+              dequant_share: float = 1.0, fp8: bool = False) -> dict[str, Any]:
     """Seconds per step on one card and which resource bounds the matrix multiplications. QLoRA's
     dequantisation runs at `dequant_share` of the achieved bandwidth; `fp8` runs the linear layers at
     the FP8 rate (published measurements only)."""
@@ -128,12 +133,13 @@ def card_step(work: StepWork, gpu: dict, matmul_share: float, bandwidth_share: f
     return {"step_s": step_s, "tokens_per_s": work.tokens / step_s, "compute_share": compute_s / step_s}
 
 
-def modelled_scaling(work: StepWork, step_s: float, gpu: dict, cards: int, bandwidth_share: float) -> float:
+def modelled_scaling(work: StepWork, step_s: float, gpu: dict[str, Any], cards: int,
+                     bandwidth_share: float) -> float:
     """Scaling efficiency inside one node: step time / (step time + ring collectives on the link)."""
     if cards <= 1:
         return 1.0
     n = min(cards, NODE_CARDS)
-    link = gpu["interconnect"]["gb_s"] * 1e9 / 2 * bandwidth_share  # the catalog lists both directions
+    link: float = gpu["interconnect"]["gb_s"] * 1e9 / 2 * bandwidth_share  # the catalog lists both directions
     comm_s = work.sync_payload * (n - 1) / n / link
     return step_s / (step_s + comm_s)
 
@@ -146,7 +152,7 @@ def cluster_tokens_per_s(per_gpu: float, cards: int, efficiency: float, internod
 
 
 def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_hours: float,
-              write_hours: float, restart_hours: float, overhead_hours: float) -> dict:
+              write_hours: float, restart_hours: float, overhead_hours: float) -> dict[str, Any]:
     """Expected wall-clock hours of one output: training, checkpoint writes, interruptions, overhead.
 
     The training is cut into checkpoint intervals; every interval but the last ends with a write (the
@@ -160,7 +166,9 @@ def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_
     last = train_hours - full * interval_hours
     writes = full * write_hours
     if rate > 0:
-        grow = lambda s: math.expm1(min(rate * s, _MAX_EXPONENT))  # noqa: E731 -- e^(λs) - 1
+        def grow(s: float) -> float:  # e^(λs) - 1
+            return math.expm1(min(rate * s, _MAX_EXPONENT))
+
         restart = math.exp(min(rate * restart_hours, _MAX_EXPONENT))
         busy = restart * (full * grow(interval_hours + write_hours) + grow(last)) / rate
     else:
@@ -184,7 +192,7 @@ MAX_LOST_HOURS = 1e9
 
 # -- the reservation planner -----------------------------------------------------------------------
 
-def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> dict:
+def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> dict[str, Any]:
     """The cheapest multiset of terms whose hours cover `needed_hours`.
 
     `items` are (term id, hours, price of one such term). Ties go to fewer hours, then fewer terms.
@@ -207,7 +215,7 @@ def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> d
     return plan
 
 
-def _plan(cover: _Cover, need: int, items: list[tuple[str, int, float]]) -> dict:
+def _plan(cover: _Cover, need: int, items: list[tuple[str, int, float]]) -> dict[str, Any]:
     """The cheapest plan of `need` units (see `cheapest_plan`). Kept and shared: never changed after."""
     forced = max(0, -(-(need - cover.bound) // cover.sizes[cover.best]))  # integer ceil division: exact
     rest = need - forced * cover.sizes[cover.best]
@@ -238,7 +246,8 @@ def topup_price(hours: int, hourly: tuple[float, float, float]) -> float:
     return hours * per_hour + per_period * math.ceil(hours / period) if hours > 0 else 0.0
 
 
-def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]], hourly: tuple[float, float, float]) -> dict:
+def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]],
+                   hourly: tuple[float, float, float]) -> dict[str, Any]:
     """The cheapest plan of terms plus on-demand hours as a top-up (either may be empty) covering `needed_hours`.
 
     Exact: for every u, the cheapest cover of at least u units is the cheapest terms with at least that
@@ -251,6 +260,8 @@ def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]], hou
     if key in cover.plans:
         return cover.plans[key]
     pure = cheapest_plan(needed_hours, items)
+    # (cost, hours, entries, the plan or the (copies of B, cover units, top-up hours) that make it)
+    candidates: list[tuple[float, int, int, dict[str, Any] | tuple[int, int, int]]]
     candidates = [(round(pure["cost"], 6), pure["hours"], len(pure["terms"]), pure)]
     need = _whole_units(needed_hours, cover.unit) if needed_hours > 0 else 0
     b = cover.best
@@ -305,7 +316,7 @@ class _Cover:
     """What a plan over one set of terms and prices needs whatever the hours: the unit, the cheapest
     term per hour B and the bound past which only copies of B are added, and the cover table."""
 
-    def __init__(self, items: tuple):
+    def __init__(self, items: tuple[tuple[str, int, float], ...]) -> None:
         self.unit = reduce(math.gcd, (h for _, h, _ in items))
         self.sizes = sizes = [h // self.unit for _, h, _ in items]
         self.prices = [price for _, _, price in items]
@@ -316,9 +327,10 @@ class _Cover:
         self.bound = sizes[best] + min(sizes[best] * (max(others, default=0) + 1),
                                        sum((sizes[best] // math.gcd(s, sizes[best]) - 1) * s for s in others))
         self.table = [(0.0, 0, 0, -1)]
-        self.plans: dict[int, dict] = {}  # need in units -> its plan
+        # need in units -> its plan; (HOURLY, started hours, hourly terms) -> a mixed plan (`cheapest_mixed`)
+        self.plans: dict[int | tuple[str, int, tuple[float, float, float]], dict[str, Any]] = {}
 
-    def table_upto(self, upto: int) -> list:
+    def table_upto(self, upto: int) -> list[tuple[float, int, int, int]]:
         """table[u] = (cost, units, count, item) of the cheapest cover of at least u units, grown on demand."""
         table, sizes, prices = self.table, self.sizes, self.prices
         for u in range(len(table), upto + 1):
@@ -327,10 +339,11 @@ class _Cover:
         return table
 
 
-_COVERS: dict[tuple, _Cover] = {}  # the same terms and prices are planned for several hour counts
+# the same terms and prices are planned for several hour counts
+_COVERS: dict[tuple[tuple[str, int, float], ...], _Cover] = {}
 
 
-def _cover(items: tuple) -> _Cover:
+def _cover(items: tuple[tuple[str, int, float], ...]) -> _Cover:
     if items not in _COVERS:
         if len(_COVERS) > 256:
             _COVERS.clear()
@@ -340,12 +353,14 @@ def _cover(items: tuple) -> _Cover:
 
 # -- prices -----------------------------------------------------------------------------------------
 
-def option_price(option: dict, term: dict, quantities: dict) -> float:
+def option_price(option: dict[str, Any], term: dict[str, Any], quantities: dict[str, float]) -> float:
     """Price of one option over one term: flat per term or per TB per day; per-TB options are per plan."""
     if option["per"] == "term":
         return float(option["usd"][term["id"]])
     if option["per"] == "tb_day":
-        return option["usd"] * quantities[option["quantity"]] * term["hours"] / 24
+        usd_per_tb_day: float = option["usd"]
+        hours: float = term["hours"]
+        return usd_per_tb_day * quantities[option["quantity"]] * hours / 24
     if option["per"] == "tb":
         return 0.0
     raise ValueError(f"unknown option pricing {option['per']!r}")  # a catalog error, caught by tests
@@ -355,7 +370,7 @@ class OptionPrices:
     """The options a plan carries, priced once per input set: each option over one copy of each term
     (the same for every GPU and card count), their sum per term, and those billed once per plan."""
 
-    def __init__(self, options: list[dict], terms: dict, quantities: dict):
+    def __init__(self, options: list[dict[str, Any]], terms: dict[str, Any], quantities: dict[str, float]) -> None:
         self.options = options
         self.each = {(o["id"], tid): option_price(o, term, quantities) for o in options for tid, term in terms.items()}
         self.per_term = {tid: math.fsum(self.each[(o["id"], tid)] for o in options) for tid in terms}
@@ -363,12 +378,14 @@ class OptionPrices:
         self.once = math.fsum(self.per_plan.values())
 
 
-def term_price(rate: float, cards: int, term: dict, options: OptionPrices) -> float:
+def term_price(rate: float, cards: int, term: dict[str, Any], options: OptionPrices) -> float:
     """One term of a plan: cards x hours x price per card-hour + the options billed by term."""
-    return cards * term["hours"] * rate + options.per_term[term["id"]]
+    hours: float = term["hours"]
+    return cards * hours * rate + options.per_term[term["id"]]
 
 
-def plan_breakdown(plan: dict, rate_of, cards: int, terms: dict, options: OptionPrices) -> dict:
+def plan_breakdown(plan: dict[str, Any], rate_of: Callable[[str], float], cards: int, terms: dict[str, Any],
+                   options: OptionPrices) -> dict[str, Any]:
     """GPU time per term of the plan (and of its on-demand top-up, `rate_of(HOURLY)`) and each option's
     share of the plan's price."""
     fixed = [(tid, count) for tid, count in plan["terms"] if tid != HOURLY]
@@ -384,7 +401,8 @@ def plan_breakdown(plan: dict, rate_of, cards: int, terms: dict, options: Option
     return {"gpu_usd": gpu, "options_usd": opts, "total_usd": math.fsum([*gpu.values(), *opts.values()])}
 
 
-def hourly_terms(rate: float, cards: int, shortest: dict, options: OptionPrices) -> tuple[float, float, float]:
+def hourly_terms(rate: float, cards: int, shortest: dict[str, Any],
+                 options: OptionPrices) -> tuple[float, float, float]:
     """On-demand billing as (per hour, per started period, period hours) for `topup_price`: the cards at
     `rate`, options billed by day pro rata, flat fees once per started shortest term."""
     per_day = math.fsum(options.each[(o["id"], shortest["id"])] / shortest["hours"]
@@ -393,14 +411,15 @@ def hourly_terms(rate: float, cards: int, shortest: dict, options: OptionPrices)
     return cards * rate + per_day, per_period, shortest["hours"]
 
 
-def on_demand_price(rate: float, cards: int, hours: float, shortest: dict, options: OptionPrices) -> float:
+def on_demand_price(rate: float, cards: int, hours: float, shortest: dict[str, Any], options: OptionPrices) -> float:
     """Hourly billing alone: every started hour (at least one period's flat fees), plus per-TB options once."""
     billed = math.ceil(hours - 1e-9)
     per_hour, per_period, period = hourly_terms(rate, cards, shortest, options)
     return math.fsum([billed * per_hour, per_period * max(1, math.ceil(billed / period)), *options.per_plan.values()])
 
 
-def topup_breakdown(hours: int, rate: float, cards: int, shortest: dict, options: OptionPrices) -> tuple[float, dict]:
+def topup_breakdown(hours: int, rate: float, cards: int, shortest: dict[str, Any],
+                    options: OptionPrices) -> tuple[float, dict[str, float]]:
     """A top-up's GPU time and each option's share of it (as `topup_price` bills them)."""
     periods = math.ceil(hours / shortest["hours"]) if hours > 0 else 0
     opts = {o["id"]: options.each[(o["id"], shortest["id"])] * (hours / shortest["hours"] if o["per"] == "tb_day"

@@ -12,6 +12,8 @@ the term prices) is kept across answers, keyed by those inputs (``_kept``); ``fo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from . import _cost_model, _data, _memory_formulas, memory, throughput
 from ._cost_inputs import (
@@ -43,20 +45,23 @@ from ._cost_model import (
     topup_price,
 )
 from ._kept import kept, key_of
-from ._memory_formulas import unsharded
+from ._memory_formulas import Unsharded, unsharded
 
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count
 BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers
 _PRICING = _data.catalog()["pricing"]
 _DESKTOP = {"workstation", "consumer"}
+T = TypeVar("T")
+# (throughput, hours per run, hours needed for every output) of a GPU and card count at one end (`needed`)
+Need = tuple[dict[str, Any], dict[str, Any], float]
 
 
-def _parallelism(values: dict, cards: int) -> str:
+def _parallelism(values: dict[str, Any], cards: int) -> str:
     """The parallelism a card count runs: "one GPU" becomes replicated DDP beyond one card."""
     return "ddp" if values["parallelism"] == "single" and cards > 1 else values["parallelism"]
 
 
-def memory_values(values: dict, cards: int) -> dict:
+def memory_values(values: dict[str, Any], cards: int) -> dict[str, Any]:
     """Memory inputs for a card count."""
     return {**{i.name: values[i.name] for i in MEMORY_INPUTS}, "gpus": cards, "parallelism": _parallelism(values, cards)}
 
@@ -67,30 +72,34 @@ class _Budget:
     Kept across answers (`_budget`): on the cost page a reader mostly edits the rental and the
     workload, and these were a quarter of each answer's time."""
 
-    def __init__(self, values: dict):
-        self.values, self.states, self.totals, self.fitting, self.works = values, {}, {}, {}, {}
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+        self.states: dict[str, Unsharded] = {}  # parallelism mode -> its components
+        self.totals: dict[int, int] = {}  # cards -> memory per GPU
+        self.fitting: dict[tuple[str, int], bool] = {}  # (GPU id, cards) -> fits
+        self.works: dict[tuple[int, object], StepWork] = {}  # (cards, tokens per step or False) -> work
 
-    def state(self, cards: int):
+    def state(self, cards: int) -> Unsharded:
         mode = _parallelism(self.values, cards)
         if mode not in self.states:
             self.states[mode] = unsharded(memory.build_run(memory_values(self.values, cards)))
         return self.states[mode]
 
     def memory_per_gpu(self, cards: int) -> int:
-        measured = self.values["memory_per_gpu_gb"] * 1e9
+        measured: float = self.values["memory_per_gpu_gb"] * 1e9
         if measured > 0:
             return round(measured)
         if cards not in self.totals:
             self.totals[cards] = self.state(cards).per_gpu(cards)["total"]
         return self.totals[cards]
 
-    def fits(self, gpu: dict, cards: int) -> bool:
+    def fits(self, gpu: dict[str, Any], cards: int) -> bool:
         key = (gpu["id"], cards)  # asked before each quote and again inside it
         if key not in self.fitting:
             self.fitting[key] = memory.fits(self.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
         return self.fitting[key]
 
-    def work(self, values: dict, cards: int) -> StepWork:
+    def work(self, values: dict[str, Any], cards: int) -> StepWork:
         """The step's work depends on the card count and the workload's batch, not on the card."""
         key = (cards, values["workload"] == "steps" and values["tokens_per_step"])
         if key not in self.works:
@@ -98,16 +107,16 @@ class _Budget:
         return self.works[key]
 
 
-def _kept(store: dict, names: tuple, values: dict, make):
+def _kept(store: dict[tuple[Any, ...], T], names: tuple[str, ...], values: dict[str, Any], make: Callable[[], T]) -> T:
     """What `make()` gives for these values of the inputs `names`, kept across answers (`_kept.kept`)."""
     return kept(store, key_of(values, names), make)
 
 
 _BUDGET_KEYS = tuple(i.name for i in MEMORY_INPUTS) + ("memory_per_gpu_gb",)
-_BUDGETS: dict[tuple, _Budget] = {}
+_BUDGETS: dict[tuple[Any, ...], _Budget] = {}
 
 
-def _budget(values: dict) -> _Budget:
+def _budget(values: dict[str, Any]) -> _Budget:
     """The budget of these memory inputs, computed once for as long as they stay the same."""
     return _kept(_BUDGETS, _BUDGET_KEYS, values, lambda: _Budget({k: values[k] for k in _BUDGET_KEYS}))
 
@@ -117,11 +126,14 @@ def _budget(values: dict) -> _Budget:
 _PRICE_KEYS = ("runs", "term", "cards", "options", "booking", "booking_margin", "any_count", *QUANTITIES,
                *PRICE_FIELDS.values())
 _SPEED_KEYS = tuple(i.name for i in INPUTS if i.name not in _PRICE_KEYS)
-_SPEEDS: dict[tuple, dict] = {}   # speed inputs -> {(GPU id, cards, end): (throughput, hours per run)}
+# speed inputs -> {(GPU id, cards, end): (throughput, hours per run)}
+_SPEEDS: dict[tuple[Any, ...], dict[tuple[str, int, str], tuple[dict[str, Any], dict[str, Any]]]] = {}
 # And the reverse: the price of each term for a GPU and card count depends on the options alone.
 _OPTION_KEYS = ("options", *QUANTITIES, *PRICE_FIELDS.values())  # the term prices are kept with them
-# option inputs -> (OptionPrices, {(GPU id, cards): its term prices, (GPU id, cards, *term ids): their bound's figures})
-_PRICES: dict[tuple, tuple] = {}
+# option inputs -> (OptionPrices, {(GPU id, cards): its term prices},
+#                   {(GPU id, cards, *term ids): their bound's figures})
+_PRICES: dict[tuple[Any, ...], tuple[OptionPrices, dict[tuple[str, int], dict[str, tuple[str, int, float]]],
+                                     dict[tuple[str | int, ...], tuple[float, int, float]]]] = {}
 
 
 def forget() -> None:
@@ -133,13 +145,14 @@ def forget() -> None:
     _memory_formulas.forget()
 
 
-def _tokens_per_run(values: dict) -> float:
+def _tokens_per_run(values: dict[str, Any]) -> float:
     if values["workload"] == "steps":
         return float(values["steps"] * values["tokens_per_step"])
-    return values["tokens"] * values["epochs"]
+    tokens: float = values["tokens"] * values["epochs"]
+    return tokens
 
 
-def step_work(values: dict, budget: _Budget, cards: int) -> StepWork:
+def step_work(values: dict[str, Any], budget: _Budget, cards: int) -> StepWork:
     """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others
     (a steps workload accumulates gradients up to its global batch)."""
     per_step = values["tokens_per_step"] if values["workload"] == "steps" else None
@@ -149,14 +162,16 @@ def step_work(values: dict, budget: _Budget, cards: int) -> StepWork:
 class _Quoter:
     """Everything shared by the quotes of one input set."""
 
-    def __init__(self, values: dict):
-        self.values, self.budget, self.needs, self.chosen = values, _budget(values), {}, {}
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values, self.budget = values, _budget(values)
+        self.needs: dict[tuple[str, int, str], Need] = {}
+        self.chosen: dict[tuple[str, int, str], tuple[dict[str, Any], dict[str, Any], float, dict[str, Any]]] = {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.shortest = min(self.terms.values(), key=lambda t: t["hours"])
         self.term_ids = list(self.terms) if values["term"] == BEST else [values["term"]]  # what a plan may combine
-        self.options, self.prices = _kept(_PRICES, _OPTION_KEYS, values, lambda: (OptionPrices(
+        self.options, self.prices, self.bounds = _kept(_PRICES, _OPTION_KEYS, values, lambda: (OptionPrices(
             [o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
-            {k: values[k] for k in QUANTITIES}), {}))
+            {k: values[k] for k in QUANTITIES}), {}, {}))
         self.speeds = _kept(_SPEEDS, _SPEED_KEYS, values, dict)
         self.tokens_per_run = _tokens_per_run(values)
         self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
@@ -165,12 +180,13 @@ class _Quoter:
     def work(self, cards: int) -> StepWork:
         return self.budget.work(self.values, cards)
 
-    def measured(self, gpu: dict) -> float:
+    def measured(self, gpu: dict[str, Any]) -> float:
         """Tokens/s per card the reader measured on this GPU (its own field, else the chosen GPU's), or 0."""
         v = self.values
-        return v[MEASURED_FIELDS[gpu["id"]]] or (v["throughput_per_gpu"] if gpu["id"] == v["gpu"] else 0.0)
+        measured: float = v[MEASURED_FIELDS[gpu["id"]]] or (v["throughput_per_gpu"] if gpu["id"] == v["gpu"] else 0.0)
+        return measured
 
-    def throughput(self, gpu: dict, cards: int, end: str) -> dict:
+    def throughput(self, gpu: dict[str, Any], cards: int, end: str) -> dict[str, Any]:
         """Throughput at one end of the card's range (`LOW`, `EXPECTED`, `HIGH`); its whole range beside.
         A card without a measurement runs at its calibrated share of peak (or the reader's), and its
         range is the calibration's; a measured card's range is its measurement."""
@@ -196,52 +212,66 @@ class _Quoter:
                 "scaling_efficiency": efficiency[end], "compute_share": step["compute_share"],
                 "tokens_per_s": cluster[end], "tokens_per_s_low": cluster[LOW], "tokens_per_s_high": cluster[HIGH]}
 
-    def hours(self, tokens_per_s: float, cards: int) -> dict:
+    def hours(self, tokens_per_s: float, cards: int) -> dict[str, Any]:
         v = self.values
         return run_hours(self.tokens_per_run / tokens_per_s / 3600, cards, v["failures_per_100h"],
                          v["checkpoint_interval_hours"], v["checkpoint_write_s"] / 3600,
                          v["restart_hours"] + v["restore_s"] / 3600, self.overhead)
 
-    def term_prices(self, gpu: dict, cards: int) -> dict:
+    def term_prices(self, gpu: dict[str, Any], cards: int) -> dict[str, tuple[str, int, float]]:
         """(term id, hours, price) of every term for one GPU and card count, whatever the hours needed."""
         key = (gpu["id"], cards)
         if key not in self.prices:  # kept across answers while the options and the reader's prices stay the same
-            self.prices[key] = {tid: (tid, term["hours"], term_price(self.rate(gpu["id"], tid), cards, term, self.options))
+            self.prices[key] = {tid: (tid, term["hours"], term_price(self.held_rate(gpu["id"], tid), cards, term,
+                                                                     self.options))
                                 for tid, term in self.terms.items()}
         return self.prices[key]
 
     def rate(self, gpu_id: str, term_id: str) -> float | None:
         """Price per card-hour of one GPU for one term (`HOURLY`: on demand): the reader's, else the
         catalog's; None where neither has one (an on-demand price the catalog does not list)."""
-        own = self.values[PRICE_FIELDS[gpu_id, term_id]]
+        own: float = self.values[PRICE_FIELDS[gpu_id, term_id]]
         if own > 0:
             return own
+        rate: float | None
         if term_id == HOURLY:
-            return _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu_id)
-        return _PRICING["usd_per_card_hour"][gpu_id][term_id]
+            rate = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu_id)
+        else:
+            rate = _PRICING["usd_per_card_hour"][gpu_id][term_id]
+        return rate
 
-    def hourly(self, gpu: dict, cards: int) -> tuple | None:
+    def held_rate(self, gpu_id: str, term_id: str) -> float:
+        """`rate` of a term a plan holds: every term has a catalog price, and a plan holds on-demand hours
+        only where there is an on-demand price (`hourly`)."""
+        rate = self.rate(gpu_id, term_id)
+        assert rate is not None, (gpu_id, term_id)
+        return rate
+
+    def hourly(self, gpu: dict[str, Any], cards: int) -> tuple[float, float, float] | None:
         """On-demand billing of this GPU and card count for `topup_price`, or None without an on-demand price."""
         rate = self.rate(gpu["id"], HOURLY)
         return None if rate is None else hourly_terms(rate, cards, self.shortest, self.options)
 
-    def plan(self, gpu: dict, cards: int, needed: float, term_ids) -> dict:
+    def plan(self, gpu: dict[str, Any], cards: int, needed: float, term_ids: list[str]) -> dict[str, Any]:
         """The cheapest plan of these terms: with on-demand hours as a top-up (or alone) when every term
         may be combined, copies of the one term when the reader pinned it."""
         prices = self.term_prices(gpu, cards)
         hourly = self.hourly(gpu, cards) if len(term_ids) == len(self.terms) else None
         items = [prices[tid] for tid in term_ids]
         plan = cheapest_plan(needed, items) if hourly is None else cheapest_mixed(needed, items, hourly)
-        return {**plan, **plan_breakdown(plan, lambda tid: self.rate(gpu["id"], tid), cards, self.terms, self.options)}
+        return {**plan, **plan_breakdown(plan, lambda tid: self.held_rate(gpu["id"], tid), cards, self.terms,
+                                         self.options)}
 
-    def needed(self, gpu: dict, cards: int, end: str = EXPECTED) -> tuple[dict, dict, float]:
+    def needed(self, gpu: dict[str, Any], cards: int, end: str = EXPECTED) -> Need:
         """(throughput, hours per run, hours needed for every output) at one end of the throughput range."""
         key = (gpu["id"], cards, end)
         if end == BOOKED and key not in self.needs:
             v = self.values
             speed, per_run, expected = self.needed(gpu, cards, EXPECTED)
-            booked = {LOW: lambda: self.needed(gpu, cards, LOW)[2], EXPECTED: lambda: expected,
-                      MARGIN: lambda: expected * (1 + v["booking_margin"])}[v["booking"]]()
+            bookings: dict[str, Callable[[], float]] = {
+                LOW: lambda: self.needed(gpu, cards, LOW)[2], EXPECTED: lambda: expected,
+                MARGIN: lambda: expected * (1 + v["booking_margin"])}
+            booked = bookings[v["booking"]]()
             self.needs[key] = speed, per_run, max(booked, expected)  # a low end is never faster than expected
         if key not in self.needs:
             if key not in self.speeds:
@@ -251,7 +281,8 @@ class _Quoter:
             self.needs[key] = speed, per_run, self.values["runs"] * per_run["total"]
         return self.needs[key]
 
-    def chosen_plan(self, gpu: dict, cards: int, end: str = BOOKED) -> tuple[dict, dict, float, dict]:
+    def chosen_plan(self, gpu: dict[str, Any], cards: int,
+                    end: str = BOOKED) -> tuple[dict[str, Any], dict[str, Any], float, dict[str, Any]]:
         """(throughput, hours per run, hours needed, the plan the reader asked for: cheapest or pinned)."""
         key = (gpu["id"], cards, end)
         if key not in self.chosen:
@@ -259,34 +290,37 @@ class _Quoter:
             self.chosen[key] = speed, per_run, needed, self.plan(gpu, cards, needed, self.term_ids)
         return self.chosen[key]
 
-    def least_usd_per_output(self, gpu: dict, cards: int) -> float:
+    def least_usd_per_output(self, gpu: dict[str, Any], cards: int) -> float:
         """A lower bound on `usd_per_output` without the plan search. A plan covers the hours needed
         with terms of at most the longest term's hours, so it pays for each hour at least the lowest
         price per hour of a term, and holds at least (hours / longest term) terms, each at least the
         lowest price of a term; plus the options billed once per plan. A hair under, so that
         rounding never lifts it above the true figure."""
         key = (gpu["id"], cards, *self.term_ids)
-        if key not in self.prices:  # kept with the term prices: the same while the options are
+        if key not in self.bounds:  # kept with the term prices: the same while the options are
             terms = [self.term_prices(gpu, cards)[tid] for tid in self.term_ids]
-            self.prices[key] = (min(price / hours for _, hours, price in terms), max(hours for _, hours, _ in terms),
+            self.bounds[key] = (min(price / hours for _, hours, price in terms), max(hours for _, hours, _ in terms),
                                 min(price for _, _, price in terms))
-        per_hour, longest, cheapest = self.prices[key]
+        per_hour, longest, cheapest = self.bounds[key]
         needed = self.needed(gpu, cards, BOOKED)[2]
         hourly = self.hourly(gpu, cards) if len(self.term_ids) == len(self.terms) else None
         if hourly is None:
             floor = max(needed * per_hour, math.ceil(needed / longest - 1e-9) * cheapest)
         else:  # on-demand hours may replace any term: each hour costs at least the cheaper of the two rates
             floor = needed * min(per_hour, hourly[0])
-        return (floor + self.options.once) * (1 - 1e-9) / self.values["runs"]
+        runs: int = self.values["runs"]
+        return (floor + self.options.once) * (1 - 1e-9) / runs
 
-    def fits(self, gpu: dict, cards: int) -> bool:
+    def fits(self, gpu: dict[str, Any], cards: int) -> bool:
         return self.budget.fits(gpu, cards)
 
-    def usd_per_output(self, gpu: dict, cards: int, end: str) -> float:
+    def usd_per_output(self, gpu: dict[str, Any], cards: int, end: str) -> float:
         """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
-        return self.chosen_plan(gpu, cards, end)[3]["total_usd"] / self.values["runs"]
+        total: float = self.chosen_plan(gpu, cards, end)[3]["total_usd"]
+        runs: int = self.values["runs"]
+        return total / runs
 
-    def quote(self, gpu: dict, cards: int) -> dict:
+    def quote(self, gpu: dict[str, Any], cards: int) -> dict[str, Any]:
         """One GPU and card count: throughput, hours, the booked plan (cheapest or pinned), the cheapest beside
         a pinned one, hourly billing alone, and what the booking does at the low end of the throughput range."""
         v = self.values
@@ -300,7 +334,8 @@ class _Quoter:
         short = low - chosen["hours"]
         if on_demand is not None:
             hourly = on_demand_price(on_demand, cards, booked, self.shortest, self.options)
-            topup_low = topup_price(math.ceil(short - 1e-9), self.hourly(gpu, cards)) if short > 1e-9 else 0.0
+            terms = hourly_terms(on_demand, cards, self.shortest, self.options)  # `hourly`'s, with a price
+            topup_low = topup_price(math.ceil(short - 1e-9), terms) if short > 1e-9 else 0.0
         mem = self.budget.memory_per_gpu(cards)
         return {"gpu": gpu["id"], "name": gpu["name"], "cards": cards, **speed, "run_hours": per_run,
                 "needed_hours": needed, "booked_hours": booked, "low_end_hours": low,
@@ -326,12 +361,12 @@ def card_counts(gpu_id: str, any_count: bool = False) -> tuple[int, ...]:
     return tuple(shape["per_node"]) + tuple(node * n for n in range(2, shape["max_nodes"] + 1))
 
 
-def _rank_key(usd_per_output: float, cards: int) -> tuple:
+def _rank_key(usd_per_output: float, cards: int) -> tuple[float, int]:
     """How configurations compare: cost per output (to the micro-dollar), then fewer cards."""
     return round(usd_per_output, 6), cards
 
 
-def _cheapest_configuration(quoter: _Quoter, gpu: dict) -> tuple | None:
+def _cheapest_configuration(quoter: _Quoter, gpu: dict[str, Any]) -> tuple[float, int] | None:
     """The rank key of a GPU's cheapest card count that fits, or None when none fits. Card counts
     are priced from the lowest bound up (`least_usd_per_output`), and the search stops once a bound
     is above the cheapest price found: a plan search per card count was most of an answer's time."""
@@ -346,7 +381,7 @@ def _cheapest_configuration(quoter: _Quoter, gpu: dict) -> tuple | None:
     return best
 
 
-def estimate(values: dict) -> dict:
+def estimate(values: dict[str, Any]) -> dict[str, Any]:
     quoter = _Quoter(values)
     gpus = {g["id"]: g for g in _data.gpus()}
     own = gpus[values["gpu"]]
@@ -354,7 +389,7 @@ def estimate(values: dict) -> dict:
     # Every card count of the chosen GPU that fits, for its table; of each GPU, the cheapest.
     rows = [quoter.quote(own, n) for n in card_counts(own["id"], values["any_count"]) if quoter.fits(own, n)]
     best = {gid: key for gid, gpu in gpus.items() if (key := _cheapest_configuration(quoter, gpu)) is not None}
-    ranking = sorted(best, key=best.get)
+    ranking = sorted(best, key=best.__getitem__)
     by_gpu = [quoter.quote(gpus[gid], best[gid][1]) for gid in ranking]
     # Each GPU's cheapest configuration re-priced at both ends of its throughput range: the question is
     # whether the pick survives the model's error, and pricing every card count again would take most of
@@ -362,8 +397,8 @@ def estimate(values: dict) -> dict:
     # that card's high end.
     at = {end: {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], end), q["cards"])
                 for q in by_gpu} for end in (LOW, HIGH)}
-    sensitivity = {end: sorted(keys, key=keys.get) for end, keys in at.items()}
-    rivals = sorted((g for g in ranking[1:] if at[HIGH][g][0] < at[LOW][ranking[0]][0]), key=at[HIGH].get)
+    sensitivity = {end: sorted(keys, key=keys.__getitem__) for end, keys in at.items()}
+    rivals = sorted((g for g in ranking[1:] if at[HIGH][g][0] < at[LOW][ranking[0]][0]), key=at[HIGH].__getitem__)
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
     nearest = None if chosen["fits_memory"] else _nearest_fit(values, quoter, own, by_gpu)
     edited = [gid for gid in gpus if any(values[PRICE_FIELDS[gid, tid]] > 0 for tid in [*quoter.terms, HOURLY])]
@@ -376,7 +411,8 @@ def estimate(values: dict) -> dict:
             "best_by_gpu": by_gpu, "options_table": rows}
 
 
-def _nearest_fit(values: dict, quoter: _Quoter, own: dict, by_gpu: list[dict]) -> dict | None:
+def _nearest_fit(values: dict[str, Any], quoter: _Quoter, own: dict[str, Any],
+                 by_gpu: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The configuration nearest the reader's that fits in memory, priced, with what changed ("change"):
     the same cards with a smaller micro-batch, else more cards of the same GPU, else the cheapest GPU that
     fits; None when nothing does."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
+from typing import Any
 
 from ._i18n import N_
 
@@ -23,40 +24,44 @@ _CATALOG_MSGIDS = (N_("1 day"), N_("1 week"), N_("1 month"), N_("3 months"),
                    N_("Data egress"), N_("Priority support"))
 
 
-def _load(name: str) -> dict:
-    return json.loads(__spec__.loader.get_data(os.path.join(os.path.dirname(__file__), "data", name)))
+def _load(name: str) -> dict[str, Any]:
+    # A file loader or zipimport's: both have get_data, which the Loader base class does not declare.
+    loader: Any = __spec__.loader
+    data: dict[str, Any] = json.loads(loader.get_data(os.path.join(os.path.dirname(__file__), "data", name)))
+    return data
 
 
 @lru_cache(maxsize=None)
-def catalog() -> dict:
+def catalog() -> dict[str, Any]:
     """The GPU catalog: ``{"gpus": [...], "pricing": {...}}`` (see data/catalog.json)."""
     return _load("catalog.json")
 
 
 @lru_cache(maxsize=None)
-def models() -> dict:
+def models() -> dict[str, Any]:
     """Model presets: ``{"models": [...]}`` (see data/models.json)."""
     return _load("models.json")
 
 
 @lru_cache(maxsize=None)
-def throughput_measurements() -> dict:
+def throughput_measurements() -> dict[str, Any]:
     """Published throughput measurements and how the speed model reads them (see data/throughput_measurements.json)."""
     return _load("throughput_measurements.json")
 
 
-def gpus() -> list[dict]:
-    return catalog()["gpus"]
+def gpus() -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = catalog()["gpus"]
+    return listed
 
 
-def gpu(gpu_id: str) -> dict:
+def gpu(gpu_id: str) -> dict[str, Any]:
     return next(g for g in gpus() if g["id"] == gpu_id)
 
 
-def presets() -> dict[str, dict]:
+def presets() -> dict[str, dict[str, Any]]:
     return {m["id"]: m for m in models()["models"]}
 
 
-def terms() -> list[dict]:
+def terms() -> list[dict[str, Any]]:
     """Rental terms, shortest first."""
     return sorted(catalog()["pricing"]["terms"], key=lambda t: t["hours"])

@@ -4,6 +4,8 @@ An error is a plain dict: ``{"field": name, "code": code, **params}``; params ar
 JSON scalars or lists used to build the localized message (never a sentence).
 """
 
+from typing import Any
+
 from ._i18n import N_
 
 # code -> English msgid of the message the UI shows (params in braces).
@@ -43,7 +45,7 @@ ERROR_CODES: dict[str, str] = {
 }
 
 
-def error(field: str, code: str, **params) -> dict:
+def error(field: str, code: str, **params: object) -> dict[str, Any]:
     """Build one field error; ``code`` must be in ``ERROR_CODES``."""
     if code not in ERROR_CODES:  # a programming error, not bad input
         raise ValueError(f"undeclared error code {code!r}")

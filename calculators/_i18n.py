@@ -10,22 +10,25 @@ boundary inside results), which `calcui.Translator` takes wherever it takes a ms
 `NN_` is a count string with a plural form, its number taken from the parameter named `n`.
 """
 
+# What a display block takes wherever it takes text: a msgid, or one of the dicts below.
+Msg = str | dict[str, str]
+
 
 def N_(msgid: str) -> str:
     """Return ``msgid`` unchanged; only marks it for extraction."""
     return msgid
 
 
-def NP_(context: str, msgid: str) -> dict:
+def NP_(context: str, msgid: str) -> dict[str, str]:
     """A msgid with a msgctxt (gettext's pgettext)."""
     return {"context": context, "msgid": msgid}
 
 
-def NN_(singular: str, plural: str, n: str = "count") -> dict:
+def NN_(singular: str, plural: str, n: str = "count") -> dict[str, str]:
     """A count string (gettext's ngettext): English singular and plural, the count in param `n`."""
     return {"msgid": singular, "plural": plural, "n": n}
 
 
-def NNP_(context: str, singular: str, plural: str, n: str = "count") -> dict:
+def NNP_(context: str, singular: str, plural: str, n: str = "count") -> dict[str, str]:
     """A count string with a msgctxt (gettext's npgettext)."""
     return {"context": context, "msgid": singular, "plural": plural, "n": n}

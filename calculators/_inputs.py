@@ -8,7 +8,9 @@ returns field errors. Nothing here raises for bad input.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ._errors import error
 
@@ -48,15 +50,14 @@ class Input:
     # refuses gives way to the default, silently (a reader cannot fix a field they cannot edit).
     only_when: tuple[str, tuple[str, ...]] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: unknown kind {self.kind!r}")
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """JSON-able description used by the form renderer and the docs."""
-        default = list(self.default) if self.kind == "multichoice" else self.default
         return {
-            "name": self.name, "kind": self.kind, "default": default, "label": self.label,
+            "name": self.name, "kind": self.kind, "default": default_of(self), "label": self.label,
             "help": self.help, "unit": self.unit, "min": self.min, "max": self.max,
             "step": self.step, "group": self.group, "group_params": dict(self.group_params), "advanced": self.advanced,
             "optional": self.optional,
@@ -101,7 +102,11 @@ def number_from_text(text: str) -> int | float | None:
     return value if math.isfinite(value) else None
 
 
-def _number(inp: Input, raw):
+# (value, None) or (None, field error): what each kind's coercion returns.
+Coerced = tuple[object, dict[str, Any] | None]
+
+
+def _number(inp: Input, raw: object) -> Coerced:
     """Return (value, error) for an int or float input."""
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         return None, error(inp.name, "not_a_number")
@@ -122,7 +127,7 @@ def _number(inp: Input, raw):
     return value, None
 
 
-def _bool(inp: Input, raw):
+def _bool(inp: Input, raw: object) -> Coerced:
     if isinstance(raw, bool):
         return raw, None
     if isinstance(raw, int) and raw in (0, 1):
@@ -136,13 +141,14 @@ def _choice_values(inp: Input) -> list[str]:
     return [c.value for c in inp.choices]
 
 
-def _choice(inp: Input, raw):
+def _choice(inp: Input, raw: object) -> Coerced:
     if isinstance(raw, str) and raw.strip() in _choice_values(inp):
         return raw.strip(), None
     return None, error(inp.name, "unknown_choice", choices=_choice_values(inp))
 
 
-def _multichoice(inp: Input, raw):
+def _multichoice(inp: Input, raw: object) -> Coerced:
+    items: Sequence[object]
     if isinstance(raw, str):
         items = raw.split(",")
     elif isinstance(raw, (list, tuple)):
@@ -150,7 +156,7 @@ def _multichoice(inp: Input, raw):
     else:
         return None, error(inp.name, "unknown_choice", choices=_choice_values(inp))
     allowed = _choice_values(inp)
-    picked = set()
+    picked: set[str] = set()
     for item in items:
         if not isinstance(item, str):
             return None, error(inp.name, "unknown_choice", choices=allowed)
@@ -163,11 +169,11 @@ def _multichoice(inp: Input, raw):
     return [v for v in allowed if v in picked], None  # declared order, no duplicates
 
 
-_COERCE = {"int": _number, "float": _number, "bool": _bool, "choice": _choice,
-           "multichoice": _multichoice}
+_COERCE: dict[str, Callable[[Input, object], Coerced]] = {"int": _number, "float": _number, "bool": _bool,
+                                                         "choice": _choice, "multichoice": _multichoice}
 
 
-def coerce(inp: Input, raw):
+def coerce(inp: Input, raw: object) -> Coerced:
     """Coerce one raw value; returns (value, error-or-None)."""
     if raw is None or (isinstance(raw, str) and not raw.strip() and inp.kind != "multichoice"):
         if inp.optional or raw is None:
@@ -176,11 +182,14 @@ def coerce(inp: Input, raw):
     return _COERCE[inp.kind](inp, raw)
 
 
-def default_of(inp: Input):
-    return list(inp.default) if inp.kind == "multichoice" else inp.default
+def default_of(inp: Input) -> object:
+    """The declared default; a multichoice's as a fresh list (its declaration holds a list or tuple)."""
+    if inp.kind == "multichoice" and isinstance(inp.default, (list, tuple)):
+        return list(inp.default)
+    return inp.default
 
 
-def active(inp: Input, values: dict, by_name: dict) -> bool:
+def active(inp: Input, values: dict[str, Any], by_name: dict[str, Input]) -> bool:
     """Whether `inp` applies under `values`; a controller that failed validation counts as its default."""
     if inp.only_when is None:
         return True
@@ -189,7 +198,7 @@ def active(inp: Input, values: dict, by_name: dict) -> bool:
     return controller in allowed
 
 
-def normalize(inputs_decl, raw) -> tuple[dict, list[dict]]:
+def normalize(inputs_decl: Sequence[Input], raw: object) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Validate a raw inputs mapping against declarations: (values, errors).
 
     `values` holds every input that passed (defaults filled), even when others failed."""
@@ -199,7 +208,8 @@ def normalize(inputs_decl, raw) -> tuple[dict, list[dict]]:
         return {}, [error("inputs", "not_an_object")]
     by_name = {inp.name: inp for inp in inputs_decl}
     errors = [error(str(key), "unknown_field") for key in raw if key not in by_name]
-    values, refused = {}, {}
+    values: dict[str, Any] = {}
+    refused: dict[str, dict[str, Any]] = {}
     for inp in inputs_decl:
         value, err = coerce(inp, raw[inp.name]) if inp.name in raw else (default_of(inp), None)
         if err:

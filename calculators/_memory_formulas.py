@@ -62,7 +62,9 @@ Gradient accumulation keeps the gradients through the next micro-batches' passes
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from ._kept import kept, key_of
 from .architecture import Architecture, Tensor
@@ -90,7 +92,7 @@ class Run:
     params: int              # total parameters (>= the architecture's own count)
     method: str              # full | lora | qlora
     lora_rank: int
-    lora_targets: tuple
+    lora_targets: tuple[str, ...]
     lora_dropout: bool       # peft's lora_dropout > 0: a dropout output and mask per adapted linear
     adapter_dtype: str       # fp32 | weights
     quant: str               # nf4 | int8 (QLoRA base weights)
@@ -208,7 +210,7 @@ def state_bytes_per_param(run: Run) -> int:
     return 4 if run.has_master else run.pt
 
 
-def optimizer_bytes(run: Run) -> dict:
+def optimizer_bytes(run: Run) -> dict[str, float]:
     """Master copy and optimizer states, per the chosen optimizer.
 
     AdamW (Loshchilov & Hutter 2019): two moments per parameter. 8-bit AdamW
@@ -237,10 +239,11 @@ def optimizer_bytes(run: Run) -> dict:
 class _Saved:
     """Bytes of tensors saved for the backward pass; a tensor several ops save counts once."""
 
-    def __init__(self):
-        self.bytes, self._keys = 0.0, set()
+    def __init__(self) -> None:
+        self.bytes = 0.0
+        self._keys: set[Hashable] = set()
 
-    def add(self, nbytes: float, key=None) -> None:
+    def add(self, nbytes: float, key: Hashable | None = None) -> None:
         if key is None or key not in self._keys:
             self._keys.add(key)
             self.bytes += nbytes
@@ -256,7 +259,8 @@ def _norm(run: Run, acc: _Saved, rows: int, width: int, x_dtype: str | None = No
     acc.add(4 * rows * width + 4 * rows + out * rows * width * (run.method == "full") + 4 * width * gemma)
 
 
-def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple, x: tuple, x_grad: bool = True) -> None:
+def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple[int, int], x: tuple[Hashable, str],
+            x_grad: bool = True) -> None:
     """What one linear layer (and its LoRA adapter) saves. ``x`` = (key, dtype) of its input.
 
     The matmul saves its input when the weight learns and its weight when the input needs a
@@ -290,7 +294,7 @@ def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple, x: tuple, x
         acc.add(BYTES[run.autocast] * run.lora_rank * (i + o))
 
 
-def _mlp(run: Run, acc: _Saved, sb: int, shapes: dict, x: tuple) -> None:
+def _mlp(run: Run, acc: _Saved, sb: int, shapes: dict[str, tuple[int, int]], x: tuple[Hashable, str]) -> None:
     """A gated MLP (SwiGLU, or Gemma's GeLU-tanh, which saves the same): its linears, the activation's
     input and output and the up projection's output (halves of gate_up when fused)."""
     for name in ("gate_up",) if run.arch.fused else ("gate", "up"):
@@ -476,7 +480,7 @@ def head_bytes(run: Run) -> float:
     return acc.bytes
 
 
-def activation_bytes(run: Run) -> dict:
+def activation_bytes(run: Run) -> dict[str, float]:
     """All blocks' activations plus the final norm and LM head.
 
     ``total`` is the component shown to the reader. With checkpointing it counts the
@@ -571,7 +575,7 @@ def tied_gradient_tail_bytes(run: Run) -> float:
     return (2 + bool(run.grad_accumulation)) * a.vocab * a.hidden * run.pt
 
 
-def temporary_bytes(run: Run) -> dict:
+def temporary_bytes(run: Run) -> dict[str, float]:
     """Transient buffers besides the optimizer step's (``optimizer_step_bytes``).
 
     FSDP/ZeRO-3 gathers one block's full parameters while prefetching the next, and
@@ -606,10 +610,10 @@ class Unsharded:
     run: Run
     weights: float
     gradients: float
-    optimizer: dict
-    activations: dict
+    optimizer: dict[str, float]
+    activations: dict[str, float]
     logits: float
-    temporary: dict
+    temporary: dict[str, float]
     optimizer_step: float
 
     def passes_bytes(self) -> float:
@@ -640,7 +644,7 @@ class Unsharded:
             host += self.weights / (n if run.parallelism in SHARDS["weights"] else 1)
         return math.ceil(host)
 
-    def per_gpu(self, n: int) -> dict:
+    def per_gpu(self, n: int) -> dict[str, Any]:
         """Components per GPU (shown as bars) and the peak: what stays allocated, plus the
         larger of the forward/backward phase and the optimizer-step phase."""
         run, t = self.run, self.temporary
@@ -684,8 +688,8 @@ MODEL_STATE_FIELDS = ("arch", "params", "method", "lora_rank", "lora_targets", "
 PASS_FIELDS = ("arch", "method", "lora_rank", "lora_targets", "lora_dropout", "adapter_dtype", "weights_dtype",
                "autocast", "seq_len", "micro_batch", "checkpointing", "attention", "loss", "cpu_masks",
                "router_aux_loss")
-_MODEL_STATES: dict[tuple, tuple] = {}
-_PASSES: dict[tuple, tuple] = {}
+_MODEL_STATES: dict[tuple[Any, ...], tuple[float, float, dict[str, float], float]] = {}
+_PASSES: dict[tuple[Any, ...], tuple[dict[str, float], float]] = {}
 
 
 def forget() -> None:

@@ -7,6 +7,8 @@ lists those older than an age."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
+from typing import Any
 
 from . import _data
 from ._cost_inputs import QUANTITIES
@@ -21,7 +23,7 @@ class CatalogError(ValueError):
     """The catalog asks for something the cost calculator cannot price."""
 
 
-def option_problems(options: list[dict]) -> list[str]:
+def option_problems(options: list[dict[str, Any]]) -> list[str]:
     """One line per option the calculator could not price; [] when every option is fine."""
     problems = []
     for option in options:
@@ -34,7 +36,7 @@ def option_problems(options: list[dict]) -> list[str]:
     return problems
 
 
-def shape_problems(pricing: dict, gpu_ids) -> list[str]:
+def shape_problems(pricing: dict[str, Any], gpu_ids: Iterable[str]) -> list[str]:
     """One line per GPU whose rentable shapes (pricing.shapes) are missing or malformed; [] when all are fine."""
     shapes = pricing.get("shapes", {})
     problems = []
@@ -51,7 +53,7 @@ def shape_problems(pricing: dict, gpu_ids) -> list[str]:
     return problems
 
 
-def catalog_problems(catalog: dict | None = None) -> list[str]:
+def catalog_problems(catalog: dict[str, Any] | None = None) -> list[str]:
     """One line per thing in `catalog` (the package's own by default) that the cost calculator could not
     price: its options, then its GPUs' shapes; [] when every one is fine."""
     catalog = _data.catalog() if catalog is None else catalog
@@ -71,7 +73,7 @@ def parse_date(text: str) -> dt.date:
     return dt.date.fromisoformat(text)
 
 
-def provenance() -> list[tuple[str, dict]]:
+def provenance() -> list[tuple[str, dict[str, Any]]]:
     """(what, source) for every priced thing in the catalog: each GPU's row, then each option."""
     pricing = _data.catalog()["pricing"]
     sources = pricing.get("price_sources", {})

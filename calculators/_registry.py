@@ -8,18 +8,36 @@ page shows for an imported pilot result). ``compute`` never raises for bad input
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
 from ._errors import error
-from ._inputs import default_of, normalize
+from ._inputs import Input, default_of, normalize
 from .display import UNITS
 
-_CALCULATORS: dict[str, object] = {}
-_FIGURES: dict[str, tuple] = {}  # name -> (function returning a value, display unit)
+
+class Calculator(Protocol):
+    """What `register` requires of a calculator (a module, usually); the optional hooks are looked up."""
+    @property
+    def NAME(self) -> str: ...
+    @property
+    def TITLE(self) -> str: ...
+    @property
+    def INPUTS(self) -> tuple[Input, ...]: ...
+
+    def run(self, values: dict[str, Any]) -> dict[str, Any]: ...
+
+
+Figure = TypeVar("Figure", bound=Callable[[], object])
+
+_CALCULATORS: dict[str, Calculator] = {}
+_FIGURES: dict[str, tuple[Callable[[], object], str]] = {}  # name -> (function returning a value, display unit)
 # What a calculator page shows for an imported pilot result: the measured figures the form took,
 # or the memory model's estimate for the recorded run against the measured peak.
 IMPORT_PANELS = ("measured_inputs", "estimate_vs_measured")
 
 
-def register(calculator) -> None:
+def register(calculator: Calculator) -> None:
     """Add (or replace) a calculator; it must declare NAME, TITLE, INPUTS and run()."""
     for attr in ("NAME", "TITLE", "INPUTS", "run"):
         if not hasattr(calculator, attr):
@@ -38,16 +56,16 @@ def names() -> list[str]:
     return list(_CALCULATORS)
 
 
-def get(name: str):
+def get(name: str) -> Calculator:
     return _CALCULATORS[name]
 
 
-def _unknown(name) -> dict:
+def _unknown(name: object) -> dict[str, Any]:
     return {"ok": False, "calculator": name,
             "errors": [error("calculator", "unknown_calculator", choices=names())]}
 
 
-def describe(name: str) -> dict:
+def describe(name: str) -> dict[str, Any]:
     """JSON-able description of a calculator and its inputs (drives the form)."""
     calc = _CALCULATORS.get(name) if isinstance(name, str) else None
     if calc is None:
@@ -56,7 +74,7 @@ def describe(name: str) -> dict:
             "inputs": [inp.describe() for inp in calc.INPUTS]}
 
 
-def compute(name: str, inputs: dict | None = None) -> dict:
+def compute(name: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
     """Validate ``inputs`` for calculator ``name`` and run it.
 
     Success: ``{"ok": True, "calculator", "inputs" (normalized, defaults filled), "result"}``.
@@ -81,10 +99,10 @@ def compute(name: str, inputs: dict | None = None) -> dict:
     return {"ok": True, "calculator": name, "inputs": values, "result": calc.run(values)}
 
 
-def register_figure(name: str, unit: str):
+def register_figure(name: str, unit: str) -> Callable[[Figure], Figure]:
     """Decorator: a named figure the guide's prose quotes (``<!-- figure: NAME -->``), computed
     by a calculator, so a sentence cannot drift from the model. ``unit`` is a display unit."""
-    def add(function):
+    def add(function: Figure) -> Figure:
         if unit not in UNITS:
             raise ValueError(f"figure {name}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
         _FIGURES[name] = (function, unit)
@@ -92,7 +110,7 @@ def register_figure(name: str, unit: str):
     return add
 
 
-def _defaults() -> dict[str, object]:
+def _defaults() -> dict[str, Input]:
     """Every input's default is a figure too: ``CALCULATOR.default.INPUT``."""
     return {f"{name}.default.{i.name}": i for name, calc in _CALCULATORS.items() for i in calc.INPUTS
             if i.kind in ("int", "float")}
@@ -102,7 +120,7 @@ def figure_names() -> list[str]:
     return sorted([*_FIGURES, *_defaults()])
 
 
-def figure(name: str) -> dict | None:
+def figure(name: str) -> dict[str, Any] | None:
     """``{"value", "unit"}`` of a registered figure or an input default, or None for an unknown name."""
     if name in _FIGURES:
         function, unit = _FIGURES[name]

@@ -19,6 +19,7 @@ Every expert is resident and, in a full fine-tune, gets a gradient and optimizer
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from ._i18n import N_
@@ -62,7 +63,7 @@ FAMILIES = {
 MOE_FAMILIES = tuple(k for k, f in FAMILIES.items() if f.moe)
 
 
-def partly_targeted(targets, fused: bool = False, moe: bool = False) -> dict[str, tuple[str, ...]]:
+def partly_targeted(targets: Iterable[str], fused: bool = False, moe: bool = False) -> dict[str, tuple[str, ...]]:
     """Fused module -> its projections, for each module that ``targets`` names only part of. peft adapts
     whole modules (and whole expert tensors), so the calculator and the pilot both refuse these (each in
     its own words). ``fused``: Phi-3's qkv and gate_up; ``moe``: the experts' gate_up tensor."""
@@ -149,12 +150,12 @@ class Architecture:
             return {}
         return {"gate_up": (self.hidden, 2 * self.intermediate), "down": (self.intermediate, self.hidden)}
 
-    def adapted(self, module: str, targets) -> bool:
+    def adapted(self, module: str, targets: Collection[str]) -> bool:
         """Whether a LoRA adapter sits on ``module`` (a linear, or an expert tensor): a fused one needs
         all its projections targeted (peft adapts whole modules; ``memory.check`` refuses part of one)."""
         return all(name in targets for name in FUSED.get(module, (module,)))
 
-    def adapted_shapes(self, targets) -> dict[str, tuple[int, int]]:
+    def adapted_shapes(self, targets: Collection[str]) -> dict[str, tuple[int, int]]:
         """(in, out) of each layer or expert matrix a LoRA adapter sits on, by module name (see ``rank_limit``)."""
         shapes = {n: s for n, s in self.linear_shapes().items() if self.adapted(n, targets)}
         return shapes | {n: s for n, s in self.expert_shapes().items()
@@ -201,7 +202,7 @@ class Architecture:
     def derived_params(self) -> int:
         return sum(t.total for t in self.base_tensors())
 
-    def lora_tensors(self, rank: int, targets) -> list[Tensor]:
+    def lora_tensors(self, rank: int, targets: Collection[str]) -> list[Tensor]:
         """LoRA A (rank x in) and B (out x rank) for each targeted linear in every block.
 
         Hu et al. 2021, "LoRA": W x + B A x with A in R^{r x k}, B in R^{d x r}, so each
@@ -221,7 +222,7 @@ class Architecture:
                         Tensor("lora", o, rank * self.experts, self.layers)]
         return out
 
-    def lora_params(self, rank: int, targets) -> int:
+    def lora_params(self, rank: int, targets: Collection[str]) -> int:
         return sum(t.total for t in self.lora_tensors(rank, targets))
 
     def active_params(self) -> int:

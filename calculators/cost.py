@@ -20,6 +20,7 @@ checked by ``_prices.check_catalog`` (the build and a test run it).
 from __future__ import annotations
 
 from operator import itemgetter
+from typing import Any
 
 from . import _data, memory, throughput
 from ._cost_inputs import (
@@ -38,8 +39,8 @@ from ._cost_inputs import (
 from ._cost_model import HOURLY, MAX_LOST_HOURS, NODE_CARDS
 from ._cost_quote import card_counts, estimate, memory_values
 from ._errors import error
-from ._i18n import N_, NN_, NP_
-from .display import bars, metric, metrics, notes, phrase, record_table, table, value, verdict
+from ._i18n import N_, NN_, NP_, Msg
+from .display import Column, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 # What the registry, the other modules and the tests read here; the inputs and the engine's answer
 # (`estimate`) come from their own modules.
@@ -52,11 +53,11 @@ MIN_THROUGHPUT = 0.01
 _PRICING = _data.catalog()["pricing"]
 
 
-def prepare(values: dict) -> dict:
+def prepare(values: dict[str, Any]) -> dict[str, Any]:
     return memory.prepare(values)
 
 
-def check(values: dict) -> list[dict]:
+def check(values: dict[str, Any]) -> list[dict[str, Any]]:
     errors = [e for e in memory.check(memory_values(values, 1))]
     for name in ("throughput_per_gpu", *MEASURED_FIELDS.values()):
         if 0 < values[name] < MIN_THROUGHPUT:
@@ -67,17 +68,17 @@ def check(values: dict) -> list[dict]:
     return errors
 
 
-def _status(ok: bool, warn: bool = False):
+def _status(ok: bool, warn: bool = False) -> str:
     return "bad" if not ok else ("warn" if warn else "ok")
 
 
-def plan_text(plan: list) -> list:
+def plan_text(plan: list[list[Any]]) -> list[list[Any]]:
     """A plan as display data: [[count, term label msgid], ...] (the "plan" display unit)."""
     terms = {t["id"]: t["label"] for t in _data.terms()} | {HOURLY: HOURLY_LABEL}
     return [[count, terms[tid]] for tid, count in plan]
 
 
-def _source(q: dict) -> str:
+def _source(q: dict[str, Any]) -> str:
     # TRANSLATORS: a table cell under "Throughput is": the throughput figure was measured by a pilot run,
     # or estimated by the model. It qualifies "throughput" (gender and number agree with it).
     return N_("measured") if q["measured"] else N_("estimated")
@@ -86,28 +87,28 @@ def _source(q: dict) -> str:
 # The columns of the two per-card tables, each in the one order the page and the command line show: the
 # price per output and the card count right after the name, so a phone shows what decides before the
 # table scrolls sideways; the rest explains the price.
-BEST_COLUMNS = [(N_("GPU"), "raw", itemgetter("name")),
-                (N_("Per successful output"), "usd", itemgetter("usd_per_output")),
-                (N_("Cards"), "count", itemgetter("cards")),
-                (N_("Hourly billing, per output"), "usd", itemgetter("hourly_usd_per_output")),
-                (N_("Plan"), "plan", lambda q: plan_text(q["plan"])),
-                (N_("Unused hours"), "hours", itemgetter("unused_hours")),
-                (N_("Throughput"), "tokens_per_s", itemgetter("tokens_per_s")),
-                (N_("Low end"), "tokens_per_s", itemgetter("tokens_per_s_low")),
-                (N_("High end"), "tokens_per_s", itemgetter("tokens_per_s_high")),
-                (N_("Throughput is"), "text", _source)]
+BEST_COLUMNS: list[Column] = [(N_("GPU"), "raw", itemgetter("name")),
+                              (N_("Per successful output"), "usd", itemgetter("usd_per_output")),
+                              (N_("Cards"), "count", itemgetter("cards")),
+                              (N_("Hourly billing, per output"), "usd", itemgetter("hourly_usd_per_output")),
+                              (N_("Plan"), "plan", lambda q: plan_text(q["plan"])),
+                              (N_("Unused hours"), "hours", itemgetter("unused_hours")),
+                              (N_("Throughput"), "tokens_per_s", itemgetter("tokens_per_s")),
+                              (N_("Low end"), "tokens_per_s", itemgetter("tokens_per_s_low")),
+                              (N_("High end"), "tokens_per_s", itemgetter("tokens_per_s_high")),
+                              (N_("Throughput is"), "text", _source)]
 # Shown only when the term is pinned: what the cheapest plan would cost instead.
-CHEAPEST_PLAN = (N_("Cheapest plan, per output"), "usd", itemgetter("best_usd_per_output"))
-OPTION_COLUMNS = [(N_("Cards"), "count", itemgetter("cards")),
-                  (N_("Per successful output"), "usd", itemgetter("usd_per_output")),
-                  CHEAPEST_PLAN,
-                  (N_("Plan price"), "usd", itemgetter("total_usd")),
-                  (N_("Plan"), "plan", lambda q: plan_text(q["plan"])),
-                  (N_("Hours needed"), "hours", itemgetter("needed_hours")),
-                  (N_("Memory per GPU"), "bytes", itemgetter("memory_per_gpu_bytes"))]
+CHEAPEST_PLAN: Column = (N_("Cheapest plan, per output"), "usd", itemgetter("best_usd_per_output"))
+OPTION_COLUMNS: list[Column] = [(N_("Cards"), "count", itemgetter("cards")),
+                                (N_("Per successful output"), "usd", itemgetter("usd_per_output")),
+                                CHEAPEST_PLAN,
+                                (N_("Plan price"), "usd", itemgetter("total_usd")),
+                                (N_("Plan"), "plan", lambda q: plan_text(q["plan"])),
+                                (N_("Hours needed"), "hours", itemgetter("needed_hours")),
+                                (N_("Memory per GPU"), "bytes", itemgetter("memory_per_gpu_bytes"))]
 
 
-def _config(q: dict, micro_batch: int | None = None) -> dict:
+def _config(q: dict[str, Any], micro_batch: int | None = None) -> dict[str, Any]:
     """"2 × H100 SXM 80 GB" (with its micro-batch when that is what changed), as a verdict's phrase."""
     count = {"count": value(q["cards"], "count"), "gpu": q["name"]}
     if micro_batch is None:
@@ -116,7 +117,7 @@ def _config(q: dict, micro_batch: int | None = None) -> dict:
                   {**count, "micro_batch": value(micro_batch, "count")})
 
 
-def _verdict(values: dict, r: dict) -> dict:
+def _verdict(values: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     """One sentence first: the cheapest configuration, its price, whether it survives the throughput range,
     and the reader's own choice beside it when that differs (or does not fit)."""
     if not r["ranking"]:
@@ -147,7 +148,7 @@ def _verdict(values: dict, r: dict) -> dict:
     return verdict(N_("Cheapest: {config} with {plan}, {price} per successful output; {range}."), params, status, short)
 
 
-def _booking_note(q: dict) -> tuple[str, dict]:
+def _booking_note(q: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """What the booking does at the low end of the throughput range."""
     spare = q["spare_at_low_hours"]
     if spare >= -1e-9:
@@ -160,7 +161,7 @@ def _booking_note(q: dict) -> tuple[str, dict]:
                "costs {usd}."), {"hours": value(-spare, "hours"), "usd": value(q["topup_at_low_usd"], "usd")})
 
 
-def _display(values: dict, r: dict) -> list[dict]:
+def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
     names = {g["id"]: g["name"] for g in _data.gpus()}
     # No headline price for a configuration that does not fit: the nearest one that fits is priced instead.
     q = r if r["fits_memory"] or not r["nearest_fit"] else r["nearest_fit"]
@@ -189,6 +190,7 @@ def _display(values: dict, r: dict) -> list[dict]:
                         N_("Hourly billing, per output")}
         head = [m for m in head if m["label"] not in priced_tiles]
     runs, h = values["runs"], q["run_hours"]
+    hours: list[tuple[Msg, float]]
     hours = [(N_("Training"), runs * h["train"]), (N_("Checkpoint writes"), runs * h["writes"]),
              (N_("Lost to interruptions"), runs * h["lost"]),
              # TRANSLATORS: a share of the paid hours: loading the environment, data and model (a noun,
@@ -203,7 +205,7 @@ def _display(values: dict, r: dict) -> list[dict]:
     breakdown += [[option_labels[k], v] for k, v in q["options_usd"].items()]
     # The chosen GPU's card counts; the other GPUs': their cheapest row in BEST_COLUMNS' table.
     option_columns = [c for c in OPTION_COLUMNS if r["pinned"] or c is not CHEAPEST_PLAN]
-    note_items = []
+    note_items: list[tuple[Msg, dict[str, Any]]] = []
     if r["prices_as_of"]:
         note_items.append((N_("Prices as of {date}.") if not r["illustrative_prices"]
                            else N_("Prices as of {date}; they are illustrative: the site owner sets them in the catalog."),
@@ -285,7 +287,7 @@ def _display(values: dict, r: dict) -> list[dict]:
     ]
 
 
-def run(values: dict) -> dict:
+def run(values: dict[str, Any]) -> dict[str, Any]:
     result = estimate(values)
     result["display"] = _display(values, result)
     return result

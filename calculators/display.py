@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from ._i18n import N_
+from ._i18n import N_, Msg
 
 
 @dataclass(frozen=True)
@@ -32,25 +33,29 @@ UNITS: dict[str, Unit] = {
 }
 
 
-def metric(label: str, value, unit: str, status: str | None = None) -> dict:
+# A record table's column: (label, unit, how to read the cell from a record).
+Column = tuple[Msg, str, Callable[[dict[str, Any]], object]]
+
+
+def metric(label: Msg, value: object, unit: str, status: str | None = None) -> dict[str, Any]:
     return {"label": label, "value": value, "unit": unit, "status": status}
 
 
-def metrics(title: str, items: list[dict]) -> dict:
+def metrics(title: Msg, items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"kind": "metrics", "title": title, "items": items}
 
 
-def bars(title: str, unit: str, items: list[tuple[str, float]]) -> dict:
+def bars(title: Msg, unit: str, items: list[tuple[Msg, float]]) -> dict[str, Any]:
     return {"kind": "bars", "title": title, "unit": unit,
             "items": [{"label": label, "value": value} for label, value in items]}
 
 
-def table(title: str, columns: list[tuple[str, str]], rows: list[list]) -> dict:
+def table(title: Msg, columns: list[tuple[Msg, str]], rows: list[list[Any]]) -> dict[str, Any]:
     return {"kind": "table", "title": title,
             "columns": [{"label": label, "unit": unit} for label, unit in columns], "rows": rows}
 
 
-def record_table(title: str, columns: list[tuple[str, str, Callable[[dict], object]]], records: list[dict]) -> dict:
+def record_table(title: Msg, columns: list[Column], records: list[dict[str, Any]]) -> dict[str, Any]:
     """A table whose columns are (label, unit, how to read the cell from a record): the column order is
     declared once, in `columns`, and rows cannot drift from their headers. Order the deciding columns
     (cost per output, cards, fits) right after the name: on a phone the rest scrolls out of view."""
@@ -58,7 +63,7 @@ def record_table(title: str, columns: list[tuple[str, str, Callable[[dict], obje
                  [[cell(record) for _, _, cell in columns] for record in records])
 
 
-def verdict(msg: str, params: dict, status: str, short: dict | None = None) -> dict:
+def verdict(msg: Msg, params: dict[str, Any], status: str, short: dict[str, Any] | None = None) -> dict[str, Any]:
     """The answer in one sentence, shown first in the result: a msgid with typed parameters (see
     ``value``) and "ok", "warn" or "bad". `short` (a ``phrase``) is its first clause, the headline
     kept in view above the form on a phone, where the whole sentence would cover the form: at most
@@ -67,21 +72,21 @@ def verdict(msg: str, params: dict, status: str, short: dict | None = None) -> d
     return {**block, "short": short} if short else block
 
 
-def notes(items: list[tuple[str, dict]], title: str = "") -> dict:
+def notes(items: list[tuple[Msg, dict[str, Any]]], title: Msg = "") -> dict[str, Any]:
     block = {"kind": "notes", "items": [{"msg": msg, "params": params} for msg, params in items]}
     return {**block, "title": title} if title else block
 
 
-def phrase(msg: str, params: dict | None = None) -> dict:
+def phrase(msg: Msg, params: dict[str, Any] | None = None) -> dict[str, Any]:
     """A note parameter that is itself a sentence part: a msgid with typed parameters."""
     return {"msg": msg, "params": params or {}}
 
 
-def alternatives(items: list[dict]) -> dict:
+def alternatives(items: list[dict[str, Any]]) -> dict[str, Any]:
     """A note parameter listing phrases as alternatives, joined as the locale writes "a, b or c"."""
     return {"items": items, "join": "or"}
 
 
-def value(number, unit: str) -> dict:
+def value(number: object, unit: str) -> dict[str, Any]:
     """A typed note parameter (``phrase`` and ``alternatives`` make the other two kinds)."""
     return {"value": number, "unit": unit}

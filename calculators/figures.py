@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from functools import lru_cache
+from typing import Any
 
 from . import _data, cost, throughput
 from ._registry import compute, register_figure
@@ -22,16 +23,18 @@ _LLAMA8B = {"model": "llama-3.1-8b", "seq_len": 2048, "micro_batch": 4, "weights
             "parallelism": "single", "gpus": 1, "quant": "nf4", "double_quant": True}
 
 
-def _result(name: str, **inputs) -> dict:
+def _result(name: str, **inputs: object) -> dict[str, Any]:
     answer = compute(name, inputs)
     if not answer["ok"]:
         raise ValueError(f"a prose figure's own inputs are refused: {answer['errors']}")
-    return answer["result"]
+    result: dict[str, Any] = answer["result"]
+    return result
 
 
 def _memory_gb(method: str) -> float:
     """Memory per GPU rounded to whole GB, as the sentence says "about"."""
-    return round(_result("memory", **_LLAMA8B, method=method)["per_gpu_bytes"] / GB) * GB
+    per_gpu: float = _result("memory", **_LLAMA8B, method=method)["per_gpu_bytes"]
+    return round(per_gpu / GB) * GB
 
 
 register_figure("memory.llama8b_full", "bytes")(lambda: _memory_gb("full"))
@@ -39,20 +42,21 @@ register_figure("memory.llama8b_lora", "bytes")(lambda: _memory_gb("lora"))
 register_figure("memory.llama8b_qlora", "bytes")(lambda: _memory_gb("qlora"))
 
 
-def _cost(**inputs) -> dict:
+def _cost(**inputs: object) -> dict[str, Any]:
     return _cost_cached(json.dumps(inputs, sort_keys=True))
 
 
 @lru_cache(maxsize=None)
-def _cost_cached(inputs: str) -> dict:
+def _cost_cached(inputs: str) -> dict[str, Any]:
     return _result("cost", **json.loads(inputs))
 
 
-def _scaling_premium(billing: str, **inputs) -> float:
+def _scaling_premium(billing: str, **inputs: object) -> float:
     """Extra cost per output of 4 cards at 85 % scaling efficiency over one card (0.18 = 18 %)."""
     one = _cost(cards=1, **inputs)
     four = _cost(cards=4, scaling_efficiency=0.85, **inputs)
-    return four[billing] / one[billing] - 1
+    ratio: float = four[billing] / one[billing]
+    return ratio - 1
 
 
 # Training time alone, billed by the hour: exactly 1 / 0.85 - 1.
@@ -63,6 +67,12 @@ register_figure("cost.scaling_premium_training", "percent")(
 # The calculator's defaults: hourly billing, then the cheapest reservation plan.
 register_figure("cost.scaling_premium_hourly", "percent")(lambda: _scaling_premium("hourly_usd_per_output"))
 register_figure("cost.scaling_premium_plan", "percent")(lambda: _scaling_premium("usd_per_output"))
+
+
+@lru_cache(maxsize=None)
+def _accuracy() -> dict[str, Any]:
+    return throughput.accuracy()
+
 
 # The throughput range: how far the published measurements fell below and above the model's estimates,
 # each left out of the fit in turn (`throughput.Calibration.band`); and how close the fit came.
@@ -75,14 +85,10 @@ for _gpu in ("a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"):
     register_figure(f"cost.share.{_gpu}", "percent")(lambda gid=_gpu: throughput.calibration().shares[gid])
 
 
-@lru_cache(maxsize=None)
-def _accuracy() -> dict:
-    return throughput.accuracy()
-
-
 def _ratio(key: str, faster: str, slower: str) -> float:
     """A catalog figure of one card over another's, to one decimal, as the prose says "2.3 times"."""
-    return round(_data.gpu(faster)[key] / _data.gpu(slower)[key], 1)
+    ratio: float = _data.gpu(faster)[key] / _data.gpu(slower)[key]
+    return round(ratio, 1)
 
 
 def _measured_ratio(faster: str, slower: str) -> float:

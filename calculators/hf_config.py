@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import jsontext
 from ._errors import error
@@ -32,9 +33,9 @@ class ModelType:
     experts: str = ""                 # the key of the routed experts' count
     expert_width: str = ""            # the key of each expert's width
     shared_width: str = ""            # the key of the shared expert's width
-    defaults: dict = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
     # key -> the only value the memory model describes (a layout it does not cover otherwise)
-    fixed: dict = field(default_factory=dict)
+    fixed: dict[str, Any] = field(default_factory=dict)
 
 
 EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts")
@@ -79,7 +80,7 @@ DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 class _Huge:
     """Stands in for a number beyond a double (json would read inf, or refuse past 4,300 digits)."""
 
-    def __init__(self, literal: str):
+    def __init__(self, literal: str) -> None:
         self.literal = literal
 
 
@@ -87,12 +88,12 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     """A value of the file as its JSON text, short and on one line, for a message (the CLI prints it)."""
     return _short(value.literal if isinstance(value, _Huge) else json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _huge_number(data: dict) -> dict:
+def _huge_number(data: dict[str, Any]) -> dict[str, Any]:
     """The field error naming where the first stand-in sits, as dotted keys (iterative: small stack)."""
     stack = [(str(key), value) for key, value in reversed(data.items())]
     while stack:
@@ -105,7 +106,7 @@ def _huge_number(data: dict) -> dict:
     raise AssertionError("a stand-in was made but not found")
 
 
-def parse(text: str | bytes | bytearray | memoryview) -> tuple[dict | None, list[dict]]:
+def parse(text: str | bytes | bytearray | memoryview) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """(config dict, []) or (None, [field error]) for the text of a config.json."""
     if isinstance(text, (bytearray, memoryview)):  # what the browser worker hands over
         text = bytes(text)
@@ -126,7 +127,11 @@ def parse(text: str | bytes | bytearray | memoryview) -> tuple[dict | None, list
     return data, []
 
 
-def _count(config: dict, key: str, default):
+# (value, None) or (None, field error): what reading one key gives.
+Read = tuple[object, dict[str, Any] | None]
+
+
+def _count(config: dict[str, Any], key: str, default: int | None) -> Read:
     """(a whole number of 1 or more, None) or (None, field error); absent or null gives `default`
     (None: the key is required). JSON's 2.0 and true are not counts."""
     value = config.get(key)
@@ -139,7 +144,7 @@ def _count(config: dict, key: str, default):
     return value, None
 
 
-def _flag(config: dict, key: str):
+def _flag(config: dict[str, Any], key: str) -> Read:
     """(a JSON boolean, None) or (None, field error); absent or null is false."""
     value = config.get(key)
     if value is None or isinstance(value, bool):
@@ -147,7 +152,7 @@ def _flag(config: dict, key: str):
     return None, error("model_config", "config_not_boolean", key=key, got=_shown(value))
 
 
-def _fixed(config: dict, spec: ModelType):
+def _fixed(config: dict[str, Any], spec: ModelType) -> dict[str, Any] | None:
     """The field error for the first key holding a layout the memory model does not describe, or None.
     An absent key takes transformers' default, which is the described one; null is a value here (a
     soft-capping of null turns it off)."""
@@ -164,7 +169,7 @@ def _fixed(config: dict, spec: ModelType):
     return None
 
 
-def inputs_from_config(config: dict) -> tuple[dict, list[dict]]:
+def inputs_from_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Memory-calculator inputs (a custom model) from a parsed config.json, or its first field error.
 
     Optional keys, absent or null as transformers reads them for that model type: num_key_value_heads
@@ -180,7 +185,7 @@ def inputs_from_config(config: dict) -> tuple[dict, list[dict]]:
     # transformers reads the experts' count under either name (attribute_map) and writes its own back
     experts_key = next((key for key in EXPERT_COUNT_KEYS if config.get(key) is not None), spec.experts)
     config = {**spec.defaults, **{k: v for k, v in config.items() if v is not None}}
-    out: dict = {"model": "custom", "params": 0, "family": spec.family}
+    out: dict[str, Any] = {"model": "custom", "params": 0, "family": spec.family}
     for name, key in _DIMENSIONS.items():
         out[name], err = _count(config, spec.expert_width if name == "intermediate" and spec.expert_width else key,
                                 None)
@@ -205,7 +210,7 @@ def inputs_from_config(config: dict) -> tuple[dict, list[dict]]:
     return out, []
 
 
-def config_keys(model_type: str, inputs: dict) -> dict:
+def config_keys(model_type: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """The config.json keys that give a model of this type the dimensions in ``inputs`` (the memory
     calculator's fields, as a preset names them): what ``inputs_from_config`` reads, written back, so
     the pilot builds a preset as transformers would read its file."""
@@ -225,15 +230,15 @@ def config_keys(model_type: str, inputs: dict) -> dict:
     return out
 
 
-def weights_dtype(config: dict) -> str | None:
+def weights_dtype(config: dict[str, Any]) -> str | None:
     """The dtype the checkpoint is stored in (what transformers loads by default), if it says."""
     dtype = config.get("dtype") or config.get("torch_dtype")
     return DTYPES.get(dtype) if isinstance(dtype, str) else None
 
 
-def read(text: str | bytes) -> tuple[dict, list[dict]]:
+def read(text: str | bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Inputs from the text of a config.json: parse, then map (the one call the callers make)."""
     config, errors = parse(text)
-    if errors:
+    if config is None:  # parse gives a config or errors
         return {}, errors
     return inputs_from_config(config)

@@ -39,20 +39,21 @@ def loads(text: str | bytes, stand_in: Callable[[str], object], constants: bool 
     """json.loads with each number beyond a double (and with `constants`, NaN and ±Infinity) made by
     `stand_in(literal)`, so its place can be reported; also whether any was made (most files have
     none, and then need no walk to find them)."""
-    made = []
+    made: list[str] = []
 
-    def make(literal: str):
+    def make(literal: str) -> object:
         made.append(literal)
         return stand_in(literal)
 
-    def as_float(literal: str):
+    def as_float(literal: str) -> object:
         value = float(literal)
         return value if math.isfinite(value) else make(literal)
 
-    def as_int(literal: str):
+    def as_int(literal: str) -> object:
         # Beyond a double's range (309 digits) it cannot be a count or a measurement; int() would also
         # refuse more than 4,300 digits with an error json does not attribute to a position.
         return int(literal) if len(literal.lstrip("-")) <= 308 else make(literal)
 
-    extra = {"parse_constant": make} if constants else {}
-    return json.loads(text, parse_float=as_float, parse_int=as_int, **extra), bool(made)
+    # json.loads treats parse_constant=None as not given.
+    value = json.loads(text, parse_float=as_float, parse_int=as_int, parse_constant=make if constants else None)
+    return value, bool(made)

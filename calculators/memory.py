@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 from operator import itemgetter
+from typing import Any
 
 from . import _data, hf_config
 from ._errors import error
-from ._i18n import N_, NN_
+from ._i18n import N_, NN_, Msg
 from ._inputs import Choice, Input
-from ._memory_formulas import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, unsharded
+from ._memory_formulas import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, Unsharded, unsharded
 from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
-from .display import alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
+from .display import Column, alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")
@@ -167,7 +168,7 @@ INPUTS = (
 _DEFAULTS = {inp.name: inp.default for inp in INPUTS}
 
 
-def prepare(values: dict) -> dict:
+def prepare(values: dict[str, Any]) -> dict[str, Any]:
     """A preset overrides the dimension fields, so the echoed inputs describe the model used."""
     preset = _data.presets().get(values["model"])
     if preset is None:
@@ -181,7 +182,7 @@ def prepare(values: dict) -> dict:
     return out
 
 
-def check(values: dict) -> list[dict]:
+def check(values: dict[str, Any]) -> list[dict[str, Any]]:
     errors = []
     if values["head_dim"] == 0 and values["hidden"] % values["heads"]:
         errors.append(error("heads", "heads_not_divisible", hidden=values["hidden"]))
@@ -208,7 +209,7 @@ def check(values: dict) -> list[dict]:
     return errors
 
 
-def architecture(values: dict) -> Architecture:
+def architecture(values: dict[str, Any]) -> Architecture:
     """The model's shape; the expert fields only where the family has them, so a dense model's answer
     (and what the memory model keeps across calls) does not depend on inputs it ignores."""
     family = FAMILIES[values["family"]]
@@ -221,7 +222,7 @@ def architecture(values: dict) -> Architecture:
                         values["qkv_bias"], values["head_dim"], values["fused_projections"], values["family"], **moe)
 
 
-def build_run(values: dict) -> Run:
+def build_run(values: dict[str, Any]) -> Run:
     arch = architecture(values)
     return Run(arch=arch, params=max(values["params"], arch.derived_params()), method=values["method"],
                lora_rank=values["lora_rank"], lora_targets=tuple(values["lora_targets"]),
@@ -245,14 +246,14 @@ def card_counts(parallelism: str) -> list[int]:
     return [2 ** k for k in range(MAX_SEARCH_CARDS.bit_length())]
 
 
-def fits(total: int, gpu: dict, margin: float) -> dict:
+def fits(total: int, gpu: dict[str, Any], margin: float) -> dict[str, Any]:
     capacity = int(gpu["memory_gb"] * 1e9)
     headroom = capacity - total
     return {"memory_bytes": capacity, "fits": total <= capacity * (1 - margin),
             "headroom_bytes": headroom, "headroom_fraction": headroom / capacity}
 
 
-def fit_table(state, gpus: int, margin: float) -> tuple[list[dict], dict | None]:
+def fit_table(state: Unsharded, gpus: int, margin: float) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Fit of the chosen configuration on every catalog GPU, and the smallest fitting one.
 
     "Smallest" = fewest cards, then least total memory (cards x capacity).
@@ -271,7 +272,7 @@ def fit_table(state, gpus: int, margin: float) -> tuple[list[dict], dict | None]
     return rows, (best[1] if best else None)
 
 
-def shortcuts(run: Run) -> dict:
+def shortcuts(run: Run) -> dict[str, Any]:
     """The rules of thumb readers meet, against this estimate on one GPU.
 
     "Parameters x bytes per parameter" counts only the stored weights (a lower bound);
@@ -288,19 +289,20 @@ def shortcuts(run: Run) -> dict:
     return {"single_gpu_bytes": single, "bytes_per_param": per_param, "items": items}
 
 
-def _total(values: dict, **change) -> int:
+def _total(values: dict[str, Any], **change: object) -> int:
     """Memory per GPU with some inputs changed: each lever is priced by re-running the same estimate."""
     changed = {**values, **change}
-    return unsharded(build_run(changed)).per_gpu(changed["gpus"])["total"]
+    total: int = unsharded(build_run(changed)).per_gpu(changed["gpus"])["total"]
+    return total
 
 
-def levers(values: dict, gpu: dict, current: int) -> list[dict]:
+def levers(values: dict[str, Any], gpu: dict[str, Any], current: int) -> list[dict[str, Any]]:
     """The changes that lower this run's memory per GPU (``current``), each with its figure on ``gpu`` and
     whether it then fits: {"lever", "bytes", "fits", and "batch" or "count" where it has one}. A change
     that leaves the peak where it is (say the fused loss when the optimizer step is the peak) is left out."""
     out, margin = [], values["margin"]
 
-    def add(lever: str, total: int, **detail):
+    def add(lever: str, total: int, **detail: int) -> None:
         if total < current:
             out.append({"lever": lever, "bytes": total, "fits": fits(total, gpu, margin)["fits"], **detail})
 
@@ -326,7 +328,7 @@ def levers(values: dict, gpu: dict, current: int) -> list[dict]:
     return out
 
 
-def estimate(values: dict) -> dict:
+def estimate(values: dict[str, Any]) -> dict[str, Any]:
     """Raw numbers of the memory estimate (no display); also used by the cost calculator."""
     run = build_run(values)
     state = unsharded(run)
@@ -349,7 +351,7 @@ def estimate(values: dict) -> dict:
     }
 
 
-def answer(values: dict, r: dict) -> dict:
+def answer(values: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     """The verdict's numbers for the chosen card: whether the run fits, and when it does not, the
     levers (``levers``); the master copy's share when one is kept."""
     gpu = _data.gpu(values["gpu"])
@@ -381,11 +383,11 @@ _OPTIONS = {"fused_loss": N_("the same card with the fused loss"),
             "fsdp": N_("{count} × {gpu} with FSDP")}
 
 
-def _lever_params(lever: dict, name: str) -> dict:
+def _lever_params(lever: dict[str, Any], name: str) -> dict[str, Any]:
     return {"batch": value(lever.get("batch"), "count"), "count": value(lever.get("count"), "count"), "gpu": name}
 
 
-def _verdict(values: dict, r: dict, a: dict) -> dict:
+def _verdict(values: dict[str, Any], r: dict[str, Any], a: dict[str, Any]) -> dict[str, Any]:
     """One sentence: does the run fit on the chosen card, and if not, what does."""
     here = {"count": value(values["gpus"], "count"), "gpu": a["name"], "needed": value(r["per_gpu_bytes"], "bytes")}
     if a["fits"]:
@@ -410,14 +412,15 @@ def _verdict(values: dict, r: dict, a: dict) -> dict:
 
 # The fit table's columns: the answer (fits, cards needed, headroom) right after the name, the card's
 # size last, so a phone shows the deciding columns before the table scrolls.
-FIT_COLUMNS = [(N_("GPU"), "raw", itemgetter("name")), (N_("Fits with the reserve"), "bool", itemgetter("fits")),
-               (N_("Cards needed"), "count", itemgetter("min_count")),
-               (N_("Free memory"), "bytes", itemgetter("headroom_bytes")),
-               (N_("Free share"), "percent", itemgetter("headroom_fraction")),
-               (N_("Memory"), "gb", lambda g: g["memory_bytes"] / 1e9)]
+FIT_COLUMNS: list[Column] = [(N_("GPU"), "raw", itemgetter("name")),
+                             (N_("Fits with the reserve"), "bool", itemgetter("fits")),
+                             (N_("Cards needed"), "count", itemgetter("min_count")),
+                             (N_("Free memory"), "bytes", itemgetter("headroom_bytes")),
+                             (N_("Free share"), "percent", itemgetter("headroom_fraction")),
+                             (N_("Memory"), "gb", lambda g: g["memory_bytes"] / 1e9)]
 
 
-def _display(values: dict, r: dict) -> list[dict]:
+def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
     smallest, a = r["smallest"], r["answer"]
     head = [metric(N_("Memory per GPU"), r["per_gpu_bytes"], "bytes"),
             metric(N_("Trainable parameters"), r["trainable_params"], "count"),
@@ -429,6 +432,7 @@ def _display(values: dict, r: dict) -> list[dict]:
     rule_rows = [[_RULE_LABELS[i["rule"]], i["bytes"], i["difference_bytes"], i["ratio"]]
                  for i in r["shortcuts"]["items"]]
     peaks = {k: value(r["detail"]["peak_" + k], "bytes") for k in ("forward_backward", "optimizer_step")}
+    note_items: list[tuple[Msg, dict[str, Any]]]
     note_items = [(N_("The components are not all allocated at once, so the memory per GPU is the higher "
                       "of two peaks, not the sum of the bars: {forward_backward} in the forward and "
                       "backward passes (activations and logits), {optimizer_step} in the optimizer step "
@@ -462,7 +466,7 @@ def _display(values: dict, r: dict) -> list[dict]:
     ]
 
 
-def run(values: dict) -> dict:
+def run(values: dict[str, Any]) -> dict[str, Any]:
     result = estimate(values)
     result["answer"] = answer(values, result)
     result["display"] = _display(values, result)

@@ -11,6 +11,9 @@ else keeps fp32 weights (bf16 then meaning autocast).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from . import memory as memory_calculator
 from ._data import catalog
 from .cost import measured_field
@@ -37,15 +40,15 @@ def default_adamw_impl(device_type: str) -> str:
     return "foreach" if device_type == "cuda" else "single_tensor"
 
 
-def weights_dtype(model: dict, train: dict) -> str:
+def weights_dtype(model: dict[str, Any], train: dict[str, Any]) -> str:
     dtype = model.get("dtype")
-    if dtype in ("fp32", "bf16", "fp16"):
+    if isinstance(dtype, str) and dtype in ("fp32", "bf16", "fp16"):
         return dtype
     return "bf16" if (train["method"] == "lora" and train["precision"] == "bf16") else "fp32"
 
 
-def memory_inputs(config: dict, device_type: str, strategy: str = "none", world: int = 1,
-                  micro_batch: int | None = None) -> dict:
+def memory_inputs(config: dict[str, Any], device_type: str, strategy: str = "none", world: int = 1,
+                  micro_batch: int | None = None) -> dict[str, Any]:
     """Inputs for ``calculators.compute("memory", ...)`` from a pilot ``config`` dict."""
     m, t = config["model"], config["train"]
     impl = t.get("optimizer_impl", "default")
@@ -75,8 +78,8 @@ def memory_inputs(config: dict, device_type: str, strategy: str = "none", world:
     return inputs
 
 
-def tensor_peak(config: dict, device_type: str, strategy: str = "none", world: int = 1,
-                micro_batch: int | None = None) -> dict:
+def tensor_peak(config: dict[str, Any], device_type: str, strategy: str = "none", world: int = 1,
+                micro_batch: int | None = None) -> dict[str, Any]:
     """The estimate a pilot run is compared with: the memory model's peak of live tensors (no
     context or fragmentation allowance), with dropout masks stored as the device stores them.
 
@@ -98,7 +101,7 @@ def tensor_peak(config: dict, device_type: str, strategy: str = "none", world: i
             "components": {k: int(v) for k, v in here["parts"].items() if k != "framework"}}
 
 
-def untrusted(data: dict, run: dict) -> list[dict]:
+def untrusted(data: dict[str, Any], run: dict[str, Any]) -> list[dict[str, Any]]:
     """Why a scaling run's figures must not be used: the file's flags against it or its baseline
     (`pilot.flags`), and, in files written before flags, an efficiency above 100 %, which no real
     speed-up gives. Empty when they can be used."""
@@ -109,77 +112,86 @@ def untrusted(data: dict, run: dict) -> list[dict]:
     return found
 
 
-def chosen_scale_run(data: dict) -> dict | None:
+def chosen_scale_run(data: dict[str, Any]) -> dict[str, Any] | None:
     """The scaling run a calculator takes from a result: the most processes, then a trustworthy one,
     then the best efficiency."""
     scaling = data.get("scaling")
     if not scaling or not scaling.get("runs"):
         return None
-    return max(scaling["runs"], key=lambda r: (r["world_size"], not untrusted(data, r), r["efficiency"]))
+    runs: list[dict[str, Any]] = scaling["runs"]
+    return max(runs, key=lambda r: (r["world_size"], not untrusted(data, r), r["efficiency"]))
 
 
 def catalog_gpu(device_name: str) -> str | None:
     """The catalog GPU a device name names ("NVIDIA H200" -> "h200-141gb"), by its model token."""
     name = device_name.lower()
     for gpu in catalog()["gpus"]:
-        token = next((part for part in gpu["id"].split("-") if any(c.isdigit() for c in part)), None)
+        gpu_id: str = gpu["id"]
+        token = next((part for part in gpu_id.split("-") if any(c.isdigit() for c in part)), None)
         if token and token in name:
-            return gpu["id"]
+            return gpu_id
     return None
 
 
-def _throughput(data: dict, run: dict | None):
+def _throughput(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
     if run is not None:
-        return round(data["scaling"]["baseline"]["tokens_per_s"], 2)
+        baseline: float = data["scaling"]["baseline"]["tokens_per_s"]
+        return round(baseline, 2)
     timing = data.get("timing")
     return round(timing["tokens_per_s"], 2) if timing and timing["tokens_per_s"] > 0 else None
 
 
-def _efficiency(data: dict, run: dict | None):
+def _efficiency(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
     # An untrustworthy efficiency (above 100 %, or flagged by the pilot) is not taken, not clamped:
     # the import panel shows why, and the calculator keeps the reader's value.
     if run is None or untrusted(data, run):
         return None
-    return round(max(run["efficiency"], 0.01), 4)
+    efficiency: float = run["efficiency"]
+    return round(max(efficiency, 0.01), 4)
 
 
-def _memory_per_gpu(data: dict, run: dict | None):
+def _memory_per_gpu(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
     if run is not None:
-        return round(run["peak_tensor_bytes"] / GB, 4)
+        run_peak: float = run["peak_tensor_bytes"]
+        return round(run_peak / GB, 4)
     memory = data.get("memory")
     if not memory:
         return None
     # What the card must hold: the whole device's peak when known, else the allocator's.
-    peak = next(v for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"],
-                            memory["peak_tensor_bytes"]) if v is not None)
+    peak: float = next(v for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"],
+                                   memory["peak_tensor_bytes"]) if v is not None)
     return round(peak / GB, 4)
 
 
 # Checkpoint write and restore times set the cost of an interruption (restore: a fresh process
 # loading the checkpoint and continuing a few steps, so an upper bound on the restore itself).
-def _checkpoint_write(data: dict, run: dict | None):
+def _checkpoint_write(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
     return round(data["checkpoint"]["write_s"], 3) if data.get("checkpoint") else None
 
 
-def _restore(data: dict, run: dict | None):
+def _restore(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
     restore = data.get("restore")
     return round(restore["duration_s"], 3) if restore and restore["performed"] else None
 
 
-def _gpu(data: dict, run: dict | None):
+def _gpu(data: dict[str, Any], run: dict[str, Any] | None) -> str | None:
     env = data["environment"]
     return catalog_gpu(env["device_name"]) if env["device_type"] == "cuda" else None
 
 
-def _throughput_on(gpu_id: str):
+# What a result measured for one input (None: not measured), from the result and its chosen scaling run.
+Extract = Callable[[dict[str, Any], dict[str, Any] | None], object]
+
+
+def _throughput_on(gpu_id: str) -> Extract:
     """The throughput a result measured, for the cost calculator's field of its own card only."""
-    def extract(data: dict, run: dict | None):
+    def extract(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
         return _throughput(data, run) if _gpu(data, run) == gpu_id else None
     return extract
 
 
 # Input name -> what a result measured for it (None: not measured).
-MEASURED = {
+MEASURED: dict[str, Extract] = {
     "throughput_per_gpu": _throughput, "scaling_efficiency": _efficiency, "memory_per_gpu_gb": _memory_per_gpu,
     "checkpoint_write_s": _checkpoint_write, "restore_s": _restore, "gpu": _gpu,
     # A measured throughput stays with its card when the reader then chooses another GPU.
@@ -187,13 +199,13 @@ MEASURED = {
 }
 
 
-def measured_inputs(data: dict) -> dict:
+def measured_inputs(data: dict[str, Any]) -> dict[str, Any]:
     """Throughput per GPU, scaling efficiency, memory per GPU, checkpoint times and GPU a result measured."""
     run = chosen_scale_run(data)
     return {name: value for name, extract in MEASURED.items() if (value := extract(data, run)) is not None}
 
 
-def result_inputs(data: dict) -> dict:
+def result_inputs(data: dict[str, Any]) -> dict[str, Any]:
     """Every calculator input a valid result file implies: its configuration (on the scaling run a
     calculator takes, if any) and its measurements."""
     device, run = data["environment"]["device_type"], chosen_scale_run(data)
@@ -204,7 +216,7 @@ def result_inputs(data: dict) -> dict:
     return {**config, **measured_inputs(data)}
 
 
-def _mapped() -> frozenset:
+def _mapped() -> frozenset[str]:
     """Every input name ``memory_inputs`` can fill: the mapping run on a LoRA configuration (the
     method that fills the most)."""
     model = {"layers": 1, "hidden": 2, "heads": 1, "kv_heads": 1, "intermediate": 1, "vocab": 1, "tie_embeddings": False}

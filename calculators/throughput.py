@@ -27,11 +27,13 @@ mean of the other cards' shares.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from . import _data, memory
-from ._cost_model import card_step, cluster_tokens_per_s, modelled_scaling, step_work
+from ._cost_model import StepWork, card_step, cluster_tokens_per_s, modelled_scaling, step_work
 from ._inputs import normalize
 from ._memory_formulas import unsharded
 
@@ -42,7 +44,7 @@ _SHARES = (0.01, 1.0)  # the search range of a share of peak
 _METHODS = {"pretrain": "full", "full": "full", "lora": "lora", "qlora": "qlora"}
 
 
-def data() -> dict:
+def data() -> dict[str, Any]:
     return _data.throughput_measurements()
 
 
@@ -50,12 +52,12 @@ def data() -> dict:
 class Row:
     """One measurement, ready to estimate: its step's work, card and card count."""
     id: str
-    gpu: dict
+    gpu: dict[str, Any]
     cards: int
     fp8: bool
     measured: float  # tokens/s per GPU
     use: str
-    work: object  # _cost_model.StepWork
+    work: StepWork
 
     def estimate(self, share: float, dequant_share: float = 1.0) -> float:
         """Tokens/s per GPU the calculator's formulas give this row at a share of the matmul peak."""
@@ -64,7 +66,7 @@ class Row:
         return cluster_tokens_per_s(step["tokens_per_s"], self.cards, efficiency, INTERNODE_EFFICIENCY) / self.cards
 
 
-def model_inputs(row: dict) -> dict:
+def model_inputs(row: dict[str, Any]) -> dict[str, Any]:
     """The memory calculator's inputs for a measurement's workload (what its source states, and its `assumed`)."""
     source = data()
     arch = source.get("architectures", {}).get(row["model_id"])
@@ -79,7 +81,7 @@ def model_inputs(row: dict) -> dict:
     return inputs
 
 
-def _row(row: dict, gpus: dict) -> Row:
+def _row(row: dict[str, Any], gpus: dict[str, Any]) -> Row:
     values, errors = normalize(memory.INPUTS, model_inputs(row))
     errors += memory.check(values) if not errors else []
     if errors or row["gpu"] not in gpus:
@@ -98,7 +100,7 @@ def rows() -> tuple[Row, ...]:
     return tuple(_row(r, gpus) for r in data()["measurements"])
 
 
-def _search(error, low: float, high: float) -> float:
+def _search(error: Callable[[float], float], low: float, high: float) -> float:
     """The x in [low, high] that minimises a unimodal `error(x)`: golden-section search."""
     a, b = low, high
     g = (math.sqrt(5) - 1) / 2
@@ -116,7 +118,7 @@ def _search(error, low: float, high: float) -> float:
     return (a + b) / 2
 
 
-def _squared_error(pairs) -> float:
+def _squared_error(pairs: Iterable[tuple[float, float]]) -> float:
     return math.fsum((estimate / measured - 1) ** 2 for estimate, measured in pairs)
 
 
@@ -139,41 +141,41 @@ def fit_dequant(pairs: list[tuple[Row, Row]]) -> float:
                                                 for (q, twin), u in zip(pairs, shares)), 0.01, 1.0)
 
 
-def _pairs(all_rows) -> list[tuple[Row, Row]]:
+def _pairs(all_rows: Iterable[Row]) -> list[tuple[Row, Row]]:
     by_id = {r.id: r for r in all_rows}
     return [(by_id[m["id"]], by_id[m["lora_twin"]]) for m in data()["measurements"] if m.get("lora_twin")]
 
 
-def _mean(values) -> float:
-    values = list(values)
-    return math.fsum(values) / len(values)
+def _mean(values: Iterable[float]) -> float:
+    listed = list(values)
+    return math.fsum(listed) / len(listed)
 
 
 @dataclass(frozen=True)
 class Calibration:
-    shares: dict            # GPU id -> fitted share of its dense matmul peak (calibrated cards only)
+    shares: dict[str, float]          # GPU id -> fitted share of its dense matmul peak (calibrated cards only)
     dequant_share: float    # QLoRA's dequantisation rate, as a share of the achieved bandwidth
-    band: tuple             # (low, high): measured / estimate, leave-one-out, over the calibration rows
-    uncalibrated_band: tuple  # the same for a card fitted on no row of its own (leave one card out)
+    band: tuple[float, float]  # (low, high): measured / estimate, leave-one-out, over the calibration rows
+    uncalibrated_band: tuple[float, float]  # the same for a card fitted on no row of its own (leave one card out)
 
     def share(self, gpu_id: str) -> float:
         """The card's fitted share, or for a card with no measurement the mean of the others'."""
         return self.shares.get(gpu_id) or _mean(self.shares.values())
 
-    def range_of(self, gpu_id: str) -> tuple:
+    def range_of(self, gpu_id: str) -> tuple[float, float]:
         return self.band if gpu_id in self.shares else self.uncalibrated_band
 
 
-def _by_gpu(fitted) -> dict:
+def _by_gpu(fitted: Iterable[Row]) -> dict[str, list[Row]]:
     out: dict[str, list[Row]] = {}
     for r in fitted:
         out.setdefault(r.gpu["id"], []).append(r)
     return out
 
 
-def _leave_one_out(calibrating: list[Row]) -> dict:
+def _leave_one_out(calibrating: list[Row]) -> dict[str, float | None]:
     """Row id -> its estimate with the card's share fitted to the card's other rows (None: no other row)."""
-    out = {}
+    out: dict[str, float | None] = {}
     for own in _by_gpu(calibrating).values():
         for r in own:
             others = [o for o in own if o is not r]
@@ -181,20 +183,20 @@ def _leave_one_out(calibrating: list[Row]) -> dict:
     return out
 
 
-def _leave_one_card_out(calibrating: list[Row], shares: dict) -> dict:
+def _leave_one_card_out(calibrating: list[Row], shares: dict[str, float]) -> dict[str, float]:
     """Row id -> its estimate at the mean of the other cards' shares."""
     return {r.id: r.estimate(_mean(s for g, s in shares.items() if g != r.gpu["id"]))
             for r in calibrating if len(shares) > 1}
 
 
 @lru_cache(maxsize=None)
-def _fit() -> tuple:
+def _fit() -> tuple[Calibration, dict[str, float | None], dict[str, float]]:
     all_rows = rows()
     calibrating = [r for r in all_rows if r.use == "calibration"]
     shares = {gid: fit_share(own) for gid, own in _by_gpu(calibrating).items()}
     loo = _leave_one_out(calibrating)
     locard = _leave_one_card_out(calibrating, shares)
-    ratios = [r.measured / loo[r.id] for r in calibrating if loo[r.id]]
+    ratios = [r.measured / estimate for r in calibrating if (estimate := loo[r.id])]
     card_ratios = [r.measured / locard[r.id] for r in calibrating if r.id in locard]
     band = (min(ratios + [1.0]), max(ratios + [1.0]))
     wide = (min(card_ratios + [band[0]]), max(card_ratios + [band[1]]))
@@ -206,15 +208,16 @@ def calibration() -> Calibration:
     return _fit()[0]
 
 
-def _workload(m: dict) -> tuple:
+def _workload(m: dict[str, Any]) -> tuple[object, ...]:
     """Rows that differ only by card (and submitter) measure the same workload."""
     return (m["model_id"], m["method"], m["precision"], m["seq_len"], m["micro_batch"], m["gradient_checkpointing"],
             m["gpus"])
 
 
-def _orders(measurements: list[dict], estimate_of) -> list[dict]:
+def _orders(measurements: list[dict[str, Any]],
+            estimate_of: Callable[[dict[str, Any]], float]) -> list[dict[str, Any]]:
     """For each workload measured on several cards: the cards fastest first, as measured and as estimated."""
-    groups: dict[tuple, dict[str, list]] = {}
+    groups: dict[tuple[object, ...], dict[str, list[dict[str, Any]]]] = {}
     for m in measurements:
         groups.setdefault(_workload(m), {}).setdefault(m["gpu"], []).append(m)
     out = []
@@ -223,8 +226,8 @@ def _orders(measurements: list[dict], estimate_of) -> list[dict]:
             continue
         measured = {g: _mean(m["tokens_per_s_per_gpu"] for m in ms) for g, ms in cards.items()}
         estimated = {g: _mean(estimate_of(m) for m in ms) for g, ms in cards.items()}
-        by_measured = sorted(measured, key=measured.get, reverse=True)
-        by_estimate = sorted(estimated, key=estimated.get, reverse=True)
+        by_measured = sorted(measured, key=measured.__getitem__, reverse=True)
+        by_estimate = sorted(estimated, key=estimated.__getitem__, reverse=True)
         first = cards[by_measured[0]][0]
         out.append({"model": first["model"], "method": first["method"], "precision": first["precision"],
                     "seq_len": first["seq_len"], "gpus": first["gpus"], "measured_order": by_measured,
@@ -233,7 +236,7 @@ def _orders(measurements: list[dict], estimate_of) -> list[dict]:
     return out
 
 
-def accuracy() -> dict:
+def accuracy() -> dict[str, Any]:
     """Every measurement against the model: the fitted estimate and error, the leave-one-out ones, and
     whether the cards of each workload measured on several come out in the measured order."""
     cal, loo, locard = _fit()
@@ -247,7 +250,7 @@ def accuracy() -> dict:
             u = _twin_share(twin)
             fitted = r.estimate(u, cal.dequant_share) / twin.estimate(u) * twin.measured
             others = [(q, t) for q, t in _pairs(rows()) if q is not r]
-            left_out = r.estimate(u, fit_dequant(others)) / twin.estimate(u) * twin.measured
+            left_out: float | None = r.estimate(u, fit_dequant(others)) / twin.estimate(u) * twin.measured
         else:
             fitted = r.estimate(cal.share(r.gpu["id"]))
             left_out = loo.get(r.id) if r.use == "calibration" else fitted
@@ -288,7 +291,7 @@ def accuracy() -> dict:
     }
 
 
-def relative_checks() -> list[dict]:
+def relative_checks() -> list[dict[str, Any]]:
     """Published ratios without absolute figures, against the model's ratio for the calculator's default
     workload on one card of each (the sources do not state theirs)."""
     from ._registry import compute
