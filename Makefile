@@ -12,7 +12,7 @@ export NO_MKDOCS_2_WARNING := 1
 export XDG_CONFIG_HOME := $(CURDIR)/.tmp/xdg-config
 export XDG_CACHE_HOME  := $(CURDIR)/.tmp/xdg-cache
 
-.PHONY: setup setup-site site serve dev lint check test bench i18n clean
+.PHONY: setup setup-site site serve dev lint types check test bench i18n clean
 
 # The site needs only the `site` extra; the tests also need the pilot's torch and the test tools.
 setup-site: $(VENV)/.site node_modules/.installed
@@ -49,12 +49,16 @@ dev: setup-site
 # The fast tier for day-to-day work (about 75 s of CPU time): no browser, no site or wheel build
 # (`build`: plugin events are called directly instead), no pilot training or multi-process runs
 # (`slow`), 500 property examples. `make test` runs everything.
-check: setup lint
+check: setup lint types
 	GUIDE_MAX_EXAMPLES=500 $(PY) -m pytest -q -m "not browser and not slow and not build"
 
 # ruff's rules and settings are in pyproject.toml; `ruff check --fix` sorts imports.
 lint: setup
 	$(VENV)/bin/ruff check .
+
+# mypy's settings (strict, on the calculators and the pilot's result leaf) are in pyproject.toml.
+types: setup
+	$(VENV)/bin/mypy
 
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }
