@@ -11,7 +11,9 @@ A term may also name its entry in the locale's glossary (`glossary = "logits"`, 
 cannot guess a transliteration such as اللوجيتات or ロジット, so each page's first use of the preferred form
 (in prose, after the front matter, outside headings and code) must be a link to `glossary.md#term-<id>`, and
 the glossary must hold that anchor. Such links are each locale's own help, so the page structure check
-leaves them out of the link comparison with the source.
+leaves them out of the link comparison with the source. Where the word changes form (Arabic's broken plural
+الرموز beside الرمز, or the word without its article), `uses` lists regular expressions for every form that
+counts as a use; the link's text must cover the start of the form found.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Term:
     rejected: tuple[str, ...]
     patterns: tuple[re.Pattern, ...] = ()  # rejected constructions, as Python regular expressions
     glossary: str | None = None  # the id of its glossary entry, when each page's first use links to it
+    uses: tuple[re.Pattern, ...] = ()  # the forms that count as a use; none: the preferred form as written
 
 
 def load(path: Path) -> list[Term]:
@@ -52,7 +55,7 @@ def load(path: Path) -> list[Term]:
         raise ValueError(f"{path}: {exc}") from exc
     terms = []
     for i, entry in enumerate(data.get("term", []), 1):
-        rejected, patterns = entry.get("rejected", []), entry.get("patterns", [])
+        rejected, patterns, uses = entry.get("rejected", []), entry.get("patterns", []), entry.get("uses", [])
         glossary = entry.get("glossary")
         if not (isinstance(entry.get("concept"), str) and isinstance(entry.get("preferred"), str) and entry["preferred"]
                 and isinstance(rejected, list) and isinstance(patterns, list) and (rejected or patterns or glossary)
@@ -62,18 +65,39 @@ def load(path: Path) -> list[Term]:
         if glossary is not None and not (isinstance(glossary, str) and _ANCHOR.fullmatch(glossary)):
             raise ValueError(f"{path}: term {i} ({entry['concept']}): `glossary` must be an entry id such as "
                              f"\"logits\" (letters, digits, - and _), not {glossary!r}")
+        if uses and not (glossary and isinstance(uses, list) and all(isinstance(u, str) and u for u in uses)):
+            raise ValueError(f"{path}: term {i} ({entry['concept']}): `uses` is a list of regular expressions "
+                             "for a term with a `glossary` entry")
         if any(entry["preferred"] == r for r in rejected):
             raise ValueError(f"{path}: term {i} ({entry['concept']}) rejects its own preferred form")
-        compiled = []
+        compiled, forms = [], []
         for pattern in patterns:
-            try:
-                compiled.append(re.compile(pattern))
-            except re.error as exc:
-                raise ValueError(f"{path}: term {i} ({entry['concept']}): pattern {pattern!r}: {exc}") from exc
+            compiled.append(_compile(path, i, entry["concept"], pattern))
             if compiled[-1].search(entry["preferred"]):
                 raise ValueError(f"{path}: term {i} ({entry['concept']}): pattern {pattern!r} matches the preferred form")
-        terms.append(Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled), glossary))
+        for use in uses:
+            forms.append(_compile(path, i, entry["concept"], use))
+            if forms[-1].search(entry["preferred"]) is None:
+                raise ValueError(f"{path}: term {i} ({entry['concept']}): `uses` {use!r} misses the preferred form")
+        terms.append(Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled), glossary, tuple(forms)))
     return terms
+
+
+def _compile(path: Path, i: int, concept: str, pattern: str) -> re.Pattern:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{path}: term {i} ({concept}): pattern {pattern!r}: {exc}") from exc
+
+
+def _first_use(line: str, term: Term) -> tuple[int, str] | None:
+    """Where the term is first used in `line`, and the form used."""
+    if not term.uses:
+        at = line.find(term.preferred)
+        return None if at < 0 else (at, term.preferred)
+    found = [m for m in (use.search(line) for use in term.uses) if m]
+    first = min(found, key=lambda m: m.start(), default=None)
+    return None if first is None else (first.start(), first.group(0))
 
 
 def _found(text: str, term: Term) -> list[str]:
@@ -127,14 +151,14 @@ def first_use_problems(locale: str, where: str, text: str, terms: list[Term]) ->
     lines = text.splitlines()
     for term in (t for t in terms if t.glossary):
         for number, line in _prose(lines):
-            at = line.find(term.preferred)
-            if at < 0:
+            use = _first_use(line, term)
+            if use is None:
                 continue
-            target = f"{GLOSSARY_PAGE}#{ENTRY_PREFIX}{term.glossary}"
+            (at, form), target = use, f"{GLOSSARY_PAGE}#{ENTRY_PREFIX}{term.glossary}"
             linked = any(m.start(1) <= at < m.end(1) and m.group(2).endswith(target) for m in _LINK.finditer(line))
             if not linked:
-                problems.append(Problem(locale, "term", where, f"the first use of «{term.preferred}» ({term.concept}) "
-                                        f"is not linked to its glossary entry: write [{term.preferred}]({target})",
+                problems.append(Problem(locale, "term", where, f"the first use of «{form}» ({term.concept}) "
+                                        f"is not linked to its glossary entry: write [{form}]({target})",
                                         line=number))
             break
     return problems
