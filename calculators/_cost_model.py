@@ -34,7 +34,7 @@ from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for the annotations only: at run time the memory model is imported where it is used
-    from ._memory_formulas import Run, Unsharded
+    from ._memory_model import Run, Unsharded
 
 NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
 
@@ -49,7 +49,7 @@ FP8_SPEEDUP = 2.0
 
 
 def matmul_flops_per_token(run: Run) -> tuple[float, float]:
-    """(linear layers, attention) FLOPs per trained token, as executed, for a ``_memory_formulas.Run``."""
+    """(linear layers, attention) FLOPs per trained token, as executed, for a ``_memory_model.Run``."""
     a = run.arch
     blocks = a.active_params()  # a mixture of experts: the attention, the router and the experts a token meets
     head = a.vocab * a.hidden  # the output head; the input embedding is a lookup, not a matmul
@@ -66,7 +66,7 @@ def matmul_flops_per_token(run: Run) -> tuple[float, float]:
 
 def quantized_linear_bytes(run: Run) -> float:
     """Bytes of QLoRA's quantized block linears as stored (0 for full and LoRA)."""
-    from ._memory_formulas import quantized_bytes
+    from ._memory_model import quantized_bytes
 
     if run.method != "qlora":
         return 0.0
@@ -91,7 +91,7 @@ class StepWork:
 
 
 def step_work(state: Unsharded, cards: int, tokens_per_step: float | None = None) -> StepWork:
-    """What one card does per optimizer step of a ``_memory_formulas.Unsharded`` run on `cards` cards;
+    """What one card does per optimizer step of a ``_memory_model.Unsharded`` run on `cards` cards;
     `tokens_per_step` (the global batch) sets the gradient accumulation, else one micro-batch per step."""
     run = state.run
     a = run.arch

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from . import _cost_model, _data, _memory_formulas, memory, throughput
+from . import _cost_model, _data, _memory_model, memory, throughput
 from ._cost_inputs import (
     BEST,
     EXPECTED,
@@ -45,7 +45,7 @@ from ._cost_model import (
     topup_price,
 )
 from ._kept import kept, key_of
-from ._memory_formulas import Unsharded, unsharded
+from ._memory_model import Unsharded, unsharded
 
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count
 BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers
@@ -142,7 +142,7 @@ def forget() -> None:
     tests), or that wants the memory back; an answer is the same either way."""
     for store in (_BUDGETS, _SPEEDS, _PRICES):
         store.clear()
-    _memory_formulas.forget()
+    _memory_model.forget()
 
 
 def _tokens_per_run(values: dict[str, Any]) -> float:

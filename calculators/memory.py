@@ -1,6 +1,6 @@
 """The memory calculator: training memory per GPU by component, and which GPUs fit.
 
-Formulas and their sources are documented in ``_memory_formulas`` (ZeRO for model
+Formulas and their sources are documented in ``_memory_model`` (ZeRO for model
 states, Korthikanti et al. 2022 adapted for activations, QLoRA for NF4) and
 ``architecture`` (parameter and LoRA counts).
 """
@@ -15,7 +15,7 @@ from . import _data, hf_config
 from ._errors import error
 from ._i18n import N_, NN_, Msg
 from ._inputs import Choice, Input
-from ._memory_formulas import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, Unsharded, unsharded
+from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, Unsharded, unsharded
 from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
 from .display import Column, alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 

@@ -88,7 +88,7 @@ def tensor_peak(config: dict[str, Any], device_type: str, strategy: str = "none"
     import dataclasses
 
     from . import memory
-    from ._memory_formulas import unsharded
+    from ._memory_model import unsharded
     from ._registry import compute
 
     inputs = {**memory_inputs(config, device_type, strategy, world, micro_batch), **TENSORS_ONLY}

@@ -35,7 +35,7 @@ from typing import Any
 from . import _data, memory
 from ._cost_model import StepWork, card_step, cluster_tokens_per_s, modelled_scaling, step_work
 from ._inputs import normalize
-from ._memory_formulas import unsharded
+from ._memory_model import unsharded
 
 TARGET = 0.2  # every calibration measurement within ±20 %
 BANDWIDTH_SHARE = 0.8  # the cost calculator's default share of peak bandwidth (not fitted: see above)

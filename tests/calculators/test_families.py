@@ -5,7 +5,7 @@ import json
 import pytest
 
 import calculators
-from calculators import _memory_formulas as formulas, hf_config, memory
+from calculators import _memory_model as memory_model, hf_config, memory
 from calculators.architecture import FAMILIES, MOE_FAMILIES
 from calculators.hf_config import MODEL_TYPES, SUPPORTED
 
@@ -166,7 +166,7 @@ def test_lora_on_the_experts_saves_the_merged_weights():
                                                       "model": "mixtral-8x7b", "method": "lora",
                                                       "lora_targets": ["q", "k", "v", "o"]}))
     experts_bytes = 2 * 8 * 3 * 14336 * 4096  # bf16, 8 experts, gate_up and down
-    assert formulas.layer_activation_bytes(run) - formulas.layer_activation_bytes(attention_only) > experts_bytes
+    assert memory_model.layer_activation_bytes(run) - memory_model.layer_activation_bytes(attention_only) > experts_bytes
 
 
 def test_gemma_soft_capping_keeps_a_logits_sized_tanh_output():

@@ -6,8 +6,8 @@ from dataclasses import fields
 import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
-from calculators import _memory_formulas as formulas, compute, memory
-from calculators._memory_formulas import quantized_bytes
+from calculators import _memory_model as memory_model, compute, memory
+from calculators._memory_model import quantized_bytes
 from calculators.architecture import FAMILIES, LINEARS, Architecture
 
 LLAMA8B = 8030261248
@@ -384,7 +384,7 @@ def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
     """`unsharded` keeps the model states and the passes' figures across calls, keyed by the fields
     listed for each: a field one of them reads but its key lacks would serve a stale figure."""
     choices = {"method": ["full", "lora", "qlora"], "optimizer": ["adamw", "adamw_8bit", "sgd_momentum", "adafactor"],
-               "optimizer_impl": list(formulas.OPTIMIZER_IMPLS), "weights_dtype": list(formulas.DTYPES),
+               "optimizer_impl": list(memory_model.OPTIMIZER_IMPLS), "weights_dtype": list(memory_model.DTYPES),
                "autocast": ["off", "bf16", "fp16"], "quant": ["nf4", "int8"], "adapter_dtype": ["fp32", "weights"],
                "attention": ["fused", "eager"], "loss": ["standard", "fused"], "gradient_checkpointing": [True, False],
                "master_weights": [True, False], "lora_dropout": [0.0, 0.1], "double_quant": [True, False],
@@ -397,13 +397,13 @@ def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
         values = memory.prepare({**{i.name: i.default for i in memory.INPUTS},
                                  **{k: rng.choice(v) for k, v in choices.items()}})
         run = memory.build_run(values)
-        for part in (formulas.weight_bytes, formulas.gradient_bytes, formulas.optimizer_bytes,
-                     formulas.optimizer_step_bytes):
+        for part in (memory_model.weight_bytes, memory_model.gradient_bytes, memory_model.optimizer_bytes,
+                     memory_model.optimizer_step_bytes):
             model_states |= _reads(run, part)
-        for part in (formulas.activation_bytes, formulas.logits_bytes):
+        for part in (memory_model.activation_bytes, memory_model.logits_bytes):
             passes |= _reads(run, part)
-    assert not model_states - set(formulas.MODEL_STATE_FIELDS), model_states - set(formulas.MODEL_STATE_FIELDS)
-    assert not passes - set(formulas.PASS_FIELDS), passes - set(formulas.PASS_FIELDS)
+    assert not model_states - set(memory_model.MODEL_STATE_FIELDS), model_states - set(memory_model.MODEL_STATE_FIELDS)
+    assert not passes - set(memory_model.PASS_FIELDS), passes - set(memory_model.PASS_FIELDS)
     assert {"quant", "optimizer_impl"} <= model_states  # the probe sees
     assert {"seq_len", "cpu_masks", "loss", "router_aux_loss"} <= passes
 
@@ -412,7 +412,7 @@ def test_a_memory_answer_does_not_depend_on_the_answers_before_it():
     """Each memory input changed alone, after an answer without the change, gives the answer that
     nothing kept gives, and so does going back (the kept parts of `unsharded`)."""
     base = {"model": "custom", "parallelism": "fsdp", "gpus": 4}
-    assert valid_edits_answered_as_from_nothing("memory", memory.INPUTS, base, formulas.forget) > 30
+    assert valid_edits_answered_as_from_nothing("memory", memory.INPUTS, base, memory_model.forget) > 30
 
 
 @pytest.mark.parametrize("offload, extra_weights", [("optimizer", 0), ("optimizer_params", 2)])
