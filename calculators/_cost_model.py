@@ -93,6 +93,8 @@ class StepWork:
 def step_work(state: Unsharded, cards: int, tokens_per_step: float | None = None) -> StepWork:
     """What one card does per optimizer step of a ``_memory_model.Unsharded`` run on `cards` cards;
     `tokens_per_step` (the global batch) sets the gradient accumulation, else one micro-batch per step."""
+    from ._memory_model import SHARDS
+
     run = state.run
     a = run.arch
     micro_tokens = run.micro_batch * run.seq_len
@@ -103,7 +105,7 @@ def step_work(state: Unsharded, cards: int, tokens_per_step: float | None = None
     per_layer = 10 * a.hidden + 3 * a.intermediate + 4 * (q + kv)  # norms, residuals, SwiGLU, RoPE, attention I/O
     elementwise = tokens * (passes * a.layers * per_layer * run.p + 12 * a.vocab)  # + the loss in fp32
     weights, grads = state.weights, state.gradients  # the memory model's own figures for this run
-    shards = cards if run.parallelism in ("zero1", "zero2", "fsdp") else 1
+    shards = cards if run.parallelism in SHARDS["optimizer"] else 1  # the step updates the shard it holds
     optimizer = (2 * math.fsum(state.optimizer.values()) + 2 * grads) / shards
     sync = 2 * weights + grads if run.parallelism == "fsdp" else 2 * grads
     # QLoRA dequantizes each quantized weight to the compute dtype before every pass that needs it

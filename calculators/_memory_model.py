@@ -81,6 +81,7 @@ SHARDS = {  # component -> parallelism modes that divide it over N ranks (ZeRO s
     "gradients": {"zero2", "fsdp"},
     "optimizer": {"zero1", "zero2", "fsdp"},
 }
+SHARDED_MODES = frozenset().union(*SHARDS.values())  # the modes that shard anything: more cards, less per card
 OPTIMIZER_IMPLS = ("foreach", "fused", "single_tensor")
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "logits", "temporary", "framework")
 

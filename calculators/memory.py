@@ -15,7 +15,7 @@ from . import _data, hf_config
 from ._errors import error
 from ._i18n import N_, NN_, Msg
 from ._inputs import Choice, Input
-from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, Run, Unsharded, unsharded
+from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, SHARDED_MODES, Run, Unsharded, unsharded
 from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
 from .display import Column, alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
@@ -34,7 +34,6 @@ QUANTIZED = ("method", ("qlora",))
 ARCH_FIELDS = ("params", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
                "vocab", "tied_embeddings", "qkv_bias", "fused_projections", "experts", "experts_per_token",
                "shared_expert_intermediate", "router_aux_loss")
-SHARDED_MODES = ("zero1", "zero2", "fsdp")
 MAX_SEARCH_CARDS = 1024
 
 INPUTS = (

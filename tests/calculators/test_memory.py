@@ -151,6 +151,14 @@ def test_sharding_by_stage(mode, weights, grads, optim):
     assert (r["bytes"]["weights"], r["bytes"]["gradients"], r["bytes"]["optimizer"]) == (weights, grads, optim)
 
 
+def test_the_sharded_modes_are_the_memory_models_and_parallelism_choices():
+    """One home: the modes that shard are read from the memory model's SHARDS, and each is a form choice."""
+    choices = {c.value for c in next(i for i in memory.INPUTS if i.name == "parallelism").choices}
+    assert memory.SHARDED_MODES == set().union(*memory_model.SHARDS.values()) == {"zero1", "zero2", "fsdp"}
+    assert memory.SHARDED_MODES < choices
+    assert memory.card_counts("ddp") == [1] and all(len(memory.card_counts(m)) > 1 for m in memory.SHARDED_MODES)
+
+
 def test_zero_paper_figure_1_model_states_at_64_gpus():
     """Figure 1: 120 GB baseline; 31.4 GB (P_os), 16.6 GB (P_os+g), 1.9 GB (P_os+g+p) per GPU."""
     got = {}
