@@ -2,7 +2,9 @@
 
 The pilot (estimate vs measured on the machine) and the site (a result file imported in the
 build or the browser) both call ``memory_inputs`` with the configuration the pilot records;
-``result_inputs`` adds what a result file measured (``MEASURED``, one extractor per input).
+``result_inputs`` adds what a result file measured (``MEASURED``, one extractor per input), and
+``to_inputs`` keeps of those what one calculator declares and accepts, so any calculator can take a
+result (``importable``: whether a result has anything for it).
 The pilot measures tensors only: a comparison adds ``TENSORS_ONLY``, which zeroes the
 non-tensor allowances. Result files written
 before ``model.dtype`` existed meant: bf16 LoRA casts the frozen base to bf16, everything
@@ -16,6 +18,7 @@ from typing import Any
 
 from . import memory as memory_calculator
 from ._data import catalog
+from ._registry import compute, describe
 from .cost import measured_field
 
 GB = 1e9
@@ -89,7 +92,6 @@ def tensor_peak(config: dict[str, Any], device_type: str, strategy: str = "none"
 
     from . import memory
     from ._memory_model import unsharded
-    from ._registry import compute
 
     inputs = {**memory_inputs(config, device_type, strategy, world, micro_batch), **TENSORS_ONLY}
     answer = compute("memory", inputs)
@@ -227,3 +229,27 @@ def _mapped() -> frozenset[str]:
 
 # Every input name ``result_inputs`` can fill (a calculator with none of them takes no result file).
 FILLED = _mapped() | frozenset(MEASURED)
+
+
+def declared(name: str) -> set[str]:
+    """The input names calculator `name` declares (none for a name no calculator has)."""
+    return {i["name"] for i in describe(name).get("inputs", [])}
+
+
+def to_inputs(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """Inputs for calculator `name` from a valid result; values it would refuse are left out."""
+    names = declared(name)
+    inputs = {k: v for k, v in result_inputs(data).items() if k in names}
+    while inputs:
+        response = compute(name, inputs)
+        refused = {e.get("field") for e in response.get("errors", [])} & set(inputs)
+        if response["ok"] or not refused:
+            break
+        for field in refused:
+            del inputs[field]
+    return inputs
+
+
+def importable(name: str) -> bool:
+    """Whether a result file has anything for calculator `name` (the page shows a picker if so)."""
+    return bool(declared(name) & FILLED)

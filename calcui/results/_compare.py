@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import calculators
 from calculators import N_
-from calculators.pilot_inputs import chosen_scale_run, result_inputs
+from calculators.pilot_inputs import chosen_scale_run, declared, result_inputs, to_inputs
 from pilot.result import MAX_BYTES, parse, problem
 
 from .. import model_config
@@ -22,7 +22,6 @@ from . import _charts, _flags, _trace
 from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._messages import problem_message
-from ._pilot_inputs import declared, to_inputs
 
 
 def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[str] | None = None) -> dict:
