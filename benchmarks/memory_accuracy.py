@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from calculators.architecture import ATTENTION_LINEARS
+
 GOAL = 0.05
 DEFAULT_JSON = Path(__file__).parent / "results" / "memory_accuracy.json"
 
@@ -93,7 +95,7 @@ FAMILIES["mixtral-aux"] = {**NEW_FAMILIES["mixtral"], "num_local_experts": 16, "
 FAMILIES["mixtral-wide"] = {**NEW_FAMILIES["mixtral"], "num_local_experts": 8, "intermediate_size": 1024,
                             "hidden_size": 256, "vocab_size": 256}
 LONG = {"seq_len": 512, "micro_batch": 4}
-ATTENTION_ONLY = ("q", "k", "v", "o")
+ATTENTION_ONLY = ATTENTION_LINEARS  # LoRA targets
 
 
 @dataclass(frozen=True)

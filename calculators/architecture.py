@@ -25,10 +25,14 @@ from dataclasses import dataclass
 from ._i18n import N_
 
 # Public: the pilot builds models and applies LoRA by these same names and rules.
-__all__ = ["EXPERT_PARAMS", "FAMILIES", "FUSED", "LINEARS", "MOE_FAMILIES", "Architecture", "Family", "Tensor",
-           "partly_targeted", "rank_limit"]
+__all__ = ["ATTENTION_LINEARS", "EXPERT_PARAMS", "FAMILIES", "FUSED", "LINEARS", "MLP_LINEARS", "MOE_FAMILIES",
+           "Architecture", "Family", "Tensor", "partly_targeted", "rank_limit"]
 
-LINEARS = ("q", "k", "v", "o", "gate", "up", "down")
+# A block's linear layers by short name, the LoRA target names of the calculator, the pilot and the result
+# schema (peft's module is the name + "_proj"; tests/pilot/test_config_contract ties the schema's enum).
+ATTENTION_LINEARS = ("q", "k", "v", "o")
+MLP_LINEARS = ("gate", "up", "down")
+LINEARS = ATTENTION_LINEARS + MLP_LINEARS
 FUSED = {"qkv": ("q", "k", "v"), "gate_up": ("gate", "up")}  # fused module -> the projections it holds
 EXPERT_PARAMS = {"gate_up": ("gate", "up"), "down": ("down",)}  # an expert tensor -> the targets adapting it
 

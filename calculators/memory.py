@@ -16,7 +16,7 @@ from ._errors import error
 from ._i18n import N_, NN_, Msg
 from ._inputs import Choice, Input
 from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, SHARDED_MODES, Run, Unsharded, unsharded
-from .architecture import FAMILIES, LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
+from .architecture import FAMILIES, LINEARS, MLP_LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
 from .display import Column, alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 NAME = "memory"
@@ -199,7 +199,7 @@ def check(values: dict[str, Any]) -> list[dict[str, Any]]:
     if values["method"] != "full":
         for names in partly_targeted(values["lora_targets"], values["fused_projections"], moe).values():
             errors.append(error("lora_targets", "fused_target_partial", modules=[n + "_proj" for n in names]))
-        experts_adapted = moe and bool({"gate", "up", "down"} & set(values["lora_targets"]))
+        experts_adapted = moe and bool(set(MLP_LINEARS) & set(values["lora_targets"]))
         if experts_adapted and values["lora_dropout"] > 0:
             errors.append(error("lora_dropout", "expert_lora_dropout"))
         limit = rank_limit(architecture(values).adapted_shapes(values["lora_targets"]))

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+from calculators.architecture import LINEARS
+
+LORA_TARGETS = LINEARS  # the pilot adapts the linears the memory model counts, by the same names
 PRECISIONS = ("fp32", "bf16")
 OPTIMIZERS = ("adamw", "sgd")
 OPTIMIZER_IMPLS = ("default", "foreach", "fused", "single_tensor")

@@ -246,12 +246,15 @@ def _lora(inner: nn.Module, model: ModelConfig, train: TrainConfig) -> nn.Module
         import peft
     except ImportError as exc:
         raise PilotSetupError("LoRA on a transformers model needs the 'peft' package: pip install '.[pilot]'") from exc
+    from calculators.architecture import MLP_LINEARS
+
     moe = model.experts > 0
     modules = lora_modules(train.lora_targets, model.fused_projections, moe)
     present = {name.rsplit(".", 1)[-1] for name, _ in inner.named_modules()}
     parameters = expert_parameters(train.lora_targets) if moe else []
     if moe:  # the MLP targets name the routed experts; the shared expert's linears only where there is one
-        modules = [m for m in modules if m in present or m not in ("gate_proj", "up_proj", "down_proj")]
+        mlp = {f"{n}_proj" for n in MLP_LINEARS}
+        modules = [m for m in modules if m in present or m not in mlp]
         if parameters and train.lora_dropout > 0:
             raise PilotSetupError("train.lora_dropout: peft cannot apply LoRA dropout to the routed experts; set it "
                                   "to 0 or leave gate, up and down out of train.lora_targets")
