@@ -52,9 +52,11 @@ dev: setup-site
 check: setup lint types
 	GUIDE_MAX_EXAMPLES=500 $(PY) -m pytest -q -m "not browser and not slow and not build"
 
-# ruff's rules and settings are in pyproject.toml; `ruff check --fix` sorts imports.
+# ruff's rules and settings are in pyproject.toml; `ruff check --fix` sorts imports and `ruff format`
+# lays the code out (`make lint` fails on code it would change).
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # mypy's settings (strict, on the calculators and the pilot's result leaf) are in pyproject.toml.
 types: setup

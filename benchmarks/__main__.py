@@ -15,8 +15,14 @@ from benchmarks import (
 
 
 def main() -> int:
-    for bench in (calculators_cpython, calculators_browser, lighthouse_pages, memory_accuracy, throughput_accuracy,
-                  pilot_scale_loop):
+    for bench in (
+        calculators_cpython,
+        calculators_browser,
+        lighthouse_pages,
+        memory_accuracy,
+        throughput_accuracy,
+        pilot_scale_loop,
+    ):
         print(f"\n== {bench.__name__}\n")
         status = bench.main([])
         if status:

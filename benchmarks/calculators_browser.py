@@ -50,8 +50,15 @@ from playwright.sync_api import sync_playwright
 from benchmarks.serving import build, serve
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 READY = '#calc-memory .guide-calc__status[data-state="ready"]'
 # True once the service worker holds the runtime's largest files (looked up as the worker does).
 RUNTIME_CACHED = """async () => {
@@ -66,7 +73,11 @@ RUNTIME_CACHED = """async () => {
 # recompute timing: a training input, a model input and, for cost, the rental and the throughput.
 RECOMPUTE = (
     ("memory/", "memory", [("micro_batch", "1 + i % 64"), ("seq_len", "512 + 16 * i"), ("lora_rank", "4 + i")]),
-    ("cost/", "cost", [("runs", "1 + i"), ("utilization", "(0.2 + 0.003 * i).toFixed(3)"), ("seq_len", "512 + 16 * i")]),
+    (
+        "cost/",
+        "cost",
+        [("runs", "1 + i"), ("utilization", "(0.2 + 0.003 * i).toFixed(3)"), ("seq_len", "512 + 16 * i")],
+    ),
 )
 # A reader's next edit comes no sooner than this after the answer is painted. Changes fired back to
 # back would also time the painting of the previous answer, which shares the CPU with the worker.
@@ -98,7 +109,7 @@ def cold_load(browser, url: str, ready_selector: str, offline_copy: bool = False
     context = browser.new_context()
     page = context.new_page()
     finished = []
-    context.on("requestfinished", lambda r: finished.append(r))   # the page's workers' requests too
+    context.on("requestfinished", lambda r: finished.append(r))  # the page's workers' requests too
     start = time.perf_counter()
     page.goto(url)
     page.wait_for_selector(ready_selector, state="attached", timeout=120_000)
@@ -106,8 +117,10 @@ def cold_load(browser, url: str, ready_selector: str, offline_copy: bool = False
     if offline_copy:
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.wait_for_load_state("networkidle")
-    sizes = [(r.service_worker is not None, r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"])
-             for r in finished]
+    sizes = [
+        (r.service_worker is not None, r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"])
+        for r in finished
+    ]
     context.close()
     return seconds, sum(n for by_worker, n in sizes if not by_worker), sum(n for by_worker, n in sizes if by_worker)
 
@@ -134,18 +147,28 @@ def worker_cpu_ms(trace: Path) -> list[float]:
     """CPU time of each message the calculator worker handled, in ms, from a Chrome trace: the
     thread's own time, which the other processes on a busy machine do not inflate."""
     events = json.loads(trace.read_text())["traceEvents"]
-    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    threads = {
+        (e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
+    }
     handled: dict[tuple, list[float]] = {}
     for e in events:
-        if e.get("ph") == "X" and e.get("name") == "HandlePostMessage" and threads.get((e["pid"], e["tid"])) == "DedicatedWorker thread":
+        if (
+            e.get("ph") == "X"
+            and e.get("name") == "HandlePostMessage"
+            and threads.get((e["pid"], e["tid"])) == "DedicatedWorker thread"
+        ):
             handled.setdefault((e["pid"], e["tid"]), []).append(e.get("tdur", 0) / 1000)
-    return max(handled.values(), key=len, default=[])   # the calculator's worker: it handled every change
+    return max(handled.values(), key=len, default=[])  # the calculator's worker: it handled every change
 
 
-def _changes(page, name: str, fields: list[tuple[str, str]], changes: int, first: int) -> tuple[list[float], list[float]]:
+def _changes(
+    page, name: str, fields: list[tuple[str, str]], changes: int, first: int
+) -> tuple[list[float], list[float]]:
     """Make `changes` committed changes (values from the `first`-th on); (round trips in the page,
     compute times inside the worker), in ms."""
-    values = "[" + ", ".join(f"[{json.dumps(field)}, (i) => String({expression})]" for field, expression in fields) + "]"
+    values = (
+        "[" + ", ".join(f"[{json.dumps(field)}, (i) => String({expression})]" for field, expression in fields) + "]"
+    )
     return page.evaluate(
         """async ([name, changes, first, pause]) => {
             const root = document.getElementById(`calc-${name}`);
@@ -164,7 +187,8 @@ def _changes(page, name: str, fields: list[tuple[str, str]], changes: int, first
                 await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, pause)));
             }
             return [trips, inside];
-        }""" % values,
+        }"""
+        % values,
         [name, changes, first, PAUSE_MS],
     )
 
@@ -189,7 +213,9 @@ def machine_share(before: list[int] | None, after: list[int] | None) -> str:
     return f"busy {busy / total:.0%} of all cores' time, stolen by the host {steal / total:.0%}"
 
 
-def recompute_times(browser, url: str, name: str, fields: list[tuple[str, str]], changes: int) -> tuple[list[float], list[float], list[float], str]:
+def recompute_times(
+    browser, url: str, name: str, fields: list[tuple[str, str]], changes: int
+) -> tuple[list[float], list[float], list[float], str]:
     """(round trips in the page, compute times inside the worker, the worker's CPU per message), in
     ms, for committed changes, and how busy the machine was while the clocks were read. The clocks are
     read untraced; the CPU comes from as many further changes under a Chrome trace, whose recording
@@ -220,16 +246,20 @@ def percentile(values: list[float], q: float) -> float:
 def _by_field(fields, times: list[float], first: int) -> str:
     """p50 / p95 of the changes to each field: the i-th change (from the `first`-th) set fields[i % n]."""
     n = len(fields)
-    return ";  ".join(f"{field} {percentile(times[(k - first) % n::n], 0.5):.1f} / {percentile(times[(k - first) % n::n], 0.95):.1f}"
-                      for k, (field, _) in enumerate(fields))
+    return ";  ".join(
+        f"{field} {percentile(times[(k - first) % n :: n], 0.5):.1f} / {percentile(times[(k - first) % n :: n], 0.95):.1f}"
+        for k, (field, _) in enumerate(fields)
+    )
 
 
 def _recompute_lines(name: str, fields, changes: int, times) -> list[str]:
     trips, inside, cpu, machine = times
-    lines = [f"  machine while the clocks were read: {machine}",
-             f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms"
-             f"   (the first change {inside[0]:.1f} ms)",
-             f"    by field changed, p50 / p95 ms: {_by_field(fields, inside, 0)}"]
+    lines = [
+        f"  machine while the clocks were read: {machine}",
+        f"  inside the worker  p50 {percentile(inside, 0.5):5.1f} ms   p95 {percentile(inside, 0.95):5.1f} ms"
+        f"   (the first change {inside[0]:.1f} ms)",
+        f"    by field changed, p50 / p95 ms: {_by_field(fields, inside, 0)}",
+    ]
     if len(cpu) == changes:  # the trace holds each change's message, and nothing else (changes `changes` on)
         lines.append(f"  worker thread CPU  p50 {percentile(cpu, 0.5):5.1f} ms   p95 {percentile(cpu, 0.95):5.1f} ms")
         lines.append(f"    by field changed, p50 / p95 ms: {_by_field(fields, cpu, changes)}")
@@ -242,8 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--changes", type=int, default=100)
     parser.add_argument("--against", metavar="REV", help="a git revision whose site is the baseline")
-    parser.add_argument("--eager-wasm", action="store_true",
-                        help="compile all of Pyodide with V8's optimizing tier at start (see above)")
+    parser.add_argument(
+        "--eager-wasm",
+        action="store_true",
+        help="compile all of Pyodide with V8's optimizing tier at start (see above)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("XDG_CONFIG_HOME", str(ROOT / ".tmp" / "xdg-config"))
     os.environ.setdefault("XDG_CACHE_HOME", str(ROOT / ".tmp" / "xdg-cache"))
@@ -274,8 +307,11 @@ def main(argv: list[str] | None = None) -> int:
                 warm[label].append(warm_load(browser, url + "memory/"))
         if args.loads:
             guide_bytes = cold_load(browser, base, "article", offline_copy=True)[1:]
-        recompute = {(label, name): recompute_times(browser, url + path, name, fields, args.changes)
-                     for path, name, fields in RECOMPUTE for label, url in bases.items()}
+        recompute = {
+            (label, name): recompute_times(browser, url + path, name, fields, args.changes)
+            for path, name, fields in RECOMPUTE
+            for label, url in bases.items()
+        }
         browser.close()
     if args.loads:
         bare_m = statistics.median(bare)
@@ -284,29 +320,41 @@ def main(argv: list[str] | None = None) -> int:
         print(f"start-up, median of {args.loads} loads:")
         print(f"  bare Pyodide, cold (baseline)  {bare_m:6.2f} s")
         print(f"  memory calculator live, cold   {live_m:6.2f} s   ratio {live_m / bare_m:.2f}x bare Pyodide")
-        print(f"  memory calculator live, warm   {warm_m:6.2f} s   ratio {warm_m / live_m:.2f}x cold (service worker cache)")
+        print(
+            f"  memory calculator live, warm   {warm_m:6.2f} s   ratio {warm_m / live_m:.2f}x cold (service worker cache)"
+        )
         if args.against:
             other = statistics.median(live[args.against])
-            print(f"  {args.against} live, cold {other:6.2f} s ({other / bare_m:.2f}x bare Pyodide); "
-                  f"this build {live_m / other:.2f}x it")
+            print(
+                f"  {args.against} live, cold {other:6.2f} s ({other / bare_m:.2f}x bare Pyodide); "
+                f"this build {live_m / other:.2f}x it"
+            )
         print("bytes over the wire, cold (precompressed vs uncompressed):")
-        for what, (own, copy), (plain_own, plain_copy) in (("calculator page", calc_m, plain_calc),
-                                                           ("guide page", guide_bytes, plain_guide)):
-            print(f"  {what:<16} {own / 1e3:7.0f} kB vs {plain_own / 1e3:7.0f} kB   ratio {own / plain_own:.2f};"
-                  f"  then the service worker's offline copy {copy / 1e3:5.0f} kB vs {plain_copy / 1e3:5.0f} kB")
+        for what, (own, copy), (plain_own, plain_copy) in (
+            ("calculator page", calc_m, plain_calc),
+            ("guide page", guide_bytes, plain_guide),
+        ):
+            print(
+                f"  {what:<16} {own / 1e3:7.0f} kB vs {plain_own / 1e3:7.0f} kB   ratio {own / plain_own:.2f};"
+                f"  then the service worker's offline copy {copy / 1e3:5.0f} kB vs {plain_copy / 1e3:5.0f} kB"
+            )
     if args.eager_wasm:
         print("(--eager-wasm: Pyodide compiled with V8's optimizing tier up front, not as a browser does by default)")
     for _, name, fields in RECOMPUTE:
-        print(f"{name} calculator, recompute over {args.changes} committed changes to {', '.join(f for f, _ in fields)} "
-              f"(no debounce, {PAUSE_MS} ms apart):")
+        print(
+            f"{name} calculator, recompute over {args.changes} committed changes to {', '.join(f for f, _ in fields)} "
+            f"(no debounce, {PAUSE_MS} ms apart):"
+        )
         for label in sites:
             if args.against:
                 print(f" {label}:")
             print("\n".join(_recompute_lines(name, fields, args.changes, recompute[(label, name)])))
         if args.against:
             ours, theirs = recompute[("this build", name)][1], recompute[(args.against, name)][1]
-            print(f"  this build / {args.against}, inside the worker: p50 {percentile(ours, 0.5) / percentile(theirs, 0.5):.2f}x"
-                  f"   p95 {percentile(ours, 0.95) / percentile(theirs, 0.95):.2f}x")
+            print(
+                f"  this build / {args.against}, inside the worker: p50 {percentile(ours, 0.5) / percentile(theirs, 0.5):.2f}x"
+                f"   p95 {percentile(ours, 0.95) / percentile(theirs, 0.95):.2f}x"
+            )
     return 0
 
 

@@ -33,15 +33,24 @@ def lighthouse(url: str, out: Path) -> dict:
         raise SystemExit("Lighthouse is missing: run 'npm ci --prefix benchmarks/lighthouse' (make bench does).")
     env = dict(os.environ, CHROME_PATH="/usr/bin/chromium")
     subprocess.run(
-        [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
-         "--only-categories=" + ",".join(CATEGORIES),
-         "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-background-networking"],
-        env=env, check=True,
+        [
+            str(LIGHTHOUSE),
+            url,
+            "--quiet",
+            "--output=json",
+            f"--output-path={out}",
+            "--only-categories=" + ",".join(CATEGORIES),
+            "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-background-networking",
+        ],
+        env=env,
+        check=True,
     )
     report = json.loads(out.read_text(encoding="utf-8"))
     audits = report["audits"]
     failed = sorted(
-        key for cat in CATEGORIES[1:] for ref in report["categories"][cat]["auditRefs"]
+        key
+        for cat in CATEGORIES[1:]
+        for ref in report["categories"][cat]["auditRefs"]
         if ref["weight"] and (audits[(key := ref["id"])].get("score") not in (None, 1))
     )
     return {
@@ -51,10 +60,14 @@ def lighthouse(url: str, out: Path) -> dict:
         "tbt_ms": round(audits["total-blocking-time"]["numericValue"]),
         "fcp_ms": round(audits["first-contentful-paint"]["numericValue"]),
         "transfer_kib": round(audits["total-byte-weight"]["numericValue"] / 1024),
-        "render_blocking": [(i["url"].rsplit("/", 1)[-1], round(i.get("wastedMs", 0)))
-                            for i in audits["render-blocking-resources"].get("details", {}).get("items", [])],
+        "render_blocking": [
+            (i["url"].rsplit("/", 1)[-1], round(i.get("wastedMs", 0)))
+            for i in audits["render-blocking-resources"].get("details", {}).get("items", [])
+        ],
         "lcp_element": (audits.get("largest-contentful-paint-element", {}).get("details", {}).get("items") or [{}])[0]
-        .get("items", [{}])[0].get("node", {}).get("snippet", "")[:80],
+        .get("items", [{}])[0]
+        .get("node", {})
+        .get("snippet", "")[:80],
         "failed_audits": failed,
     }
 
@@ -73,10 +86,12 @@ def main(argv: list[str] | None = None) -> int:
             for i, page in enumerate(args.pages):
                 row = lighthouse(base + page, Path(tmp) / f"lh-{i}.json")
                 rows.append(row)
-                print(f"/{page:14} perf {row['performance']:3} a11y {row['accessibility']:3} "
-                      f"bp {row['best-practices']:3} seo {row['seo']:3}  LCP {row['lcp_ms']:5} ms  "
-                      f"TBT {row['tbt_ms']:4} ms  {row['transfer_kib']:6} KiB  failed {row['failed_audits']}",
-                      flush=True)
+                print(
+                    f"/{page:14} perf {row['performance']:3} a11y {row['accessibility']:3} "
+                    f"bp {row['best-practices']:3} seo {row['seo']:3}  LCP {row['lcp_ms']:5} ms  "
+                    f"TBT {row['tbt_ms']:4} ms  {row['transfer_kib']:6} KiB  failed {row['failed_audits']}",
+                    flush=True,
+                )
                 print(f"    render-blocking {row['render_blocking']}; LCP element {row['lcp_element']!r}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")

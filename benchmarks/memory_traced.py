@@ -14,6 +14,7 @@ temporaries of step 1 at 24 layers; the two-layer extension said 4.19 GiB, the f
 
     python -m benchmarks.memory_accuracy --traced [--presets a,b] [--json FILE]
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,17 +39,23 @@ PRECISIONS = (("fp32", False), ("bf16", False), ("fp32", True))
 @dataclass(frozen=True)
 class TracedCase:
     preset: str
-    method: str        # full | lora
-    dtype: str         # weights: bf16 | fp32
-    autocast: bool     # bf16 autocast
+    method: str  # full | lora
+    dtype: str  # weights: bf16 | fp32
+    autocast: bool  # bf16 autocast
     ckpt: bool
     micro_batch: int = 1
     seq_len: int = 2048
 
     @property
     def name(self) -> str:
-        return " ".join([self.preset, self.method, f"{self.dtype}{'+autocast' if self.autocast else ''}",
-                         *(["ckpt"] if self.ckpt else [])])
+        return " ".join(
+            [
+                self.preset,
+                self.method,
+                f"{self.dtype}{'+autocast' if self.autocast else ''}",
+                *(["ckpt"] if self.ckpt else []),
+            ]
+        )
 
 
 def cases(presets: tuple[str, ...] | None = None) -> tuple[TracedCase, ...]:
@@ -56,10 +63,19 @@ def cases(presets: tuple[str, ...] | None = None) -> tuple[TracedCase, ...]:
     recipe at these sizes); then checkpointing off and the precision cross on the small presets among them."""
     presets = presets or tuple(m["id"] for m in _presets())
     common = tuple(TracedCase(p, method, "bf16", True, True) for p in presets for method in ("full", "lora"))
-    off = tuple(TracedCase(p, method, "bf16", True, False) for p in presets if p in UNCHECKPOINTED
-                for method in ("full", "lora"))
-    cross = tuple(TracedCase(p, method, dtype, autocast, True) for p in presets if p in PRECISION_PRESETS
-                  for dtype, autocast in PRECISIONS for method in ("full", "lora"))
+    off = tuple(
+        TracedCase(p, method, "bf16", True, False)
+        for p in presets
+        if p in UNCHECKPOINTED
+        for method in ("full", "lora")
+    )
+    cross = tuple(
+        TracedCase(p, method, dtype, autocast, True)
+        for p in presets
+        if p in PRECISION_PRESETS
+        for dtype, autocast in PRECISIONS
+        for method in ("full", "lora")
+    )
     return common + off + cross
 
 
@@ -93,10 +109,20 @@ def pilot_config(case: TracedCase, config_file: Path):
     # Gemma 2's soft-capped attention has no SDPA path; pilot.hf_model.resolve switches it to eager.
     return PilotConfig(
         model={"config_file": str(config_file), "dtype": case.dtype},
-        train={"method": case.method, "precision": "bf16" if case.autocast else "fp32",
-               "grad_checkpointing": case.ckpt, "optimizer": "adamw", "optimizer_impl": "foreach",
-               "seq_len": case.seq_len, "micro_batch": case.micro_batch, "lora_rank": 16},
-        data={"synthetic_sequences": 16}, device="cpu", restore_check=False)
+        train={
+            "method": case.method,
+            "precision": "bf16" if case.autocast else "fp32",
+            "grad_checkpointing": case.ckpt,
+            "optimizer": "adamw",
+            "optimizer_impl": "foreach",
+            "seq_len": case.seq_len,
+            "micro_batch": case.micro_batch,
+            "lora_rank": 16,
+        },
+        data={"synthetic_sequences": 16},
+        device="cpu",
+        restore_check=False,
+    )
 
 
 def trace_at(case: TracedCase, layers: int | None, workdir: Path):
@@ -140,8 +166,17 @@ def measure(case: TracedCase, workdir: Path) -> dict:
     t0 = time.perf_counter()
     traced, cfg = trace_at(case, None, workdir)
     seconds = time.perf_counter() - t0
-    return estimate({"name": case.name, **case.__dict__, "layers": cfg.model.layers, "traced_bytes": traced.peak_bytes,
-                     "traced": traced.to_dict(), "seconds": round(seconds, 1)}, cfg)
+    return estimate(
+        {
+            "name": case.name,
+            **case.__dict__,
+            "layers": cfg.model.layers,
+            "traced_bytes": traced.peak_bytes,
+            "traced": traced.to_dict(),
+            "seconds": round(seconds, 1),
+        },
+        cfg,
+    )
 
 
 def run(selected, done: dict[str, dict], save, show=print) -> list[dict]:
@@ -155,8 +190,14 @@ def run(selected, done: dict[str, dict], save, show=print) -> list[dict]:
                 try:
                     row = measure(case, Path(tmp))
                 except Exception as exc:  # noqa: BLE001 - one failing preset is a row, not the end of the run
-                    row = {"name": case.name, **case.__dict__, "traced_bytes": None, "estimated_bytes": None,
-                           "relative_error": None, "reason": f"trace failed: {type(exc).__name__}: {exc}"[:300]}
+                    row = {
+                        "name": case.name,
+                        **case.__dict__,
+                        "traced_bytes": None,
+                        "estimated_bytes": None,
+                        "relative_error": None,
+                        "reason": f"trace failed: {type(exc).__name__}: {exc}"[:300],
+                    }
                 show(line(row))
             rows.append(row)
             save(rows)
@@ -166,8 +207,10 @@ def run(selected, done: dict[str, dict], save, show=print) -> list[dict]:
 def line(r: dict) -> str:
     if r["traced_bytes"] is None or r["relative_error"] is None:
         return f"{r['name']:<44} {r['reason']}"
-    return (f"{r['name']:<44} {r['traced_bytes'] / 2**30:9.2f} {r['estimated_bytes'] / 2**30:9.2f} "
-            f"{r['relative_error']:+7.1%} {r['seconds']:6.1f}s")
+    return (
+        f"{r['name']:<44} {r['traced_bytes'] / 2**30:9.2f} {r['estimated_bytes'] / 2**30:9.2f} "
+        f"{r['relative_error']:+7.1%} {r['seconds']:6.1f}s"
+    )
 
 
 def main(args) -> int:
@@ -182,15 +225,18 @@ def main(args) -> int:
     if args.resume and json_path.exists():  # rows traced with the same libraries are kept
         earlier = json.loads(json_path.read_text(encoding="utf-8"))
         same = {k: v for k, v in earlier["traced_with"].items() if k != "date"} == {
-            k: v for k, v in used.items() if k != "date"}
+            k: v for k, v in used.items() if k != "date"
+        }
         done = {r["name"]: r for r in earlier["rows"] if r["traced_bytes"]} if same else {}
         print(f"{len(done)} rows kept from {json_path}" if same else f"{json_path}: other versions, traced again")
 
     def save(rows):  # "seconds": the tracing time of the rows shown, whichever run traced them
         json_path.parent.mkdir(parents=True, exist_ok=True)
         total = round(sum(r.get("seconds", 0) for r in rows))
-        json_path.write_text(json.dumps({"goal": GOAL, "traced_with": used, "seconds": total, "rows": rows},
-                                        indent=1) + "\n", encoding="utf-8")
+        json_path.write_text(
+            json.dumps({"goal": GOAL, "traced_with": used, "seconds": total, "rows": rows}, indent=1) + "\n",
+            encoding="utf-8",
+        )
 
     print(f"{'configuration (traced, GiB; estimate, GiB)':<44} {'traced':>9} {'estimate':>9} {'error':>7}")
     if args.reestimate:
@@ -204,6 +250,9 @@ def main(args) -> int:
     else:
         rows = run(cases(presets), done, save)
     worst = max((abs(r["relative_error"]) for r in rows if r["relative_error"] is not None), default=None)
-    print(f"{len(rows)} configurations; worst absolute error "
-          + (f"{worst:.1%}" if worst is not None else "none") + f" (goal: within {GOAL:.0%}); written to {json_path}")
+    print(
+        f"{len(rows)} configurations; worst absolute error "
+        + (f"{worst:.1%}" if worst is not None else "none")
+        + f" (goal: within {GOAL:.0%}); written to {json_path}"
+    )
     return 0 if all(r["relative_error"] is not None and abs(r["relative_error"]) <= GOAL for r in rows) else 1

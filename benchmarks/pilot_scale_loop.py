@@ -7,6 +7,7 @@ Each iteration launches DDP then FSDP on two gloo processes through torchrun, ex
 `gpu-pilot scale` does after its baseline; a failure keeps torchrun's log.
 Usage: python benchmarks/pilot_scale_loop.py [--runs 50] [--json out.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,14 @@ from pilot.config import ModelConfig, PilotConfig, TrainConfig
 from pilot.errors import TorchrunFailed
 from pilot.scale import ScaleConfig, run_torchrun, split_batch
 
-CONFIG = PilotConfig(model=ModelConfig(layers=2, hidden=32, heads=4, kv_heads=2, intermediate=64, vocab=300),
-                     train=TrainConfig(micro_batch=2, grad_accum=2, seq_len=16), warmup_steps=2, steps=4,
-                     threads=1, restore_check=False)
+CONFIG = PilotConfig(
+    model=ModelConfig(layers=2, hidden=32, heads=4, kv_heads=2, intermediate=64, vocab=300),
+    train=TrainConfig(micro_batch=2, grad_accum=2, seq_len=16),
+    warmup_steps=2,
+    steps=4,
+    threads=1,
+    restore_check=False,
+)
 SCALE = ScaleConfig(nproc_per_node=2, rdzv_id="loop")
 
 
@@ -45,13 +51,24 @@ def loop(runs: int, keep: Path) -> dict:
                 except TorchrunFailed as exc:
                     keep.mkdir(parents=True, exist_ok=True)
                     shutil.copy(out.with_suffix(".log"), keep / f"{i}-{strategy}.log")
-                    failures.append({"run": i, "strategy": strategy, "error": str(exc),
-                                     "sigabrt": "SIGABRT" in str(exc) or "-6" in str(exc)})
+                    failures.append(
+                        {
+                            "run": i,
+                            "strategy": strategy,
+                            "error": str(exc),
+                            "sigabrt": "SIGABRT" in str(exc) or "-6" in str(exc),
+                        }
+                    )
                 seconds.append(time.perf_counter() - t0)
             print(f"run {i + 1}/{runs}: {len(failures)} failed launches so far", file=sys.stderr, flush=True)
-    return {"runs": runs, "launches": launches, "failed": len(failures),
-            "sigabrt": sum(f["sigabrt"] for f in failures), "failures": failures,
-            "mean_launch_s": sum(seconds) / len(seconds) if seconds else 0.0}
+    return {
+        "runs": runs,
+        "launches": launches,
+        "failed": len(failures),
+        "sigabrt": sum(f["sigabrt"] for f in failures),
+        "failures": failures,
+        "mean_launch_s": sum(seconds) / len(seconds) if seconds else 0.0,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,8 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-logs", default="test-artifacts/scale-loop", help="torchrun logs of failed launches")
     args = parser.parse_args(argv)
     summary = loop(args.runs, Path(args.keep_logs))
-    print(f"{summary['launches']} torchrun launches ({summary['runs']} x DDP + FSDP on 2 gloo processes): "
-          f"{summary['failed']} failed, {summary['sigabrt']} by SIGABRT; mean {summary['mean_launch_s']:.1f} s per launch")
+    print(
+        f"{summary['launches']} torchrun launches ({summary['runs']} x DDP + FSDP on 2 gloo processes): "
+        f"{summary['failed']} failed, {summary['sigabrt']} by SIGABRT; mean {summary['mean_launch_s']:.1f} s per launch"
+    )
     for f in summary["failures"]:
         print(f"  run {f['run']} {f['strategy']}: {f['error']}")
     if args.json:

@@ -15,8 +15,20 @@ from ._text import Translator, message_key
 
 # Public beside the renderers: what the build uses to write a locale pack (its list styles, plural
 # forms and message keys) and to mark up the figures and scroll regions it adds to pages.
-__all__ = ["BROWSER_FILES", "LIST_STYLES", "PLURAL_FORMS", "NumberFormat", "Translator", "figure", "message_key",
-           "num", "plural_category", "render", "render_result", "scroll_region"]
+__all__ = [
+    "BROWSER_FILES",
+    "LIST_STYLES",
+    "PLURAL_FORMS",
+    "NumberFormat",
+    "Translator",
+    "figure",
+    "message_key",
+    "num",
+    "plural_category",
+    "render",
+    "render_result",
+    "scroll_region",
+]
 
 # What the browser's Python reads from the site's wheels besides the calculator modules it is given:
 # the build keeps these and drops the rest (guidebuild.runtime.assets.browser_only). Of the pilot, only the

@@ -21,8 +21,10 @@ def _text(cls: str, x: float, y: float, anchor: str, text: str) -> str:
     way = direction(text)
     if way == "rtl":
         anchor = {"start": "end", "end": "start"}.get(anchor, anchor)
-    return (f'<text class="{cls}" x="{x:.1f}" y="{y}" text-anchor="{anchor}" direction="{way}" '
-            f'unicode-bidi="isolate">{escape(text)}</text>')
+    return (
+        f'<text class="{cls}" x="{x:.1f}" y="{y}" text-anchor="{anchor}" direction="{way}" '
+        f'unicode-bidi="isolate">{escape(text)}</text>'
+    )
 
 
 def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
@@ -44,9 +46,9 @@ def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
             value_x, value_anchor = w + 6, "start"
         bar_y = y + LABEL_LINE + (BAR_LINE - BAR_H) / 2
         rows.append(
-            f'<g>{_text("guide-chart__label", label_x, y + LABEL_LINE - 5, anchor, label)}'
+            f"<g>{_text('guide-chart__label', label_x, y + LABEL_LINE - 5, anchor, label)}"
             f'<rect class="guide-bar guide-bar--{i % 8}" x="{bar_x:.1f}" y="{bar_y:.1f}" width="{w:.1f}" height="{BAR_H}" rx="2"></rect>'
-            f'{_text("guide-chart__value", value_x, y + LABEL_LINE + BAR_LINE - 6, value_anchor, text)}</g>'
+            f"{_text('guide-chart__value', value_x, y + LABEL_LINE + BAR_LINE - 6, value_anchor, text)}</g>"
         )
     return (
         # direction="ltr": the coordinates above are already mirrored for right to left (each text
@@ -54,5 +56,6 @@ def bars_svg(title: str, items: list[tuple[str, float, str]], rtl: bool) -> str:
         # shows whole rather than cut at the edge.
         f'<svg class="guide-chart" role="img" aria-label="{escape(title)}" direction="ltr" font-size="{FONT}" viewBox="0 0 {WIDTH} {height}" '
         f'width="100%" preserveAspectRatio="xMinYMin meet" overflow="visible" xmlns="http://www.w3.org/2000/svg">'
-        + "".join(rows) + "</svg>"
+        + "".join(rows)
+        + "</svg>"
     )

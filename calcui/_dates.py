@@ -38,6 +38,7 @@ def parse_timestamp(text: str) -> datetime | None:
 
 def apply_pattern(pattern: str, when: datetime, dates: dict) -> str:
     """`when` through a CLDR date/time pattern (the fields the medium date and short time use)."""
+
     def field(m: re.Match) -> str:
         token = m.group(0)
         if token.startswith("'"):
@@ -51,11 +52,19 @@ def apply_pattern(pattern: str, when: datetime, dates: dict) -> str:
             return dates["months"][when.month - 1] if width == 3 else f"{when.month:0{width}d}"
         if letter == "a":
             return dates["periods"][0 if when.hour < 12 else 1]
-        numbers = {"d": when.day, "H": when.hour, "h": (when.hour % 12) or 12, "K": when.hour % 12,
-                   "k": when.hour or 24, "m": when.minute, "s": when.second}
+        numbers = {
+            "d": when.day,
+            "H": when.hour,
+            "h": (when.hour % 12) or 12,
+            "K": when.hour % 12,
+            "k": when.hour or 24,
+            "m": when.minute,
+            "s": when.second,
+        }
         if letter in numbers:
             return f"{numbers[letter]:0{width}d}"
         return token  # a field no exported pattern uses: kept visible rather than guessed
+
     return _FIELD.sub(field, pattern)
 
 
@@ -71,7 +80,7 @@ def timestamp_html(text: str, pack: dict, t: Translator) -> str:
     the page's direction; a value this cannot read is shown as it is, isolated left to right."""
     when = parse_timestamp(text) if pack.get("dates") else None
     if when is None:
-        return f'<time>{bdi(plain(text), attrs={"dir": "ltr"})}</time>'
+        return f"<time>{bdi(plain(text), attrs={'dir': 'ltr'})}</time>"
     # TRANSLATORS: a date and time, already formatted for the locale, in Coordinated Universal Time.
     shown = t(N_("{datetime} UTC"), datetime=format_timestamp(when, pack["dates"]))
     machine = when.strftime("%Y-%m-%dT%H:%M:%SZ")

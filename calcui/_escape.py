@@ -9,7 +9,7 @@ from __future__ import annotations
 
 def escape(text: str, quote: bool = True) -> str:
     """`text` with &, < and > (and, with `quote`, both quote marks) as character references."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")   # & first: it starts the others
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # & first: it starts the others
     if quote:
         text = text.replace('"', "&quot;").replace("'", "&#x27;")
     return text

@@ -44,7 +44,9 @@ FORMATS = {
     "hours": lambda v, fmt, t: fmt.unit("hour", v),
     "seconds": _seconds,
     "days": lambda v, fmt, t: fmt.unit("day", v),
-    "tokens": lambda v, fmt, t: t(NN_("{count} token", "{count} tokens"), n=fmt.plain(v, 0), count=fmt.number(v, max_frac=0)),
+    "tokens": lambda v, fmt, t: t(
+        NN_("{count} token", "{count} tokens"), n=fmt.plain(v, 0), count=fmt.number(v, max_frac=0)
+    ),
     "tokens_per_s": lambda v, fmt, t: t(N_("{count} tokens/s"), count=fmt.significant(v)),
     "tflops": lambda v, fmt, t: fmt.significant(v) + " TFLOPS",
     "gb_per_s": lambda v, fmt, t: fmt.significant(v) + " GB/s",
@@ -70,6 +72,8 @@ def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
 def _plan(terms: list, fmt: NumberFormat, t: Translator) -> str:
     """Each term as "2 × 1 day", joined by plus signs. A single term is its label alone: "1 × 1 day"
     says it twice, and Arabic's «1 × يوم واحد» reads "1 × one day"."""
-    parts = [t(label) if count == 1 else t(N_("{count} × {term}"), count=fmt.number(count, max_frac=0), term=t(label))
-             for count, label in terms]
+    parts = [
+        t(label) if count == 1 else t(N_("{count} × {term}"), count=fmt.number(count, max_frac=0), term=t(label))
+        for count, label in terms
+    ]
     return " + ".join(parts) or "—"

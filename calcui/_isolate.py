@@ -40,7 +40,7 @@ def bdi(text: str, cls: str = "", attrs: dict | None = None) -> str:
 
 
 def direction(text: str) -> str:
-    """"rtl" or "ltr", as the first strongly directional character sets it (HTML's dir="auto"): a figure
+    """ "rtl" or "ltr", as the first strongly directional character sets it (HTML's dir="auto"): a figure
     «3 أيام» reads right to left, number first; "35.7 GB" and a bare number read left to right."""
     if text.isascii():  # no right-to-left letter in ASCII: most figures end here
         return "ltr"
@@ -61,6 +61,7 @@ def isolate(text) -> str:
 def plain_strings(data):
     """A copy of parsed JSON with every string (keys too) stripped of bidi controls; iterative, as a
     result file may nest deeply or hold a million numbers."""
+
     def clean(node):
         if isinstance(node, str):
             return plain(node)

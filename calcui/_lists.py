@@ -10,8 +10,10 @@ from __future__ import annotations
 
 STYLES = ("standard", "or")
 # English (CLDR "en"), for a pack built without list patterns (the build's English problem lines).
-ENGLISH = {"standard": {"2": "{0} and {1}", "start": "{0}, {1}", "middle": "{0}, {1}", "end": "{0}, and {1}"},
-           "or": {"2": "{0} or {1}", "start": "{0}, {1}", "middle": "{0}, {1}", "end": "{0}, or {1}"}}
+ENGLISH = {
+    "standard": {"2": "{0} and {1}", "start": "{0}, {1}", "middle": "{0}, {1}", "end": "{0}, and {1}"},
+    "or": {"2": "{0} or {1}", "start": "{0}, {1}", "middle": "{0}, {1}", "end": "{0}, or {1}"},
+}
 
 
 def join(patterns: dict[str, str], items) -> str:

@@ -24,8 +24,8 @@ class NumberFormat:
         self.group: str = n["group"]
         self.minus: str = n["minus"]
         self.primary, self.secondary = n["grouping"]
-        self.percent: dict = n["percent"]       # {"prefix", "suffix"} around the number
-        self.currency: dict = n["currency"]     # {"prefix", "suffix", "neg_prefix", "neg_suffix"}
+        self.percent: dict = n["percent"]  # {"prefix", "suffix"} around the number
+        self.currency: dict = n["currency"]  # {"prefix", "suffix", "neg_prefix", "neg_suffix"}
         self.units: dict[str, dict[str, str]] = pack["units"]  # unit code -> {category: pattern with {0}}
         self.plural_rules: list = (pack.get("plural") or {}).get("rules", [])
         self.lists: dict[str, dict[str, str]] = pack.get("lists") or ENGLISH  # CLDR list style -> its four patterns
@@ -50,7 +50,12 @@ class NumberFormat:
         which cost 12 us a figure in Pyodide against 6."""
         shown = repr(float(value))
         frac = shown.partition(".")[2]
-        if abs(value) < 1e10 and max_frac <= 4 and "e" not in shown and not (len(frac) == max_frac + 1 and frac[-1] == "5"):
+        if (
+            abs(value) < 1e10
+            and max_frac <= 4
+            and "e" not in shown
+            and not (len(frac) == max_frac + 1 and frac[-1] == "5")
+        ):
             text = f"{float(value):.{max_frac}f}"
             negative = text[0] == "-" and text.strip("-0.") != ""
             whole, _, frac = text.lstrip("-").partition(".")
@@ -91,10 +96,10 @@ class NumberFormat:
     def _group(self, whole: str) -> str:
         if len(whole) <= self.primary:
             return whole
-        head, tail = whole[: -self.primary], whole[-self.primary:]
+        head, tail = whole[: -self.primary], whole[-self.primary :]
         parts = [tail]
         while len(head) > self.secondary:
-            parts.insert(0, head[-self.secondary:])
+            parts.insert(0, head[-self.secondary :])
             head = head[: -self.secondary]
         if head:
             parts.insert(0, head)

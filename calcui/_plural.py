@@ -22,8 +22,16 @@ def operands(number: str | int | float) -> dict:
     text = text.lstrip("-")
     whole, _, frac = text.partition(".")
     trimmed = frac.rstrip("0")
-    return {"n": Decimal(text), "i": int(whole or 0), "v": len(frac), "w": len(trimmed),
-            "f": int(frac or 0), "t": int(trimmed or 0), "c": 0, "e": 0}
+    return {
+        "n": Decimal(text),
+        "i": int(whole or 0),
+        "v": len(frac),
+        "w": len(trimmed),
+        "f": int(frac or 0),
+        "t": int(trimmed or 0),
+        "c": 0,
+        "e": 0,
+    }
 
 
 def _operand(node):
@@ -57,6 +65,7 @@ def _predicate(node):
             if integers_only and v != int(v):
                 return False
             return any(low <= v <= high for low, high in bounds)
+
         return relation
     raise ValueError(f"unknown plural rule node {name!r}")
 

@@ -27,11 +27,18 @@ def render(name: str, inputs: dict, pack: dict, localized: tuple[Translator, Num
     t, fmt = localized or (Translator(pack), NumberFormat(pack))
     if response["ok"]:
         html, summary = render_result(response["result"], t, fmt)
-        return {"ok": True, "response": response, "html": html, "summary": summary,
-                "headline": headline(response["result"], t, fmt) or summary, "errors": []}
+        return {
+            "ok": True,
+            "response": response,
+            "html": html,
+            "summary": summary,
+            "headline": headline(response["result"], t, fmt) or summary,
+            "errors": [],
+        }
     choices = choice_labels(name)
-    errors = [{"field": e["field"], "message": error_message(e, t, fmt, choices.get(e["field"]))}
-              for e in response["errors"]]
+    errors = [
+        {"field": e["field"], "message": error_message(e, t, fmt, choices.get(e["field"]))} for e in response["errors"]
+    ]
     labels = input_labels(name)
     lines = "".join(
         # The same "label: value" pattern as the headline, so Japanese gets its full-width colon.
@@ -41,11 +48,24 @@ def render(name: str, inputs: dict, pack: dict, localized: tuple[Translator, Num
     heading = t(N_("Fix these inputs to see a result:"))
     html = f'<div class="guide-calc__invalid" role="alert"><p>{escape(heading)}</p><ul>{lines}</ul></div>'
     # The headline kept in view on a phone names the fields, which may sit far down the form (or in a fold).
-    fields = fmt.join(list(dict.fromkeys(t(labels[e["field"]]) if e["field"] in labels
-                                         else "\u2068" + clip(e["field"]) + "\u2069" for e in errors)))
+    fields = fmt.join(
+        list(
+            dict.fromkeys(
+                t(labels[e["field"]]) if e["field"] in labels else "\u2068" + clip(e["field"]) + "\u2069"
+                for e in errors
+            )
+        )
+    )
     # TRANSLATORS: {fields} lists the labels of the form's fields that hold a wrong value.
     sentence = t(N_("Fix these inputs to see a result: {fields}."), fields=fields)
-    return {"ok": False, "response": response, "html": html, "summary": sentence, "headline": sentence, "errors": errors}
+    return {
+        "ok": False,
+        "response": response,
+        "html": html,
+        "summary": sentence,
+        "headline": sentence,
+        "errors": errors,
+    }
 
 
 def _to_field(name: str, field: str, labels: dict[str, str], html: str) -> str:
@@ -70,8 +90,11 @@ def input_labels(name: str) -> dict[str, str]:
 def choice_labels(name: str) -> dict[str, dict[str, str]]:
     """Input name -> {choice value: its label msgid}, for each choice input of calculator `name`."""
     description = calculators.describe(name)
-    return {i["name"]: {c["value"]: c["label"] for c in i["choices"]}
-            for i in description.get("inputs", []) if i.get("choices")}
+    return {
+        i["name"]: {c["value"]: c["label"] for c in i["choices"]}
+        for i in description.get("inputs", [])
+        if i.get("choices")
+    }
 
 
 def list_text(key: str, items: list[str], fmt: NumberFormat) -> str:
@@ -162,7 +185,10 @@ def _table(block, t, fmt) -> str:
     title = t(block["title"]) if block.get("title") else None
     # The title in its own box, which stays in view (guide.css) while the table scrolls sideways under it.
     caption = f'<caption><span class="guide-table__title">{escape(title)}</span></caption>' if title else ""
-    return scroll_region(f'<table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>', title)
+    return scroll_region(
+        f'<table class="guide-table">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>',
+        title,
+    )
 
 
 def _sentence(item: dict, t: Translator, fmt: NumberFormat, isolated: bool = False) -> str:

@@ -34,9 +34,18 @@ def is_model_config(text) -> bool:
 
 def _message(err: dict, t: Translator, fmt: NumberFormat) -> str:
     # `got` (the file's model_type) is echoed: clipped and stripped like every outside string.
-    params = {k: (list_text(k, list(map(str, v)), fmt) if isinstance(v, list) else clip(v) if isinstance(v, str)
-                  else fmt.number(v, max_frac=0) if isinstance(v, int) and not isinstance(v, bool) else v)
-              for k, v in err.items()}
+    params = {
+        k: (
+            list_text(k, list(map(str, v)), fmt)
+            if isinstance(v, list)
+            else clip(v)
+            if isinstance(v, str)
+            else fmt.number(v, max_frac=0)
+            if isinstance(v, int) and not isinstance(v, bool)
+            else v
+        )
+        for k, v in err.items()
+    }
     return t(ERROR_CODES[err["code"]], **params)
 
 
@@ -48,19 +57,33 @@ def import_model_config(name: str, text, t: Translator, fmt: NumberFormat) -> di
         heading = t(N_("This config.json cannot be used:"))
         items = "".join(f"<li>{escape(line)}</li>" for line in lines)
         html = f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'
-        return {"ok": False, "errors": lines, "problems": [], "inputs": {}, "html": html,
-                "summary": heading + " " + lines[0]}
+        return {
+            "ok": False,
+            "errors": lines,
+            "problems": [],
+            "inputs": {},
+            "html": html,
+            "summary": heading + " " + lines[0],
+        }
     config, _ = hf_config.parse(text)
     dtype = hf_config.weights_dtype(config)
     if dtype:
         inputs["weights_dtype"] = dtype
     declared = {i["name"] for i in calculators.describe(name)["inputs"]}
     inputs = {k: v for k, v in inputs.items() if k in declared}
-    summary = t(NN_("Model dimensions taken from its config.json ({family}): {layers} layer, hidden size {hidden}, "
-                    "vocabulary {vocab}.",
-                    "Model dimensions taken from its config.json ({family}): {layers} layers, hidden size {hidden}, "
-                    "vocabulary {vocab}.", n="layers"), n=inputs["layers"], family=str(config["model_type"]),
-                layers=figure(inputs["layers"], "count", fmt, t), hidden=figure(inputs["hidden"], "count", fmt, t),
-                vocab=figure(inputs["vocab"], "count", fmt, t))
+    summary = t(
+        NN_(
+            "Model dimensions taken from its config.json ({family}): {layers} layer, hidden size {hidden}, "
+            "vocabulary {vocab}.",
+            "Model dimensions taken from its config.json ({family}): {layers} layers, hidden size {hidden}, "
+            "vocabulary {vocab}.",
+            n="layers",
+        ),
+        n=inputs["layers"],
+        family=str(config["model_type"]),
+        layers=figure(inputs["layers"], "count", fmt, t),
+        hidden=figure(inputs["hidden"], "count", fmt, t),
+        vocab=figure(inputs["vocab"], "count", fmt, t),
+    )
     html = f'<section class="guide-import"><p>{escape(summary)}</p></section>'
     return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}

@@ -16,6 +16,26 @@ register(memory)
 register(cost)
 from . import figures  # noqa: E402  (registers the prose figures; needs the calculators above)
 
-__all__ = ["ERROR_CODES", "CatalogError", "Choice", "Input", "N_", "NN_", "NNP_", "NP_", "catalog", "check_catalog",
-           "compute", "cost", "describe", "figure", "figure_names", "figures", "memory", "models", "names", "register",
-           "register_figure"]
+__all__ = [
+    "ERROR_CODES",
+    "CatalogError",
+    "Choice",
+    "Input",
+    "N_",
+    "NN_",
+    "NNP_",
+    "NP_",
+    "catalog",
+    "check_catalog",
+    "compute",
+    "cost",
+    "describe",
+    "figure",
+    "figure_names",
+    "figures",
+    "memory",
+    "models",
+    "names",
+    "register",
+    "register_figure",
+]

@@ -84,8 +84,10 @@ def render(result: dict[str, Any]) -> str:
             out += [_note(block), ""]
             continue
         if block["kind"] == "metrics":
-            rows = [[english(i["label"]), fmt(i["value"], i["unit"]), f"[{i['status']}]" if i["status"] else ""]
-                    for i in block["items"]]
+            rows = [
+                [english(i["label"]), fmt(i["value"], i["unit"]), f"[{i['status']}]" if i["status"] else ""]
+                for i in block["items"]
+            ]
         elif block["kind"] == "bars":
             rows = [[english(i["label"]), fmt(i["value"], block["unit"])] for i in block["items"]]
         elif block["kind"] == "table":
@@ -96,8 +98,10 @@ def render(result: dict[str, Any]) -> str:
             out += ["- " + _note(i) for i in block["items"]] + [""]
             continue
         widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))] if rows else []
-        out += ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()
-                for r in rows]
+        out += [
+            "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in rows
+        ]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -142,8 +146,13 @@ def stale_prices(argv: Sequence[str]) -> int:
     """List catalog prices whose as-of date is older than the age given; status 1 if any."""
     parser = argparse.ArgumentParser(prog="python -m calculators stale-prices", description=stale_prices.__doc__)
     parser.add_argument("--max-age-days", type=int, default=_prices.DEFAULT_MAX_AGE_DAYS, metavar="N")
-    parser.add_argument("--today", type=_prices.parse_date, default=None, metavar="YYYY-MM-DD",
-                        help="the date to measure age from (default: today)")
+    parser.add_argument(
+        "--today",
+        type=_prices.parse_date,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the date to measure age from (default: today)",
+    )
     args = parser.parse_args(argv)
     problems = _prices.stale(args.max_age_days, args.today)
     for line in problems:
@@ -162,9 +171,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("name", nargs="?", help="with 'describe': the calculator to describe")
     parser.add_argument("--input", "-i", metavar="FILE", help="JSON object of inputs; '-' reads stdin")
     parser.add_argument("--set", "-s", action="append", metavar="KEY=VALUE", help="set one input (repeatable)")
-    parser.add_argument("--model-config", metavar="FILE",
-                        help=f"a Hugging Face config.json (model_type {', '.join(hf_config.MODEL_TYPES)}) "
-                             "giving the model's dimensions; --input and --set override its values")
+    parser.add_argument(
+        "--model-config",
+        metavar="FILE",
+        help=f"a Hugging Face config.json (model_type {', '.join(hf_config.MODEL_TYPES)}) "
+        "giving the model's dimensions; --input and --set override its values",
+    )
     parser.add_argument("--json", action="store_true", help="print the boundary JSON instead of tables")
     args = parser.parse_args(argv)
     if args.calculator == "describe":

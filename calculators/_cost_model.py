@@ -70,19 +70,23 @@ def quantized_linear_bytes(run: Run) -> float:
 
     if run.method != "qlora":
         return 0.0
-    return math.fsum(t.count * quantized_bytes(t.numel, t.rows, run.quant, run.double_quant)
-                     for t in run.base() if t.role.startswith("linear:"))
+    return math.fsum(
+        t.count * quantized_bytes(t.numel, t.rows, run.quant, run.double_quant)
+        for t in run.base()
+        if t.role.startswith("linear:")
+    )
 
 
 @dataclass(frozen=True)
 class StepWork:
     """One optimizer step on one card, independent of which card runs it."""
-    tokens: float             # tokens this card trains per step
-    linear_flops: float       # matmuls of the linear layers (FP8-capable)
-    attention_flops: float    # the attention scores and their product with the values
-    weight_traffic: float     # bytes of weights the matrix multiplications read
-    other_traffic: float      # bytes moved by element-wise kernels and the optimizer step
-    sync_payload: float       # bytes handed to collectives per step (before the ring factor)
+
+    tokens: float  # tokens this card trains per step
+    linear_flops: float  # matmuls of the linear layers (FP8-capable)
+    attention_flops: float  # the attention scores and their product with the values
+    weight_traffic: float  # bytes of weights the matrix multiplications read
+    other_traffic: float  # bytes moved by element-wise kernels and the optimizer step
+    sync_payload: float  # bytes handed to collectives per step (before the ring factor)
     dequant_traffic: float = 0.0  # QLoRA: quantized weights read and their 16-bit copies written, per step
 
     @property
@@ -115,14 +119,25 @@ def step_work(state: Unsharded, cards: int, tokens_per_step: float | None = None
     dequantized = a.layers * math.fsum(i * o for i, o in a.linear_shapes().values()) * run.pc if quantized else 0.0
     matmul_passes = 2 + run.checkpointing
     linear, attention = matmul_flops_per_token(run)
-    return StepWork(tokens=tokens, linear_flops=tokens * linear, attention_flops=tokens * attention,
-                    weight_traffic=micro * (weights - quantized + dequantized) * matmul_passes,
-                    other_traffic=elementwise + optimizer, sync_payload=sync,
-                    dequant_traffic=micro * (quantized + dequantized) * matmul_passes)
+    return StepWork(
+        tokens=tokens,
+        linear_flops=tokens * linear,
+        attention_flops=tokens * attention,
+        weight_traffic=micro * (weights - quantized + dequantized) * matmul_passes,
+        other_traffic=elementwise + optimizer,
+        sync_payload=sync,
+        dequant_traffic=micro * (quantized + dequantized) * matmul_passes,
+    )
 
 
-def card_step(work: StepWork, gpu: dict[str, Any], matmul_share: float, bandwidth_share: float,
-              dequant_share: float = 1.0, fp8: bool = False) -> dict[str, Any]:
+def card_step(
+    work: StepWork,
+    gpu: dict[str, Any],
+    matmul_share: float,
+    bandwidth_share: float,
+    dequant_share: float = 1.0,
+    fp8: bool = False,
+) -> dict[str, Any]:
     """Seconds per step on one card and which resource bounds the matrix multiplications. QLoRA's
     dequantisation runs at `dequant_share` of the achieved bandwidth; `fp8` runs the linear layers at
     the FP8 rate (published measurements only)."""
@@ -135,8 +150,7 @@ def card_step(work: StepWork, gpu: dict[str, Any], matmul_share: float, bandwidt
     return {"step_s": step_s, "tokens_per_s": work.tokens / step_s, "compute_share": compute_s / step_s}
 
 
-def modelled_scaling(work: StepWork, step_s: float, gpu: dict[str, Any], cards: int,
-                     bandwidth_share: float) -> float:
+def modelled_scaling(work: StepWork, step_s: float, gpu: dict[str, Any], cards: int, bandwidth_share: float) -> float:
     """Scaling efficiency inside one node: step time / (step time + ring collectives on the link)."""
     if cards <= 1:
         return 1.0
@@ -153,8 +167,15 @@ def cluster_tokens_per_s(per_gpu: float, cards: int, efficiency: float, internod
     return per_gpu * cards * efficiency * (internode if cards > NODE_CARDS else 1.0)
 
 
-def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_hours: float,
-              write_hours: float, restart_hours: float, overhead_hours: float) -> dict[str, Any]:
+def run_hours(
+    train_hours: float,
+    cards: int,
+    failures_per_100: float,
+    interval_hours: float,
+    write_hours: float,
+    restart_hours: float,
+    overhead_hours: float,
+) -> dict[str, Any]:
     """Expected wall-clock hours of one output: training, checkpoint writes, interruptions, overhead.
 
     The training is cut into checkpoint intervals; every interval but the last ends with a write (the
@@ -168,6 +189,7 @@ def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_
     last = train_hours - full * interval_hours
     writes = full * write_hours
     if rate > 0:
+
         def grow(s: float) -> float:  # e^(λs) - 1
             return math.expm1(min(rate * s, _MAX_EXPONENT))
 
@@ -180,9 +202,16 @@ def run_hours(train_hours: float, cards: int, failures_per_100: float, interval_
     if capped:  # a run that is not expected to finish: the figures stop here, and the answer says so
         lost = MAX_LOST_HOURS
         busy = train_hours + writes + lost
-    return {"train": train_hours, "writes": writes, "failures": rate * busy, "lost": lost,
-            "overhead": overhead_hours, "total": busy + overhead_hours, "lost_capped": capped,
-            "mtbf_hours": 1 / rate if rate > 0 else None}  # None: no failures (JSON has no infinity)
+    return {
+        "train": train_hours,
+        "writes": writes,
+        "failures": rate * busy,
+        "lost": lost,
+        "overhead": overhead_hours,
+        "total": busy + overhead_hours,
+        "lost_capped": capped,
+        "mtbf_hours": 1 / rate if rate > 0 else None,
+    }  # None: no failures (JSON has no infinity)
 
 
 # e^200 x any interval is already far past any term; capping keeps hopeless configurations finite.
@@ -193,6 +222,7 @@ MAX_LOST_HOURS = 1e9
 
 
 # -- the reservation planner -----------------------------------------------------------------------
+
 
 def cheapest_plan(needed_hours: float, items: list[tuple[str, int, float]]) -> dict[str, Any]:
     """The cheapest multiset of terms whose hours cover `needed_hours`.
@@ -248,8 +278,9 @@ def topup_price(hours: int, hourly: tuple[float, float, float]) -> float:
     return hours * per_hour + per_period * math.ceil(hours / period) if hours > 0 else 0.0
 
 
-def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]],
-                   hourly: tuple[float, float, float]) -> dict[str, Any]:
+def cheapest_mixed(
+    needed_hours: float, items: list[tuple[str, int, float]], hourly: tuple[float, float, float]
+) -> dict[str, Any]:
     """The cheapest plan of terms plus on-demand hours as a top-up (either may be empty) covering `needed_hours`.
 
     Exact: for every u, the cheapest cover of at least u units is the cheapest terms with at least that
@@ -296,8 +327,11 @@ def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]],
             counts[i] += 1
             u = max(0, u - cover.sizes[i])
         terms = [[items[i][0], c] for i, c in enumerate(counts) if c]
-        plan = {"terms": terms + [[HOURLY, extra]], "hours": sum(c * items[i][1] for i, c in enumerate(counts)) + extra,
-                "cost": math.fsum([*(c * items[i][2] for i, c in enumerate(counts)), topup_price(extra, hourly)])}
+        plan = {
+            "terms": terms + [[HOURLY, extra]],
+            "hours": sum(c * items[i][1] for i, c in enumerate(counts)) + extra,
+            "cost": math.fsum([*(c * items[i][2] for i, c in enumerate(counts)), topup_price(extra, hourly)]),
+        }
     if len(cover.plans) >= 256:
         cover.plans.clear()
     cover.plans[key] = plan
@@ -307,11 +341,11 @@ def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]],
 def _whole_units(hours: float, unit: int) -> int:
     """ceil(hours / unit) less a 1e-9 residue; exact past 2**52 units, where the float quotient can
     round below the need (Fraction is 100x slower, so only there)."""
-    if hours / unit < 2 ** 52:
+    if hours / unit < 2**52:
         return math.ceil(hours / unit - 1e-9)
     from fractions import Fraction  # here, not at the top: only this rare case needs it in the browser
 
-    return math.ceil(Fraction(hours) / unit - Fraction(1, 10 ** 9))
+    return math.ceil(Fraction(hours) / unit - Fraction(1, 10**9))
 
 
 class _Cover:
@@ -326,8 +360,10 @@ class _Cover:
         others = [s for i, s in enumerate(sizes) if i != best]
         # Fewer than s_B others in all, and fewer than s_B / gcd(s_i, s_B) copies of each: k copies of
         # term i make a multiple of h_B once k reaches that, and can be swapped the same way.
-        self.bound = sizes[best] + min(sizes[best] * (max(others, default=0) + 1),
-                                       sum((sizes[best] // math.gcd(s, sizes[best]) - 1) * s for s in others))
+        self.bound = sizes[best] + min(
+            sizes[best] * (max(others, default=0) + 1),
+            sum((sizes[best] // math.gcd(s, sizes[best]) - 1) * s for s in others),
+        )
         self.table = [(0.0, 0, 0, -1)]
         # need in units -> its plan; (HOURLY, started hours, hourly terms) -> a mixed plan (`cheapest_mixed`)
         self.plans: dict[int | tuple[str, int, tuple[float, float, float]], dict[str, Any]] = {}
@@ -336,8 +372,17 @@ class _Cover:
         """table[u] = (cost, units, count, item) of the cheapest cover of at least u units, grown on demand."""
         table, sizes, prices = self.table, self.sizes, self.prices
         for u in range(len(table), upto + 1):
-            table.append(min((round(table[max(0, u - s)][0] + prices[i], 6), table[max(0, u - s)][1] + s,
-                              table[max(0, u - s)][2] + 1, i) for i, s in enumerate(sizes)))
+            table.append(
+                min(
+                    (
+                        round(table[max(0, u - s)][0] + prices[i], 6),
+                        table[max(0, u - s)][1] + s,
+                        table[max(0, u - s)][2] + 1,
+                        i,
+                    )
+                    for i, s in enumerate(sizes)
+                )
+            )
         return table
 
 
@@ -354,6 +399,7 @@ def _cover(items: tuple[tuple[str, int, float], ...]) -> _Cover:
 
 
 # -- prices -----------------------------------------------------------------------------------------
+
 
 def option_price(option: dict[str, Any], term: dict[str, Any], quantities: dict[str, float]) -> float:
     """Price of one option over one term: flat per term or per TB per day; per-TB options are per plan."""
@@ -386,29 +432,36 @@ def term_price(rate: float, cards: int, term: dict[str, Any], options: OptionPri
     return cards * hours * rate + options.per_term[term["id"]]
 
 
-def plan_breakdown(plan: dict[str, Any], rate_of: Callable[[str], float], cards: int, terms: dict[str, Any],
-                   options: OptionPrices) -> dict[str, Any]:
+def plan_breakdown(
+    plan: dict[str, Any], rate_of: Callable[[str], float], cards: int, terms: dict[str, Any], options: OptionPrices
+) -> dict[str, Any]:
     """GPU time per term of the plan (and of its on-demand top-up, `rate_of(HOURLY)`) and each option's
     share of the plan's price."""
     fixed = [(tid, count) for tid, count in plan["terms"] if tid != HOURLY]
     gpu = {tid: count * cards * terms[tid]["hours"] * rate_of(tid) for tid, count in fixed}
-    opts = {o["id"]: math.fsum(count * options.each[(o["id"], tid)] for tid, count in fixed)
-            for o in options.options if o["per"] != "tb"}
+    opts = {
+        o["id"]: math.fsum(count * options.each[(o["id"], tid)] for tid, count in fixed)
+        for o in options.options
+        if o["per"] != "tb"
+    }
     for tid, count in plan["terms"]:
         if tid == HOURLY:
-            gpu[HOURLY], extra = topup_breakdown(count, rate_of(HOURLY), cards, min(terms.values(),
-                                                 key=lambda t: t["hours"]), options)
+            gpu[HOURLY], extra = topup_breakdown(
+                count, rate_of(HOURLY), cards, min(terms.values(), key=lambda t: t["hours"]), options
+            )
             opts = {k: v + extra.get(k, 0.0) for k, v in opts.items()}
     opts.update(options.per_plan)
     return {"gpu_usd": gpu, "options_usd": opts, "total_usd": math.fsum([*gpu.values(), *opts.values()])}
 
 
-def hourly_terms(rate: float, cards: int, shortest: dict[str, Any],
-                 options: OptionPrices) -> tuple[float, float, float]:
+def hourly_terms(
+    rate: float, cards: int, shortest: dict[str, Any], options: OptionPrices
+) -> tuple[float, float, float]:
     """On-demand billing as (per hour, per started period, period hours) for `topup_price`: the cards at
     `rate`, options billed by day pro rata, flat fees once per started shortest term."""
-    per_day = math.fsum(options.each[(o["id"], shortest["id"])] / shortest["hours"]
-                        for o in options.options if o["per"] == "tb_day")
+    per_day = math.fsum(
+        options.each[(o["id"], shortest["id"])] / shortest["hours"] for o in options.options if o["per"] == "tb_day"
+    )
     per_period = math.fsum(options.each[(o["id"], shortest["id"])] for o in options.options if o["per"] == "term")
     return cards * rate + per_day, per_period, shortest["hours"]
 
@@ -420,11 +473,15 @@ def on_demand_price(rate: float, cards: int, hours: float, shortest: dict[str, A
     return math.fsum([billed * per_hour, per_period * max(1, math.ceil(billed / period)), *options.per_plan.values()])
 
 
-def topup_breakdown(hours: int, rate: float, cards: int, shortest: dict[str, Any],
-                    options: OptionPrices) -> tuple[float, dict[str, float]]:
+def topup_breakdown(
+    hours: int, rate: float, cards: int, shortest: dict[str, Any], options: OptionPrices
+) -> tuple[float, dict[str, float]]:
     """A top-up's GPU time and each option's share of it (as `topup_price` bills them)."""
     periods = math.ceil(hours / shortest["hours"]) if hours > 0 else 0
-    opts = {o["id"]: options.each[(o["id"], shortest["id"])] * (hours / shortest["hours"] if o["per"] == "tb_day"
-                                                                else periods)
-            for o in options.options if o["per"] != "tb"}
+    opts = {
+        o["id"]: options.each[(o["id"], shortest["id"])]
+        * (hours / shortest["hours"] if o["per"] == "tb_day" else periods)
+        for o in options.options
+        if o["per"] != "tb"
+    }
     return cards * hours * rate, opts

@@ -63,7 +63,11 @@ def _parallelism(values: dict[str, Any], cards: int) -> str:
 
 def memory_values(values: dict[str, Any], cards: int) -> dict[str, Any]:
     """Memory inputs for a card count."""
-    return {**{i.name: values[i.name] for i in MEMORY_INPUTS}, "gpus": cards, "parallelism": _parallelism(values, cards)}
+    return {
+        **{i.name: values[i.name] for i in MEMORY_INPUTS},
+        "gpus": cards,
+        "parallelism": _parallelism(values, cards),
+    }
 
 
 class _Budget:
@@ -123,8 +127,17 @@ def _budget(values: dict[str, Any]) -> _Budget:
 
 # What sets only the price of the hours, not the hours: while only these change (the reader trying run
 # counts, terms and options), each GPU and card count keeps its throughput and hours per run.
-_PRICE_KEYS = ("runs", "term", "cards", "options", "booking", "booking_margin", "any_count", *QUANTITIES,
-               *PRICE_FIELDS.values())
+_PRICE_KEYS = (
+    "runs",
+    "term",
+    "cards",
+    "options",
+    "booking",
+    "booking_margin",
+    "any_count",
+    *QUANTITIES,
+    *PRICE_FIELDS.values(),
+)
 _SPEED_KEYS = tuple(i.name for i in INPUTS if i.name not in _PRICE_KEYS)
 # speed inputs -> {(GPU id, cards, end): (throughput, hours per run)}
 _SPEEDS: dict[tuple[Any, ...], dict[tuple[str, int, str], tuple[dict[str, Any], dict[str, Any]]]] = {}
@@ -132,8 +145,14 @@ _SPEEDS: dict[tuple[Any, ...], dict[tuple[str, int, str], tuple[dict[str, Any], 
 _OPTION_KEYS = ("options", *QUANTITIES, *PRICE_FIELDS.values())  # the term prices are kept with them
 # option inputs -> (OptionPrices, {(GPU id, cards): its term prices},
 #                   {(GPU id, cards, *term ids): their bound's figures})
-_PRICES: dict[tuple[Any, ...], tuple[OptionPrices, dict[tuple[str, int], dict[str, tuple[str, int, float]]],
-                                     dict[tuple[str | int, ...], tuple[float, int, float]]]] = {}
+_PRICES: dict[
+    tuple[Any, ...],
+    tuple[
+        OptionPrices,
+        dict[tuple[str, int], dict[str, tuple[str, int, float]]],
+        dict[tuple[str | int, ...], tuple[float, int, float]],
+    ],
+] = {}
 
 
 def forget() -> None:
@@ -169,13 +188,25 @@ class _Quoter:
         self.terms = {t["id"]: t for t in _data.terms()}
         self.shortest = min(self.terms.values(), key=lambda t: t["hours"])
         self.term_ids = list(self.terms) if values["term"] == BEST else [values["term"]]  # what a plan may combine
-        self.options, self.prices, self.bounds = _kept(_PRICES, _OPTION_KEYS, values, lambda: (OptionPrices(
-            [o for o in _PRICING["options"] if o["id"] in values["options"]], self.terms,
-            {k: values[k] for k in QUANTITIES}), {}, {}))
+        self.options, self.prices, self.bounds = _kept(
+            _PRICES,
+            _OPTION_KEYS,
+            values,
+            lambda: (
+                OptionPrices(
+                    [o for o in _PRICING["options"] if o["id"] in values["options"]],
+                    self.terms,
+                    {k: values[k] for k in QUANTITIES},
+                ),
+                {},
+                {},
+            ),
+        )
         self.speeds = _kept(_SPEEDS, _SPEED_KEYS, values, dict)
         self.tokens_per_run = _tokens_per_run(values)
-        self.overhead = math.fsum(values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours",
-                                                      "export_hours"))
+        self.overhead = math.fsum(
+            values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours", "export_hours")
+        )
 
     def work(self, cards: int) -> StepWork:
         return self.budget.work(self.values, cards)
@@ -199,32 +230,52 @@ class _Quoter:
             share, band = v["utilization"] or cal.share(gpu["id"]), cal.range_of(gpu["id"])
         step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share)
         measured = self.measured(gpu)
-        per_gpu = {end_: measured or step["tokens_per_s"] * factor
-                   for end_, factor in ((LOW, band[0]), (EXPECTED, 1.0), (HIGH, band[1]))}
+        per_gpu = {
+            end_: measured or step["tokens_per_s"] * factor
+            for end_, factor in ((LOW, band[0]), (EXPECTED, 1.0), (HIGH, band[1]))
+        }
         if gpu["id"] == v["gpu"] and v["scaling_efficiency"] > 0:
             efficiency = dict.fromkeys(per_gpu, v["scaling_efficiency"] if cards > 1 else 1.0)
         else:
-            efficiency = {e: modelled_scaling(work, work.tokens / rate, gpu, cards, v["bandwidth_share"])
-                          for e, rate in per_gpu.items()}
-        cluster = {e: cluster_tokens_per_s(rate, cards, efficiency[e], v["internode_efficiency"])
-                   for e, rate in per_gpu.items()}
-        return {"tokens_per_s_per_gpu": per_gpu[end], "measured": bool(measured), "matmul_share": share,
-                "scaling_efficiency": efficiency[end], "compute_share": step["compute_share"],
-                "tokens_per_s": cluster[end], "tokens_per_s_low": cluster[LOW], "tokens_per_s_high": cluster[HIGH]}
+            efficiency = {
+                e: modelled_scaling(work, work.tokens / rate, gpu, cards, v["bandwidth_share"])
+                for e, rate in per_gpu.items()
+            }
+        cluster = {
+            e: cluster_tokens_per_s(rate, cards, efficiency[e], v["internode_efficiency"])
+            for e, rate in per_gpu.items()
+        }
+        return {
+            "tokens_per_s_per_gpu": per_gpu[end],
+            "measured": bool(measured),
+            "matmul_share": share,
+            "scaling_efficiency": efficiency[end],
+            "compute_share": step["compute_share"],
+            "tokens_per_s": cluster[end],
+            "tokens_per_s_low": cluster[LOW],
+            "tokens_per_s_high": cluster[HIGH],
+        }
 
     def hours(self, tokens_per_s: float, cards: int) -> dict[str, Any]:
         v = self.values
-        return run_hours(self.tokens_per_run / tokens_per_s / 3600, cards, v["failures_per_100h"],
-                         v["checkpoint_interval_hours"], v["checkpoint_write_s"] / 3600,
-                         v["restart_hours"] + v["restore_s"] / 3600, self.overhead)
+        return run_hours(
+            self.tokens_per_run / tokens_per_s / 3600,
+            cards,
+            v["failures_per_100h"],
+            v["checkpoint_interval_hours"],
+            v["checkpoint_write_s"] / 3600,
+            v["restart_hours"] + v["restore_s"] / 3600,
+            self.overhead,
+        )
 
     def term_prices(self, gpu: dict[str, Any], cards: int) -> dict[str, tuple[str, int, float]]:
         """(term id, hours, price) of every term for one GPU and card count, whatever the hours needed."""
         key = (gpu["id"], cards)
         if key not in self.prices:  # kept across answers while the options and the reader's prices stay the same
-            self.prices[key] = {tid: (tid, term["hours"], term_price(self.held_rate(gpu["id"], tid), cards, term,
-                                                                     self.options))
-                                for tid, term in self.terms.items()}
+            self.prices[key] = {
+                tid: (tid, term["hours"], term_price(self.held_rate(gpu["id"], tid), cards, term, self.options))
+                for tid, term in self.terms.items()
+            }
         return self.prices[key]
 
     def rate(self, gpu_id: str, term_id: str) -> float | None:
@@ -259,8 +310,10 @@ class _Quoter:
         hourly = self.hourly(gpu, cards) if len(term_ids) == len(self.terms) else None
         items = [prices[tid] for tid in term_ids]
         plan = cheapest_plan(needed, items) if hourly is None else cheapest_mixed(needed, items, hourly)
-        return {**plan, **plan_breakdown(plan, lambda tid: self.held_rate(gpu["id"], tid), cards, self.terms,
-                                         self.options)}
+        return {
+            **plan,
+            **plan_breakdown(plan, lambda tid: self.held_rate(gpu["id"], tid), cards, self.terms, self.options),
+        }
 
     def needed(self, gpu: dict[str, Any], cards: int, end: str = EXPECTED) -> Need:
         """(throughput, hours per run, hours needed for every output) at one end of the throughput range."""
@@ -269,8 +322,10 @@ class _Quoter:
             v = self.values
             speed, per_run, expected = self.needed(gpu, cards, EXPECTED)
             bookings: dict[str, Callable[[], float]] = {
-                LOW: lambda: self.needed(gpu, cards, LOW)[2], EXPECTED: lambda: expected,
-                MARGIN: lambda: expected * (1 + v["booking_margin"])}
+                LOW: lambda: self.needed(gpu, cards, LOW)[2],
+                EXPECTED: lambda: expected,
+                MARGIN: lambda: expected * (1 + v["booking_margin"]),
+            }
             booked = bookings[v["booking"]]()
             self.needs[key] = speed, per_run, max(booked, expected)  # a low end is never faster than expected
         if key not in self.needs:
@@ -281,8 +336,9 @@ class _Quoter:
             self.needs[key] = speed, per_run, self.values["runs"] * per_run["total"]
         return self.needs[key]
 
-    def chosen_plan(self, gpu: dict[str, Any], cards: int,
-                    end: str = BOOKED) -> tuple[dict[str, Any], dict[str, Any], float, dict[str, Any]]:
+    def chosen_plan(
+        self, gpu: dict[str, Any], cards: int, end: str = BOOKED
+    ) -> tuple[dict[str, Any], dict[str, Any], float, dict[str, Any]]:
         """(throughput, hours per run, hours needed, the plan the reader asked for: cheapest or pinned)."""
         key = (gpu["id"], cards, end)
         if key not in self.chosen:
@@ -299,8 +355,11 @@ class _Quoter:
         key = (gpu["id"], cards, *self.term_ids)
         if key not in self.bounds:  # kept with the term prices: the same while the options are
             terms = [self.term_prices(gpu, cards)[tid] for tid in self.term_ids]
-            self.bounds[key] = (min(price / hours for _, hours, price in terms), max(hours for _, hours, _ in terms),
-                                min(price for _, _, price in terms))
+            self.bounds[key] = (
+                min(price / hours for _, hours, price in terms),
+                max(hours for _, hours, _ in terms),
+                min(price for _, _, price in terms),
+            )
         per_hour, longest, cheapest = self.bounds[key]
         needed = self.needed(gpu, cards, BOOKED)[2]
         hourly = self.hourly(gpu, cards) if len(self.term_ids) == len(self.terms) else None
@@ -337,18 +396,34 @@ class _Quoter:
             terms = hourly_terms(on_demand, cards, self.shortest, self.options)  # `hourly`'s, with a price
             topup_low = topup_price(math.ceil(short - 1e-9), terms) if short > 1e-9 else 0.0
         mem = self.budget.memory_per_gpu(cards)
-        return {"gpu": gpu["id"], "name": gpu["name"], "cards": cards, **speed, "run_hours": per_run,
-                "needed_hours": needed, "booked_hours": booked, "low_end_hours": low,
-                "spare_at_low_hours": -short, "topup_at_low_usd": topup_low,
-                "plan": chosen["terms"], "plan_hours": chosen["hours"],
-                "unused_hours": chosen["hours"] - needed, "total_usd": chosen["total_usd"],
-                "gpu_usd": chosen["gpu_usd"], "options_usd": chosen["options_usd"],
-                "outputs_fit": max(fit, v["runs"]), "successful_outputs": v["runs"],
-                "usd_per_output": chosen["total_usd"] / v["runs"],
-                "best_plan": best["terms"], "best_usd_per_output": best["total_usd"] / v["runs"],
-                "usd_per_million_tokens": chosen["total_usd"] / (v["runs"] * self.tokens_per_run / 1e6),
-                "hourly_usd": hourly, "hourly_usd_per_output": None if hourly is None else hourly / v["runs"],
-                "memory_per_gpu_bytes": mem, "fits_memory": self.fits(gpu, cards)}
+        return {
+            "gpu": gpu["id"],
+            "name": gpu["name"],
+            "cards": cards,
+            **speed,
+            "run_hours": per_run,
+            "needed_hours": needed,
+            "booked_hours": booked,
+            "low_end_hours": low,
+            "spare_at_low_hours": -short,
+            "topup_at_low_usd": topup_low,
+            "plan": chosen["terms"],
+            "plan_hours": chosen["hours"],
+            "unused_hours": chosen["hours"] - needed,
+            "total_usd": chosen["total_usd"],
+            "gpu_usd": chosen["gpu_usd"],
+            "options_usd": chosen["options_usd"],
+            "outputs_fit": max(fit, v["runs"]),
+            "successful_outputs": v["runs"],
+            "usd_per_output": chosen["total_usd"] / v["runs"],
+            "best_plan": best["terms"],
+            "best_usd_per_output": best["total_usd"] / v["runs"],
+            "usd_per_million_tokens": chosen["total_usd"] / (v["runs"] * self.tokens_per_run / 1e6),
+            "hourly_usd": hourly,
+            "hourly_usd_per_output": None if hourly is None else hourly / v["runs"],
+            "memory_per_gpu_bytes": mem,
+            "fits_memory": self.fits(gpu, cards),
+        }
 
 
 def card_counts(gpu_id: str, any_count: bool = False) -> tuple[int, ...]:
@@ -395,24 +470,38 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
     # whether the pick survives the model's error, and pricing every card count again would take most of
     # the answer's time. The pick holds when, at its own low end, it costs no more than any other card at
     # that card's high end.
-    at = {end: {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], end), q["cards"])
-                for q in by_gpu} for end in (LOW, HIGH)}
+    at = {
+        end: {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], end), q["cards"]) for q in by_gpu}
+        for end in (LOW, HIGH)
+    }
     sensitivity = {end: sorted(keys, key=keys.__getitem__) for end, keys in at.items()}
     rivals = sorted((g for g in ranking[1:] if at[HIGH][g][0] < at[LOW][ranking[0]][0]), key=at[HIGH].__getitem__)
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
     nearest = None if chosen["fits_memory"] else _nearest_fit(values, quoter, own, by_gpu)
     edited = [gid for gid in gpus if any(values[PRICE_FIELDS[gid, tid]] > 0 for tid in [*quoter.terms, HOURLY])]
-    return {**chosen, "params": quoter.budget.state(1).run.params, "tokens_per_run": quoter.tokens_per_run,
-            "nearest_fit": nearest, "prices_edited": edited,
-            "pinned": values["term"] != BEST, "illustrative_prices": bool(_PRICING.get("illustrative")),
-            "prices_as_of": prices.get("as_of"), "currency": _PRICING.get("currency", "USD"),
-            "ranking": ranking, "ranking_low": sensitivity[LOW], "ranking_high": sensitivity[HIGH],
-            "ranking_holds": not rivals, "ranking_rival": rivals[0] if rivals else None,
-            "best_by_gpu": by_gpu, "options_table": rows}
+    return {
+        **chosen,
+        "params": quoter.budget.state(1).run.params,
+        "tokens_per_run": quoter.tokens_per_run,
+        "nearest_fit": nearest,
+        "prices_edited": edited,
+        "pinned": values["term"] != BEST,
+        "illustrative_prices": bool(_PRICING.get("illustrative")),
+        "prices_as_of": prices.get("as_of"),
+        "currency": _PRICING.get("currency", "USD"),
+        "ranking": ranking,
+        "ranking_low": sensitivity[LOW],
+        "ranking_high": sensitivity[HIGH],
+        "ranking_holds": not rivals,
+        "ranking_rival": rivals[0] if rivals else None,
+        "best_by_gpu": by_gpu,
+        "options_table": rows,
+    }
 
 
-def _nearest_fit(values: dict[str, Any], quoter: _Quoter, own: dict[str, Any],
-                 by_gpu: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _nearest_fit(
+    values: dict[str, Any], quoter: _Quoter, own: dict[str, Any], by_gpu: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     """The configuration nearest the reader's that fits in memory, priced, with what changed ("change"):
     the same cards with a smaller micro-batch, else more cards of the same GPU, else the cheapest GPU that
     fits; None when nothing does."""
@@ -428,4 +517,3 @@ def _nearest_fit(values: dict[str, Any], quoter: _Quoter, own: dict[str, Any],
     if by_gpu:
         return {**by_gpu[0], "change": "gpu", "micro_batch": values["micro_batch"]}
     return None
-

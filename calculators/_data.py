@@ -19,9 +19,16 @@ from ._i18n import N_
 
 # Labels of the shipped terms and options, marked here so Babel extracts them;
 # labels a site owner adds later are shown as written.
-_CATALOG_MSGIDS = (N_("1 day"), N_("1 week"), N_("1 month"), N_("3 months"),
-                   N_("Persistent checkpoint storage"), N_("Extra local NVMe scratch"),
-                   N_("Data egress"), N_("Priority support"))
+_CATALOG_MSGIDS = (
+    N_("1 day"),
+    N_("1 week"),
+    N_("1 month"),
+    N_("3 months"),
+    N_("Persistent checkpoint storage"),
+    N_("Extra local NVMe scratch"),
+    N_("Data egress"),
+    N_("Priority support"),
+)
 
 
 def _load(name: str) -> dict[str, Any]:

@@ -57,12 +57,20 @@ class Input:
     def describe(self) -> dict[str, Any]:
         """JSON-able description used by the form renderer and the docs."""
         return {
-            "name": self.name, "kind": self.kind, "default": default_of(self), "label": self.label,
-            "help": self.help, "unit": self.unit, "min": self.min, "max": self.max,
-            "step": self.step, "group": self.group, "group_params": dict(self.group_params), "advanced": self.advanced,
+            "name": self.name,
+            "kind": self.kind,
+            "default": default_of(self),
+            "label": self.label,
+            "help": self.help,
+            "unit": self.unit,
+            "min": self.min,
+            "max": self.max,
+            "step": self.step,
+            "group": self.group,
+            "group_params": dict(self.group_params),
+            "advanced": self.advanced,
             "optional": self.optional,
-            "only_when": ({"field": self.only_when[0], "values": list(self.only_when[1])}
-                          if self.only_when else None),
+            "only_when": ({"field": self.only_when[0], "values": list(self.only_when[1])} if self.only_when else None),
             "choices": [{"value": c.value, "label": c.label} for c in self.choices],
         }
 
@@ -169,8 +177,13 @@ def _multichoice(inp: Input, raw: object) -> Coerced:
     return [v for v in allowed if v in picked], None  # declared order, no duplicates
 
 
-_COERCE: dict[str, Callable[[Input, object], Coerced]] = {"int": _number, "float": _number, "bool": _bool,
-                                                         "choice": _choice, "multichoice": _multichoice}
+_COERCE: dict[str, Callable[[Input, object], Coerced]] = {
+    "int": _number,
+    "float": _number,
+    "bool": _bool,
+    "choice": _choice,
+    "multichoice": _multichoice,
+}
 
 
 def coerce(inp: Input, raw: object) -> Coerced:

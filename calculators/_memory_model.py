@@ -71,11 +71,11 @@ from .architecture import Architecture, Tensor
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 DTYPES = tuple(BYTES)
-CUDA_MASK_BYTES = 1     # a CUDA dropout mask is a bool tensor (a CPU one has the input's dtype)
-NF4_BLOCK = 64          # QLoRA (Dettmers et al. 2023): one absmax per 64 weights
-DQ_BLOCK = 256          # double quantization: absmaxes quantized to 8 bits, blocks of 256
-ADAM8_BLOCK = 2048      # bitsandbytes 8-bit optimizers: block-wise quantization, 2048 values
-ADAM8_MIN_SIZE = 4096   # bitsandbytes keeps fp32 state for tensors smaller than this
+CUDA_MASK_BYTES = 1  # a CUDA dropout mask is a bool tensor (a CPU one has the input's dtype)
+NF4_BLOCK = 64  # QLoRA (Dettmers et al. 2023): one absmax per 64 weights
+DQ_BLOCK = 256  # double quantization: absmaxes quantized to 8 bits, blocks of 256
+ADAM8_BLOCK = 2048  # bitsandbytes 8-bit optimizers: block-wise quantization, 2048 values
+ADAM8_MIN_SIZE = 4096  # bitsandbytes keeps fp32 state for tensors smaller than this
 SHARDS = {  # component -> parallelism modes that divide it over N ranks (ZeRO stages)
     "weights": {"fsdp"},
     "gradients": {"zero2", "fsdp"},
@@ -89,28 +89,29 @@ COMPONENTS = ("weights", "gradients", "optimizer", "activations", "logits", "tem
 @dataclass(frozen=True)
 class Run:
     """Everything the memory model needs, already validated."""
+
     arch: Architecture
-    params: int              # total parameters (>= the architecture's own count)
-    method: str              # full | lora | qlora
+    params: int  # total parameters (>= the architecture's own count)
+    method: str  # full | lora | qlora
     lora_rank: int
     lora_targets: tuple[str, ...]
-    lora_dropout: bool       # peft's lora_dropout > 0: a dropout output and mask per adapted linear
-    adapter_dtype: str       # fp32 | weights
-    quant: str               # nf4 | int8 (QLoRA base weights)
+    lora_dropout: bool  # peft's lora_dropout > 0: a dropout output and mask per adapted linear
+    adapter_dtype: str  # fp32 | weights
+    quant: str  # nf4 | int8 (QLoRA base weights)
     double_quant: bool
-    weights_dtype: str       # fp32 | bf16 | fp16: the parameters as loaded
-    autocast: str            # off | bf16 | fp16: torch.autocast around the forward pass
+    weights_dtype: str  # fp32 | bf16 | fp16: the parameters as loaded
+    autocast: str  # off | bf16 | fp16: torch.autocast around the forward pass
     master_weights: bool
-    optimizer: str           # adamw | adamw_8bit | sgd_momentum | adafactor
-    optimizer_impl: str      # foreach | fused | single_tensor (PyTorch AdamW code path)
+    optimizer: str  # adamw | adamw_8bit | sgd_momentum | adafactor
+    optimizer_impl: str  # foreach | fused | single_tensor (PyTorch AdamW code path)
     grad_accumulation: bool  # gradients stay allocated across micro-batches
     seq_len: int
     micro_batch: int
     checkpointing: bool
-    attention: str           # fused | eager
-    loss: str                # standard | fused
-    offload: str             # none | optimizer | optimizer_params (host RAM)
-    parallelism: str         # single | ddp | zero1 | zero2 | fsdp
+    attention: str  # fused | eager
+    loss: str  # standard | fused
+    offload: str  # none | optimizer | optimizer_params (host RAM)
+    parallelism: str  # single | ddp | zero1 | zero2 | fsdp
     framework_bytes: float
     fragmentation: float
     extra_temp_bytes: float
@@ -230,8 +231,11 @@ def optimizer_bytes(run: Run) -> dict[str, float]:
     elif run.optimizer == "sgd_momentum":
         states = s * n
     elif run.optimizer == "adamw_8bit":
-        states = sum(t.count * (2 * t.numel + 2 * 4 * math.ceil(t.numel / ADAM8_BLOCK)
-                                if t.numel >= ADAM8_MIN_SIZE else 8 * t.numel) for t in trainable)
+        states = sum(
+            t.count
+            * (2 * t.numel + 2 * 4 * math.ceil(t.numel / ADAM8_BLOCK) if t.numel >= ADAM8_MIN_SIZE else 8 * t.numel)
+            for t in trainable
+        )
     else:  # adafactor: a row and a column factor per matrix (per expert, for the experts' 3-D tensors)
         states = sum(t.count * t.group * 4 * ((t.rows + t.cols) if t.cols > 1 else t.rows) for t in trainable)
     return {"master_weights": master, "optimizer_states": states}
@@ -260,8 +264,9 @@ def _norm(run: Run, acc: _Saved, rows: int, width: int, x_dtype: str | None = No
     acc.add(4 * rows * width + 4 * rows + out * rows * width * (run.method == "full") + 4 * width * gemma)
 
 
-def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple[int, int], x: tuple[Hashable, str],
-            x_grad: bool = True) -> None:
+def _linear(
+    run: Run, acc: _Saved, name: str, sb: int, shape: tuple[int, int], x: tuple[Hashable, str], x_grad: bool = True
+) -> None:
     """What one linear layer (and its LoRA adapter) saves. ``x`` = (key, dtype) of its input.
 
     The matmul saves its input when the weight learns and its weight when the input needs a
@@ -273,8 +278,10 @@ def _linear(run: Run, acc: _Saved, name: str, sb: int, shape: tuple[int, int], x
     (i, o), (x_key, x_dtype) = shape, x
     learns = run.method == "full"
     if learns:
-        acc.add(BYTES[run.autocast] * sb * i if run.casts(x_dtype) else BYTES[x_dtype] * sb * i,
-                (name, "x") if run.casts(x_dtype) else x_key)
+        acc.add(
+            BYTES[run.autocast] * sb * i if run.casts(x_dtype) else BYTES[x_dtype] * sb * i,
+            (name, "x") if run.casts(x_dtype) else x_key,
+        )
     if x_grad and run.method != "qlora" and run.casts(run.weights_dtype):
         acc.add(BYTES[run.autocast] * i * o)
     if run.method == "full" or not run.arch.adapted(name, run.lora_targets):
@@ -337,8 +344,9 @@ def _moe(run: Run, acc: _Saved, sb: int) -> None:
     acc.add(3 * 8 * pairs)
     adapted = experts_adapted(run)
     full = run.method == "full"
-    acc.add(p * pairs * h * (full or adapted.get("gate_up", False))
-            + p * pairs * I * (full or adapted.get("down", False)))
+    acc.add(
+        p * pairs * h * (full or adapted.get("gate_up", False)) + p * pairs * I * (full or adapted.get("down", False))
+    )
     acc.add(3 * p * pairs * I + p * pairs * h + weight_bytes * pairs)
     for name, (i, o) in a.expert_shapes().items():
         if adapted.get(name):
@@ -501,8 +509,15 @@ def activation_bytes(run: Run) -> dict[str, float]:
         linears = sum(i * o for i, o in a.linear_shapes().values())
         cached = BYTES[run.autocast] * (linears + a.experts * a.hidden) * a.layers
     final = head_bytes(run)
-    return {"per_layer": per_layer, "checkpoints": checkpoints, "blocks": blocks, "final": final,
-            "cached_weights": cached, "backward_transient": backward_transient_bytes(run), "total": blocks + final}
+    return {
+        "per_layer": per_layer,
+        "checkpoints": checkpoints,
+        "blocks": blocks,
+        "final": final,
+        "cached_weights": cached,
+        "backward_transient": backward_transient_bytes(run),
+        "total": blocks + final,
+    }
 
 
 def logits_bytes(run: Run) -> float:
@@ -591,9 +606,13 @@ def temporary_bytes(run: Run) -> dict[str, float]:
     if run.parallelism == "fsdp":
         block = a.block_params()
         if run.method == "qlora":  # gathered as stored: quantized linears, the rest (experts, norms) at p bytes
-            block_bytes = sum(quantized_bytes(t.numel, t.rows, run.quant, run.double_quant)
-                              if t.role.startswith("linear:") else t.numel * p
-                              for t in a.block_tensors() for _ in range(t.count))
+            block_bytes = sum(
+                quantized_bytes(t.numel, t.rows, run.quant, run.double_quant)
+                if t.role.startswith("linear:")
+                else t.numel * p
+                for t in a.block_tensors()
+                for _ in range(t.count)
+            )
         else:
             block_bytes = block * p
         trainable_block = block if run.method == "full" else a.lora_params(run.lora_rank, run.lora_targets) / a.layers
@@ -608,6 +627,7 @@ def temporary_bytes(run: Run) -> dict[str, float]:
 @dataclass(frozen=True)
 class Unsharded:
     """Components before dividing over ranks; ``per_gpu(n)`` applies the ZeRO stage."""
+
     run: Run
     weights: float
     gradients: float
@@ -628,7 +648,9 @@ class Unsharded:
         # In fp32 the first norm saves the block input itself, already counted as a checkpoint.
         own_input = run.p * run.seq_len * run.micro_batch * run.arch.hidden if run.p == 4 else 0
         block = acts["per_layer"] - own_input
-        backward = acts["checkpoints"] + max(head, block + max(acts["backward_transient"], recompute_transient_bytes(run)))
+        backward = acts["checkpoints"] + max(
+            head, block + max(acts["backward_transient"], recompute_transient_bytes(run))
+        )
         forward = acts["checkpoints"] + acts["cached_weights"] + acts["final"] + logits_forward_bytes(self.run)
         return max(backward, forward)
 
@@ -662,8 +684,7 @@ class Unsharded:
             "temporary": math.ceil(sum(t.values())) + step,
         }
         kept_grads = parts["gradients"] if run.grad_accumulation else 0
-        resident = (parts["weights"] + parts["optimizer"] + kept_grads
-                    + math.ceil(t["ddp_buckets"] + t["extra"]))
+        resident = parts["weights"] + parts["optimizer"] + kept_grads + math.ceil(t["ddp_buckets"] + t["extra"])
         # The backward pass ends with every gradient, as the optimizer step starts; a tied embedding's sum
         # happens before any reduce, on the full table (in place of the step's temporaries, freed by then).
         tail = math.ceil(tied_gradient_tail_bytes(run)) if div["gradients"] == 1 else 0
@@ -676,19 +697,51 @@ class Unsharded:
         tensors = max(phases.values())
         fragmentation = math.ceil(run.fragmentation * tensors)
         parts["framework"] = context + fragmentation
-        return {"parts": parts, "fragmentation": fragmentation, "optimizer_step": step, "peaks": peaks,
-                "total": tensors + context + fragmentation, "host_bytes": self.host_bytes(n)}
+        return {
+            "parts": parts,
+            "fragmentation": fragmentation,
+            "optimizer_step": step,
+            "peaks": peaks,
+            "total": tensors + context + fragmentation,
+            "host_bytes": self.host_bytes(n),
+        }
 
 
 # The fields of a Run (its properties' included) that each part of `unsharded` reads. A part is kept
 # across calls while they stay the same: a reader editing the sequence length or the batch keeps the
 # model states, and one GPU and DDP (the cost page prices both) share all but the temporaries.
 # tests/calculators/test_memory.py holds each list to what the code reads.
-MODEL_STATE_FIELDS = ("arch", "params", "method", "lora_rank", "lora_targets", "adapter_dtype", "quant",
-                      "double_quant", "weights_dtype", "master_weights", "optimizer", "optimizer_impl")
-PASS_FIELDS = ("arch", "method", "lora_rank", "lora_targets", "lora_dropout", "adapter_dtype", "weights_dtype",
-               "autocast", "seq_len", "micro_batch", "checkpointing", "attention", "loss", "cpu_masks",
-               "router_aux_loss")
+MODEL_STATE_FIELDS = (
+    "arch",
+    "params",
+    "method",
+    "lora_rank",
+    "lora_targets",
+    "adapter_dtype",
+    "quant",
+    "double_quant",
+    "weights_dtype",
+    "master_weights",
+    "optimizer",
+    "optimizer_impl",
+)
+PASS_FIELDS = (
+    "arch",
+    "method",
+    "lora_rank",
+    "lora_targets",
+    "lora_dropout",
+    "adapter_dtype",
+    "weights_dtype",
+    "autocast",
+    "seq_len",
+    "micro_batch",
+    "checkpointing",
+    "attention",
+    "loss",
+    "cpu_masks",
+    "router_aux_loss",
+)
 _MODEL_STATES: dict[tuple[Any, ...], tuple[float, float, dict[str, float], float]] = {}
 _PASSES: dict[tuple[Any, ...], tuple[dict[str, float], float]] = {}
 
@@ -700,8 +753,11 @@ def forget() -> None:
 
 
 def unsharded(run: Run) -> Unsharded:
-    weights, gradients, optimizer, step = kept(_MODEL_STATES, key_of(run, MODEL_STATE_FIELDS), lambda: (
-        weight_bytes(run), gradient_bytes(run), optimizer_bytes(run), optimizer_step_bytes(run)))
+    weights, gradients, optimizer, step = kept(
+        _MODEL_STATES,
+        key_of(run, MODEL_STATE_FIELDS),
+        lambda: (weight_bytes(run), gradient_bytes(run), optimizer_bytes(run), optimizer_step_bytes(run)),
+    )
     activations, logits = kept(_PASSES, key_of(run, PASS_FIELDS), lambda: (activation_bytes(run), logits_bytes(run)))
     # Copies of the kept dicts: an Unsharded is the caller's to read, not a view of the store.
     return Unsharded(run, weights, gradients, dict(optimizer), dict(activations), logits, temporary_bytes(run), step)

@@ -31,8 +31,10 @@ def option_problems(options: list[dict[str, Any]]) -> list[str]:
         if per not in PRICINGS:
             problems.append(f"option {option.get('id')!r}: 'per' must be one of {', '.join(PRICINGS)} (got {per!r})")
         elif per != "term" and quantity not in QUANTITIES:
-            problems.append(f"option {option.get('id')!r}: 'quantity' must be one of {', '.join(QUANTITIES)} "
-                            f"(got {quantity!r}); a new quantity needs its own input in calculators/_cost_inputs.py")
+            problems.append(
+                f"option {option.get('id')!r}: 'quantity' must be one of {', '.join(QUANTITIES)} "
+                f"(got {quantity!r}); a new quantity needs its own input in calculators/_cost_inputs.py"
+            )
     return problems
 
 
@@ -44,12 +46,20 @@ def shape_problems(pricing: dict[str, Any], gpu_ids: Iterable[str]) -> list[str]
         shape = shapes.get(gid)
         per_node = shape.get("per_node") if isinstance(shape, dict) else None
         nodes = shape.get("max_nodes") if isinstance(shape, dict) else None
-        if not (isinstance(per_node, list) and per_node and all(type(n) is int and 1 <= n <= 64 for n in per_node)
-                and per_node == sorted(set(per_node))):
-            problems.append(f"shapes[{gid!r}]: 'per_node' must be card counts from 1 to 64 in increasing order, "
-                            f"such as [1, 2, 4, 8] (got {per_node!r})")
+        if not (
+            isinstance(per_node, list)
+            and per_node
+            and all(type(n) is int and 1 <= n <= 64 for n in per_node)
+            and per_node == sorted(set(per_node))
+        ):
+            problems.append(
+                f"shapes[{gid!r}]: 'per_node' must be card counts from 1 to 64 in increasing order, "
+                f"such as [1, 2, 4, 8] (got {per_node!r})"
+            )
         if not (type(nodes) is int and 1 <= nodes <= 128):
-            problems.append(f"shapes[{gid!r}]: 'max_nodes' must be a whole number of nodes from 1 to 128 (got {nodes!r})")
+            problems.append(
+                f"shapes[{gid!r}]: 'max_nodes' must be a whole number of nodes from 1 to 128 (got {nodes!r})"
+            )
     return problems
 
 

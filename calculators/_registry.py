@@ -18,6 +18,7 @@ from .display import UNITS
 
 class Calculator(Protocol):
     """What `register` requires of a calculator (a module, usually); the optional hooks are looked up."""
+
     @property
     def NAME(self) -> str: ...
     @property
@@ -44,8 +45,10 @@ def register(calculator: Calculator) -> None:
             raise TypeError(f"a calculator needs {attr}")
     unknown = [f"{inp.name} ({inp.unit!r})" for inp in calculator.INPUTS if inp.unit and inp.unit not in UNITS]
     if unknown:
-        raise ValueError(f"{calculator.NAME}: unknown unit on {', '.join(unknown)}; "
-                         f"units are the keys of calculators.display.UNITS: {', '.join(UNITS)}")
+        raise ValueError(
+            f"{calculator.NAME}: unknown unit on {', '.join(unknown)}; "
+            f"units are the keys of calculators.display.UNITS: {', '.join(UNITS)}"
+        )
     panel = getattr(calculator, "IMPORT_PANEL", IMPORT_PANELS[0])
     if panel not in IMPORT_PANELS:
         raise ValueError(f"{calculator.NAME}: IMPORT_PANEL must be one of {', '.join(IMPORT_PANELS)} (got {panel!r})")
@@ -61,8 +64,7 @@ def get(name: str) -> Calculator:
 
 
 def _unknown(name: object) -> dict[str, Any]:
-    return {"ok": False, "calculator": name,
-            "errors": [error("calculator", "unknown_calculator", choices=names())]}
+    return {"ok": False, "calculator": name, "errors": [error("calculator", "unknown_calculator", choices=names())]}
 
 
 def describe(name: str) -> dict[str, Any]:
@@ -70,8 +72,12 @@ def describe(name: str) -> dict[str, Any]:
     calc = _CALCULATORS.get(name) if isinstance(name, str) else None
     if calc is None:
         return _unknown(name)
-    return {"name": calc.NAME, "title": calc.TITLE, "import_panel": getattr(calc, "IMPORT_PANEL", IMPORT_PANELS[0]),
-            "inputs": [inp.describe() for inp in calc.INPUTS]}
+    return {
+        "name": calc.NAME,
+        "title": calc.TITLE,
+        "import_panel": getattr(calc, "IMPORT_PANEL", IMPORT_PANELS[0]),
+        "inputs": [inp.describe() for inp in calc.INPUTS],
+    }
 
 
 def compute(name: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -102,18 +108,24 @@ def compute(name: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
 def register_figure(name: str, unit: str) -> Callable[[Figure], Figure]:
     """Decorator: a named figure the guide's prose quotes (``<!-- figure: NAME -->``), computed
     by a calculator, so a sentence cannot drift from the model. ``unit`` is a display unit."""
+
     def add(function: Figure) -> Figure:
         if unit not in UNITS:
             raise ValueError(f"figure {name}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
         _FIGURES[name] = (function, unit)
         return function
+
     return add
 
 
 def _defaults() -> dict[str, Input]:
     """Every input's default is a figure too: ``CALCULATOR.default.INPUT``."""
-    return {f"{name}.default.{i.name}": i for name, calc in _CALCULATORS.items() for i in calc.INPUTS
-            if i.kind in ("int", "float")}
+    return {
+        f"{name}.default.{i.name}": i
+        for name, calc in _CALCULATORS.items()
+        for i in calc.INPUTS
+        if i.kind in ("int", "float")
+    }
 
 
 def figure_names() -> list[str]:

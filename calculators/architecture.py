@@ -25,8 +25,20 @@ from dataclasses import dataclass
 from ._i18n import N_
 
 # Public: the pilot builds models and applies LoRA by these same names and rules.
-__all__ = ["ATTENTION_LINEARS", "EXPERT_PARAMS", "FAMILIES", "FUSED", "LINEARS", "MLP_LINEARS", "MOE_FAMILIES",
-           "Architecture", "Family", "Tensor", "partly_targeted", "rank_limit"]
+__all__ = [
+    "ATTENTION_LINEARS",
+    "EXPERT_PARAMS",
+    "FAMILIES",
+    "FUSED",
+    "LINEARS",
+    "MLP_LINEARS",
+    "MOE_FAMILIES",
+    "Architecture",
+    "Family",
+    "Tensor",
+    "partly_targeted",
+    "rank_limit",
+]
 
 # A block's linear layers by short name, the LoRA target names of the calculator, the pilot and the result
 # schema (peft's module is the name + "_proj"; tests/pilot/test_config_contract ties the schema's enum).
@@ -40,16 +52,17 @@ EXPERT_PARAMS = {"gate_up": ("gate", "up"), "down": ("down",)}  # an expert tens
 @dataclass(frozen=True)
 class Family:
     """How a model family's decoder block differs from Llama's, as transformers 5 builds it."""
-    label: str                  # the menu label (a msgid; the names are proper nouns)
-    norms: int = 2              # RMSNorms per block (Gemma: before and after attention and MLP)
-    gemma_norm: bool = False    # the norm scales in fp32 by (1 + w), so it saves an fp32 normalised copy
-    qk_norm: str = ""           # "head": q and k normalised per head; "full": over the whole projection (OLMoE)
-    softcap: bool = False       # tanh soft-capping of the attention scores and the final logits (Gemma 2)
-    moe: bool = False           # routed experts in place of the dense MLP
+
+    label: str  # the menu label (a msgid; the names are proper nouns)
+    norms: int = 2  # RMSNorms per block (Gemma: before and after attention and MLP)
+    gemma_norm: bool = False  # the norm scales in fp32 by (1 + w), so it saves an fp32 normalised copy
+    qk_norm: str = ""  # "head": q and k normalised per head; "full": over the whole projection (OLMoE)
+    softcap: bool = False  # tanh soft-capping of the attention scores and the final logits (Gemma 2)
+    moe: bool = False  # routed experts in place of the dense MLP
     shared_expert: bool = False  # Qwen2-MoE: a dense shared expert with a sigmoid gate beside the routed ones
-    renorm_topk: bool = False   # the top-k routing weights renormalised to sum to 1 (Mixtral; Qwen3-MoE's configs)
+    renorm_topk: bool = False  # the top-k routing weights renormalised to sum to 1 (Mixtral; Qwen3-MoE's configs)
     fp32_routing: bool = False  # Mixtral keeps the routing weights in fp32; the others cast them back
-    sdpa: bool = True           # transformers runs it with SDPA (Gemma 2's soft-capping needs eager or FlashAttention)
+    sdpa: bool = True  # transformers runs it with SDPA (Gemma 2's soft-capping needs eager or FlashAttention)
 
 
 # Family id -> its block; the ids are the calculator's `family` choices. "llama" also covers Mistral,
@@ -90,6 +103,7 @@ def rank_limit(shapes: dict[str, tuple[int, int]]) -> tuple[int, str] | None:
 class Tensor:
     """``count`` identical parameters, each ``group`` stacked (rows, cols) matrices; cols == 1 for vectors.
     ``group`` > 1 is a block's experts, which transformers keeps in one 3-D parameter."""
+
     role: str  # "linear:<name>", "experts:<name>", "router", "embedding", "lm_head", "norm", "bias", "other", "lora"
     rows: int
     cols: int
@@ -112,14 +126,14 @@ class Architecture:
     hidden: int
     heads: int
     kv_heads: int
-    intermediate: int     # the MLP's width; for mixture-of-experts, each routed expert's
+    intermediate: int  # the MLP's width; for mixture-of-experts, each routed expert's
     vocab: int
     tied: bool = False
     qkv_bias: bool = False
     head_dim: int = 0  # 0 = hidden // heads
     fused: bool = False  # qkv and gate_up projections (Phi-3)
     family: str = "llama"
-    experts: int = 0            # routed experts per block (mixture-of-experts families; 0 otherwise)
+    experts: int = 0  # routed experts per block (mixture-of-experts families; 0 otherwise)
     experts_per_token: int = 0  # top-k
     shared_intermediate: int = 0  # the shared expert's width (Qwen2-MoE)
 
@@ -162,8 +176,7 @@ class Architecture:
     def adapted_shapes(self, targets: Collection[str]) -> dict[str, tuple[int, int]]:
         """(in, out) of each layer or expert matrix a LoRA adapter sits on, by module name (see ``rank_limit``)."""
         shapes = {n: s for n, s in self.linear_shapes().items() if self.adapted(n, targets)}
-        return shapes | {n: s for n, s in self.expert_shapes().items()
-                         if all(t in targets for t in EXPERT_PARAMS[n])}
+        return shapes | {n: s for n, s in self.expert_shapes().items() if all(t in targets for t in EXPERT_PARAMS[n])}
 
     def qk_norm_widths(self) -> tuple[int, int]:
         """Elements of the q and k norm weights (0, 0 without)."""
@@ -222,8 +235,10 @@ class Architecture:
                 out += [Tensor("lora", rank, i, self.layers), Tensor("lora", o, rank, self.layers)]
         for name, (i, o) in self.expert_shapes().items():
             if all(t in targets for t in EXPERT_PARAMS[name]):
-                out += [Tensor("lora", rank * self.experts, i, self.layers),
-                        Tensor("lora", o, rank * self.experts, self.layers)]
+                out += [
+                    Tensor("lora", rank * self.experts, i, self.layers),
+                    Tensor("lora", o, rank * self.experts, self.layers),
+                ]
         return out
 
     def lora_params(self, rank: int, targets: Collection[str]) -> int:

@@ -23,13 +23,25 @@ class Unit:
 
 # The unit codes, in the order of the formatter's cases.
 UNITS: dict[str, Unit] = {
-    "number": Unit(), "count": Unit(), "text": Unit(), "raw": Unit(), "bool": Unit(), "plan": Unit(),
+    "number": Unit(),
+    "count": Unit(),
+    "text": Unit(),
+    "raw": Unit(),
+    "bool": Unit(),
+    "plan": Unit(),
     "bytes": Unit(suffix=" GB"),  # shown as decimal gigabytes
-    "gb": Unit("GB", " GB"), "tb": Unit("TB", " TB"), "percent": Unit(N_("share, {min}–{max}")),  # the input's own range
-    "usd": Unit("US$"), "usd_per_hour": Unit("US$/h"),
-    "hours": Unit(N_("hours"), " h"), "seconds": Unit(N_("seconds")), "days": Unit(suffix=" d"),
-    "tokens": Unit(N_("tokens"), " tokens"), "tokens_per_s": Unit(N_("tokens/s"), " tokens/s"),
-    "tflops": Unit(suffix=" TFLOPS"), "gb_per_s": Unit(suffix=" GB/s"),
+    "gb": Unit("GB", " GB"),
+    "tb": Unit("TB", " TB"),
+    "percent": Unit(N_("share, {min}–{max}")),  # the input's own range
+    "usd": Unit("US$"),
+    "usd_per_hour": Unit("US$/h"),
+    "hours": Unit(N_("hours"), " h"),
+    "seconds": Unit(N_("seconds")),
+    "days": Unit(suffix=" d"),
+    "tokens": Unit(N_("tokens"), " tokens"),
+    "tokens_per_s": Unit(N_("tokens/s"), " tokens/s"),
+    "tflops": Unit(suffix=" TFLOPS"),
+    "gb_per_s": Unit(suffix=" GB/s"),
 }
 
 
@@ -46,21 +58,32 @@ def metrics(title: Msg, items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def bars(title: Msg, unit: str, items: list[tuple[Msg, float]]) -> dict[str, Any]:
-    return {"kind": "bars", "title": title, "unit": unit,
-            "items": [{"label": label, "value": value} for label, value in items]}
+    return {
+        "kind": "bars",
+        "title": title,
+        "unit": unit,
+        "items": [{"label": label, "value": value} for label, value in items],
+    }
 
 
 def table(title: Msg, columns: list[tuple[Msg, str]], rows: list[list[Any]]) -> dict[str, Any]:
-    return {"kind": "table", "title": title,
-            "columns": [{"label": label, "unit": unit} for label, unit in columns], "rows": rows}
+    return {
+        "kind": "table",
+        "title": title,
+        "columns": [{"label": label, "unit": unit} for label, unit in columns],
+        "rows": rows,
+    }
 
 
 def record_table(title: Msg, columns: list[Column], records: list[dict[str, Any]]) -> dict[str, Any]:
     """A table whose columns are (label, unit, how to read the cell from a record): the column order is
     declared once, in `columns`, and rows cannot drift from their headers. Order the deciding columns
     (cost per output, cards, fits) right after the name: on a phone the rest scrolls out of view."""
-    return table(title, [(label, unit) for label, unit, _ in columns],
-                 [[cell(record) for _, _, cell in columns] for record in records])
+    return table(
+        title,
+        [(label, unit) for label, unit, _ in columns],
+        [[cell(record) for _, _, cell in columns] for record in records],
+    )
 
 
 def verdict(msg: Msg, params: dict[str, Any], status: str, short: dict[str, Any] | None = None) -> dict[str, Any]:

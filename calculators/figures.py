@@ -17,10 +17,22 @@ from ._registry import compute, register_figure
 GB = 1e9
 # The memory page's comparison: Llama 3.1 8B loaded in bf16 under bf16 autocast, 2,048 tokens,
 # micro-batch 4, recomputation, fused attention, fp32 adapters, foreach AdamW, one GPU.
-_LLAMA8B = {"model": "llama-3.1-8b", "seq_len": 2048, "micro_batch": 4, "weights_dtype": "bf16", "autocast": "bf16",
-            "adapter_dtype": "fp32",
-            "gradient_checkpointing": True, "attention": "fused", "optimizer": "adamw", "optimizer_impl": "foreach",
-            "parallelism": "single", "gpus": 1, "quant": "nf4", "double_quant": True}
+_LLAMA8B = {
+    "model": "llama-3.1-8b",
+    "seq_len": 2048,
+    "micro_batch": 4,
+    "weights_dtype": "bf16",
+    "autocast": "bf16",
+    "adapter_dtype": "fp32",
+    "gradient_checkpointing": True,
+    "attention": "fused",
+    "optimizer": "adamw",
+    "optimizer_impl": "foreach",
+    "parallelism": "single",
+    "gpus": 1,
+    "quant": "nf4",
+    "double_quant": True,
+}
 
 
 def _result(name: str, **inputs: object) -> dict[str, Any]:
@@ -60,10 +72,19 @@ def _scaling_premium(billing: str, **inputs: object) -> float:
 
 
 # Training time alone, billed by the hour: exactly 1 / 0.85 - 1.
-_TRAINING_ONLY = {"load_hours": 0, "validation_hours": 0, "checkpoint_hours": 0, "export_hours": 0,
-                  "failures_per_100h": 0, "checkpoint_write_s": 0, "options": [], "tokens": 1e10}
+_TRAINING_ONLY = {
+    "load_hours": 0,
+    "validation_hours": 0,
+    "checkpoint_hours": 0,
+    "export_hours": 0,
+    "failures_per_100h": 0,
+    "checkpoint_write_s": 0,
+    "options": [],
+    "tokens": 1e10,
+}
 register_figure("cost.scaling_premium_training", "percent")(
-    lambda: _scaling_premium("hourly_usd_per_output", **_TRAINING_ONLY))
+    lambda: _scaling_premium("hourly_usd_per_output", **_TRAINING_ONLY)
+)
 # The calculator's defaults: hourly billing, then the cheapest reservation plan.
 register_figure("cost.scaling_premium_hourly", "percent")(lambda: _scaling_premium("hourly_usd_per_output"))
 register_figure("cost.scaling_premium_plan", "percent")(lambda: _scaling_premium("usd_per_output"))
@@ -94,19 +115,26 @@ def _ratio(key: str, faster: str, slower: str) -> float:
 def _measured_ratio(faster: str, slower: str) -> float:
     """Measured tokens/s of one card over another's, geometric mean over the calibration workloads measured on
     both (the llm-foundry pairs for the H100 and A100), to one decimal."""
-    ratios = [o["measured"][faster] / o["measured"][slower] for o in _accuracy()["orders"]
-              if faster in o["measured"] and slower in o["measured"]]
+    ratios = [
+        o["measured"][faster] / o["measured"][slower]
+        for o in _accuracy()["orders"]
+        if faster in o["measured"] and slower in o["measured"]
+    ]
     return round(math.exp(math.fsum(math.log(r) for r in ratios) / len(ratios)), 1)
 
 
 # What the H100 brings over the A100: the catalog's peak, bandwidth and link, and the measured speed-up.
 register_figure("cost.h100_a100_peak_ratio", "number")(
-    lambda: _ratio("bf16_dense_tflops", "h100-sxm-80gb", "a100-sxm-80gb"))
+    lambda: _ratio("bf16_dense_tflops", "h100-sxm-80gb", "a100-sxm-80gb")
+)
 register_figure("cost.h100_a100_bandwidth_ratio", "number")(
-    lambda: _ratio("bandwidth_gb_s", "h100-sxm-80gb", "a100-sxm-80gb"))
+    lambda: _ratio("bandwidth_gb_s", "h100-sxm-80gb", "a100-sxm-80gb")
+)
 register_figure("cost.h100_a100_link_ratio", "number")(
-    lambda: round(_data.gpu("h100-sxm-80gb")["interconnect"]["gb_s"] / _data.gpu("a100-sxm-80gb")["interconnect"]["gb_s"],
-                  1))
+    lambda: round(
+        _data.gpu("h100-sxm-80gb")["interconnect"]["gb_s"] / _data.gpu("a100-sxm-80gb")["interconnect"]["gb_s"], 1
+    )
+)
 register_figure("cost.h100_a100_measured_ratio", "number")(lambda: _measured_ratio("h100-sxm-80gb", "a100-sxm-80gb"))
 
 # The default run on the default card: hours, the cheapest plan, its cost per output.
@@ -120,8 +148,10 @@ register_figure("cost.default_one_week", "usd")(lambda: _cost(term="1w")["usd_pe
 register_figure("cost.cheapest_gpu", "raw")(lambda: _cost()["best_by_gpu"][0]["name"])
 register_figure("cost.cheapest_per_output", "usd")(lambda: _cost()["best_by_gpu"][0]["usd_per_output"])
 register_figure("cost.a100_per_output", "usd")(
-    lambda: next(q for q in _cost()["best_by_gpu"] if q["gpu"] == "a100-sxm-80gb")["usd_per_output"])
+    lambda: next(q for q in _cost()["best_by_gpu"] if q["gpu"] == "a100-sxm-80gb")["usd_per_output"]
+)
 
 # Catalog ratios the prose explains.
 register_figure("cost.h200_bandwidth_gain", "percent")(
-    lambda: _data.gpu("h200-141gb")["bandwidth_gb_s"] / _data.gpu("h100-sxm-80gb")["bandwidth_gb_s"] - 1)
+    lambda: _data.gpu("h200-141gb")["bandwidth_gb_s"] / _data.gpu("h100-sxm-80gb")["bandwidth_gb_s"] - 1
+)

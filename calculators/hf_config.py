@@ -26,13 +26,14 @@ class ModelType:
     key for q/k/v biases (or a constant), fused projections, where a mixture of experts keeps its dimensions
     (their keys; the expert width is a key of its own in the Qwen MoEs), and transformers' defaults for
     the optional keys whose default is not the Llama one."""
+
     name: str
     family: str
     bias: str | bool = False
     fused: bool = False
-    experts: str = ""                 # the key of the routed experts' count
-    expert_width: str = ""            # the key of each expert's width
-    shared_width: str = ""            # the key of the shared expert's width
+    experts: str = ""  # the key of the routed experts' count
+    expert_width: str = ""  # the key of each expert's width
+    shared_width: str = ""  # the key of the shared expert's width
     defaults: dict[str, Any] = field(default_factory=dict)
     # key -> the only value the memory model describes (a layout it does not cover otherwise)
     fixed: dict[str, Any] = field(default_factory=dict)
@@ -47,32 +48,71 @@ MODEL_TYPES = {
     "qwen2": ModelType("Qwen2", "llama", True),
     "phi3": ModelType("Phi-3", "llama", fused=True),
     "qwen3": ModelType("Qwen3", "qwen3", "attention_bias", defaults={"head_dim": 128}),
-    "gemma2": ModelType("Gemma 2", "gemma2", "attention_bias", defaults={"head_dim": 256, "tie_word_embeddings": True},
-                        fixed={"final_logit_softcapping": CAPPED, "attn_logit_softcapping": CAPPED}),
-    "gemma3_text": ModelType("Gemma 3", "gemma3", "attention_bias",
-                             defaults={"head_dim": 256, "tie_word_embeddings": True},
-                             fixed={"final_logit_softcapping": None, "attn_logit_softcapping": None}),
-    "mixtral": ModelType("Mixtral", "mixtral", experts="num_local_experts", expert_width="intermediate_size",
-                         defaults={"num_local_experts": 8, "num_experts_per_tok": 2}),
-    "qwen2_moe": ModelType("Qwen2-MoE", "qwen2_moe", "qkv_bias", experts="num_experts",
-                           expert_width="moe_intermediate_size", shared_width="shared_expert_intermediate_size",
-                           defaults={"qkv_bias": True, "num_experts": 60, "num_experts_per_tok": 4,
-                                     "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632},
-                           fixed=_MOE_FIXED),
-    "qwen3_moe": ModelType("Qwen3-MoE", "qwen3_moe", "attention_bias", experts="num_experts",
-                           expert_width="moe_intermediate_size",
-                           defaults={"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768},
-                           fixed=_MOE_FIXED),
-    "olmoe": ModelType("OLMoE", "olmoe", "attention_bias", experts="num_experts", expert_width="intermediate_size",
-                       defaults={"num_experts": 64, "num_experts_per_tok": 8}),
+    "gemma2": ModelType(
+        "Gemma 2",
+        "gemma2",
+        "attention_bias",
+        defaults={"head_dim": 256, "tie_word_embeddings": True},
+        fixed={"final_logit_softcapping": CAPPED, "attn_logit_softcapping": CAPPED},
+    ),
+    "gemma3_text": ModelType(
+        "Gemma 3",
+        "gemma3",
+        "attention_bias",
+        defaults={"head_dim": 256, "tie_word_embeddings": True},
+        fixed={"final_logit_softcapping": None, "attn_logit_softcapping": None},
+    ),
+    "mixtral": ModelType(
+        "Mixtral",
+        "mixtral",
+        experts="num_local_experts",
+        expert_width="intermediate_size",
+        defaults={"num_local_experts": 8, "num_experts_per_tok": 2},
+    ),
+    "qwen2_moe": ModelType(
+        "Qwen2-MoE",
+        "qwen2_moe",
+        "qkv_bias",
+        experts="num_experts",
+        expert_width="moe_intermediate_size",
+        shared_width="shared_expert_intermediate_size",
+        defaults={
+            "qkv_bias": True,
+            "num_experts": 60,
+            "num_experts_per_tok": 4,
+            "moe_intermediate_size": 1408,
+            "shared_expert_intermediate_size": 5632,
+        },
+        fixed=_MOE_FIXED,
+    ),
+    "qwen3_moe": ModelType(
+        "Qwen3-MoE",
+        "qwen3_moe",
+        "attention_bias",
+        experts="num_experts",
+        expert_width="moe_intermediate_size",
+        defaults={"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768},
+        fixed=_MOE_FIXED,
+    ),
+    "olmoe": ModelType(
+        "OLMoE",
+        "olmoe",
+        "attention_bias",
+        experts="num_experts",
+        expert_width="intermediate_size",
+        defaults={"num_experts": 64, "num_experts_per_tok": 8},
+    ),
 }
 # What an unsupported model_type's message lists: each supported one by its name and its model_type.
 SUPPORTED = tuple(f"{t.name} ({key})" for key, t in MODEL_TYPES.items())
 MAX_BYTES = 1 << 20  # a config.json is a few kB; anything past this is not one
-MAX_DEPTH = 32       # one nests 3 or 4 levels; deeper is refused before json (and the browser's small stack) sees it
+MAX_DEPTH = 32  # one nests 3 or 4 levels; deeper is refused before json (and the browser's small stack) sees it
 _DIMENSIONS = {  # calculator input -> config.json key: required, a whole number of 1 or more
-    "layers": "num_hidden_layers", "hidden": "hidden_size", "heads": "num_attention_heads",
-    "intermediate": "intermediate_size", "vocab": "vocab_size",
+    "layers": "num_hidden_layers",
+    "hidden": "hidden_size",
+    "heads": "num_attention_heads",
+    "intermediate": "intermediate_size",
+    "vocab": "vocab_size",
 }
 DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 
@@ -178,8 +218,7 @@ def inputs_from_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[dic
     says otherwise, and a mixture of experts takes the type's expert counts and widths."""
     model_type = config.get("model_type")
     if not isinstance(model_type, str) or model_type not in MODEL_TYPES:
-        return {}, [error("model_config", "unsupported_model_type", got=str(model_type)[:60],
-                          choices=list(SUPPORTED))]
+        return {}, [error("model_config", "unsupported_model_type", got=str(model_type)[:60], choices=list(SUPPORTED))]
     spec = MODEL_TYPES[model_type]
     fixed = _fixed(config, spec)
     # transformers reads the experts' count under either name (attribute_map) and writes its own back
@@ -187,18 +226,23 @@ def inputs_from_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[dic
     config = {**spec.defaults, **{k: v for k, v in config.items() if v is not None}}
     out: dict[str, Any] = {"model": "custom", "params": 0, "family": spec.family}
     for name, key in _DIMENSIONS.items():
-        out[name], err = _count(config, spec.expert_width if name == "intermediate" and spec.expert_width else key,
-                                None)
+        out[name], err = _count(
+            config, spec.expert_width if name == "intermediate" and spec.expert_width else key, None
+        )
         if err:
             return {}, [err]
-    taken = {"kv_heads": _count(config, "num_key_value_heads", out["heads"]),
-             "head_dim": _count(config, "head_dim", 0),
-             "tied_embeddings": _flag(config, "tie_word_embeddings"),
-             "qkv_bias": _flag(config, spec.bias) if isinstance(spec.bias, str) else (spec.bias, None)}
+    taken = {
+        "kv_heads": _count(config, "num_key_value_heads", out["heads"]),
+        "head_dim": _count(config, "head_dim", 0),
+        "tied_embeddings": _flag(config, "tie_word_embeddings"),
+        "qkv_bias": _flag(config, spec.bias) if isinstance(spec.bias, str) else (spec.bias, None),
+    }
     if spec.experts:
-        taken |= {"experts": _count(config, experts_key, None),
-                  "experts_per_token": _count(config, "num_experts_per_tok", None),
-                  "router_aux_loss": _flag(config, "output_router_logits")}
+        taken |= {
+            "experts": _count(config, experts_key, None),
+            "experts_per_token": _count(config, "num_experts_per_tok", None),
+            "router_aux_loss": _flag(config, "output_router_logits"),
+        }
     if spec.shared_width:
         taken["shared_expert_intermediate"] = _count(config, spec.shared_width, None)
     errors = [err for _, err in taken.values() if err] + ([fixed] if fixed else [])
@@ -215,16 +259,24 @@ def config_keys(model_type: str, inputs: dict[str, Any]) -> dict[str, Any]:
     calculator's fields, as a preset names them): what ``inputs_from_config`` reads, written back, so
     the pilot builds a preset as transformers would read its file."""
     spec = MODEL_TYPES[model_type]
-    out = {"num_hidden_layers": inputs["layers"], "hidden_size": inputs["hidden"],
-           "num_attention_heads": inputs["heads"], "num_key_value_heads": inputs["kv_heads"],
-           "head_dim": inputs["head_dim"] or inputs["hidden"] // inputs["heads"], "vocab_size": inputs["vocab"],
-           "tie_word_embeddings": bool(inputs["tied_embeddings"]),
-           spec.expert_width or "intermediate_size": inputs["intermediate"]}
+    out = {
+        "num_hidden_layers": inputs["layers"],
+        "hidden_size": inputs["hidden"],
+        "num_attention_heads": inputs["heads"],
+        "num_key_value_heads": inputs["kv_heads"],
+        "head_dim": inputs["head_dim"] or inputs["hidden"] // inputs["heads"],
+        "vocab_size": inputs["vocab"],
+        "tie_word_embeddings": bool(inputs["tied_embeddings"]),
+        spec.expert_width or "intermediate_size": inputs["intermediate"],
+    }
     if isinstance(spec.bias, str):
         out[spec.bias] = bool(inputs.get("qkv_bias", False))
     if spec.experts:
-        out |= {spec.experts: inputs["experts"], "num_experts_per_tok": inputs["experts_per_token"],
-                "output_router_logits": bool(inputs.get("router_aux_loss", False))}
+        out |= {
+            spec.experts: inputs["experts"],
+            "num_experts_per_tok": inputs["experts_per_token"],
+            "output_router_logits": bool(inputs.get("router_aux_loss", False)),
+        }
     if spec.shared_width:
         out[spec.shared_width] = inputs["shared_expert_intermediate"]
     return out

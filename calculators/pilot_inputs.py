@@ -50,39 +50,57 @@ def weights_dtype(model: dict[str, Any], train: dict[str, Any]) -> str:
     return "bf16" if (train["method"] == "lora" and train["precision"] == "bf16") else "fp32"
 
 
-def memory_inputs(config: dict[str, Any], device_type: str, strategy: str = "none", world: int = 1,
-                  micro_batch: int | None = None) -> dict[str, Any]:
+def memory_inputs(
+    config: dict[str, Any], device_type: str, strategy: str = "none", world: int = 1, micro_batch: int | None = None
+) -> dict[str, Any]:
     """Inputs for ``calculators.compute("memory", ...)`` from a pilot ``config`` dict."""
     m, t = config["model"], config["train"]
     impl = t.get("optimizer_impl", "default")
     inputs = {
-        "model": "custom", "params": 0, "layers": m["layers"], "hidden": m["hidden"], "heads": m["heads"],
-        "kv_heads": m["kv_heads"], "head_dim": m.get("head_dim") or m["hidden"] // m["heads"],
-        "intermediate": m["intermediate"], "vocab": m["vocab"], "tied_embeddings": m["tie_embeddings"],
-        "qkv_bias": bool(m.get("qkv_bias", False)), "fused_projections": bool(m.get("fused_projections", False)),
+        "model": "custom",
+        "params": 0,
+        "layers": m["layers"],
+        "hidden": m["hidden"],
+        "heads": m["heads"],
+        "kv_heads": m["kv_heads"],
+        "head_dim": m.get("head_dim") or m["hidden"] // m["heads"],
+        "intermediate": m["intermediate"],
+        "vocab": m["vocab"],
+        "tied_embeddings": m["tie_embeddings"],
+        "qkv_bias": bool(m.get("qkv_bias", False)),
+        "fused_projections": bool(m.get("fused_projections", False)),
         # the family and a mixture of experts' shape (a dense model's: the inputs' defaults, which it ignores);
         # files written before families were recorded are Llama-style
-        "family": m.get("family", "llama"), "router_aux_loss": bool(m.get("router_aux_loss", False)),
+        "family": m.get("family", "llama"),
+        "router_aux_loss": bool(m.get("router_aux_loss", False)),
         **{name: m.get(name) or _MEMORY_DEFAULTS[name] for name in EXPERT_FIELDS},
-        "method": t["method"], "weights_dtype": weights_dtype(m, t),
+        "method": t["method"],
+        "weights_dtype": weights_dtype(m, t),
         "autocast": "bf16" if t["precision"] == "bf16" else "off",
         # The pilot keeps no separate master copy: its trainable weights are the optimizer's.
-        "master_weights": False, "adapter_dtype": t.get("adapter_dtype", "fp32"),
+        "master_weights": False,
+        "adapter_dtype": t.get("adapter_dtype", "fp32"),
         "optimizer": OPTIMIZERS.get(t["optimizer"], t["optimizer"]),
         "optimizer_impl": default_adamw_impl(device_type) if impl == "default" else impl,
-        "grad_accumulation": t["grad_accum"] > 1, "seq_len": t["seq_len"],
-        "micro_batch": micro_batch or t["micro_batch"], "gradient_checkpointing": t["grad_checkpointing"],
-        "attention": ATTENTION.get(m.get("attention", "sdpa"), "fused"), "loss": t.get("loss", "standard"),
-        "parallelism": PARALLELISM.get(strategy, "single"), "gpus": world,
+        "grad_accumulation": t["grad_accum"] > 1,
+        "seq_len": t["seq_len"],
+        "micro_batch": micro_batch or t["micro_batch"],
+        "gradient_checkpointing": t["grad_checkpointing"],
+        "attention": ATTENTION.get(m.get("attention", "sdpa"), "fused"),
+        "loss": t.get("loss", "standard"),
+        "parallelism": PARALLELISM.get(strategy, "single"),
+        "gpus": world,
     }
     if t["method"] != "full":
-        inputs.update(lora_rank=t["lora_rank"], lora_targets=list(t["lora_targets"]),
-                      lora_dropout=t.get("lora_dropout", 0.0))
+        inputs.update(
+            lora_rank=t["lora_rank"], lora_targets=list(t["lora_targets"]), lora_dropout=t.get("lora_dropout", 0.0)
+        )
     return inputs
 
 
-def tensor_peak(config: dict[str, Any], device_type: str, strategy: str = "none", world: int = 1,
-                micro_batch: int | None = None) -> dict[str, Any]:
+def tensor_peak(
+    config: dict[str, Any], device_type: str, strategy: str = "none", world: int = 1, micro_batch: int | None = None
+) -> dict[str, Any]:
     """The estimate a pilot run is compared with: the memory model's peak of live tensors (no
     context or fragmentation allowance), with dropout masks stored as the device stores them.
 
@@ -99,8 +117,12 @@ def tensor_peak(config: dict[str, Any], device_type: str, strategy: str = "none"
         return {"ok": False, "inputs": inputs, "errors": answer["errors"]}
     run = dataclasses.replace(memory.build_run(answer["inputs"]), cpu_masks=device_type != "cuda")
     here = unsharded(run).per_gpu(world)
-    return {"ok": True, "inputs": answer["inputs"], "estimated_bytes": int(here["total"]),
-            "components": {k: int(v) for k, v in here["parts"].items() if k != "framework"}}
+    return {
+        "ok": True,
+        "inputs": answer["inputs"],
+        "estimated_bytes": int(here["total"]),
+        "components": {k: int(v) for k, v in here["parts"].items() if k != "framework"},
+    }
 
 
 def untrusted(data: dict[str, Any], run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -109,8 +131,16 @@ def untrusted(data: dict[str, Any], run: dict[str, Any]) -> list[dict[str, Any]]
     speed-up gives. Empty when they can be used."""
     found = [f for f in data.get("flags") or [] if not f["trustworthy"] and f["subject"] in (run["strategy"], "none")]
     if run["efficiency"] > 1.0 and not any(f["code"] == "efficiency_above_one" for f in found):
-        found.append({"code": "efficiency_above_one", "subject": run["strategy"], "value": run["efficiency"],
-                      "limit": 1.0, "trustworthy": False, "message": "scaling efficiency above 100 %"})
+        found.append(
+            {
+                "code": "efficiency_above_one",
+                "subject": run["strategy"],
+                "value": run["efficiency"],
+                "limit": 1.0,
+                "trustworthy": False,
+                "message": "scaling efficiency above 100 %",
+            }
+        )
     return found
 
 
@@ -160,8 +190,11 @@ def _memory_per_gpu(data: dict[str, Any], run: dict[str, Any] | None) -> float |
     if not memory:
         return None
     # What the card must hold: the whole device's peak when known, else the allocator's.
-    peak: float = next(v for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"],
-                                   memory["peak_tensor_bytes"]) if v is not None)
+    peak: float = next(
+        v
+        for v in (memory["device_used_peak_bytes"], memory["reserved_bytes"], memory["peak_tensor_bytes"])
+        if v is not None
+    )
     return round(peak / GB, 4)
 
 
@@ -187,15 +220,21 @@ Extract = Callable[[dict[str, Any], dict[str, Any] | None], object]
 
 def _throughput_on(gpu_id: str) -> Extract:
     """The throughput a result measured, for the cost calculator's field of its own card only."""
+
     def extract(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
         return _throughput(data, run) if _gpu(data, run) == gpu_id else None
+
     return extract
 
 
 # Input name -> what a result measured for it (None: not measured).
 MEASURED: dict[str, Extract] = {
-    "throughput_per_gpu": _throughput, "scaling_efficiency": _efficiency, "memory_per_gpu_gb": _memory_per_gpu,
-    "checkpoint_write_s": _checkpoint_write, "restore_s": _restore, "gpu": _gpu,
+    "throughput_per_gpu": _throughput,
+    "scaling_efficiency": _efficiency,
+    "memory_per_gpu_gb": _memory_per_gpu,
+    "checkpoint_write_s": _checkpoint_write,
+    "restore_s": _restore,
+    "gpu": _gpu,
     # A measured throughput stays with its card when the reader then chooses another GPU.
     **{measured_field(gpu["id"]): _throughput_on(gpu["id"]) for gpu in catalog()["gpus"]},
 }
@@ -221,9 +260,26 @@ def result_inputs(data: dict[str, Any]) -> dict[str, Any]:
 def _mapped() -> frozenset[str]:
     """Every input name ``memory_inputs`` can fill: the mapping run on a LoRA configuration (the
     method that fills the most)."""
-    model = {"layers": 1, "hidden": 2, "heads": 1, "kv_heads": 1, "intermediate": 1, "vocab": 1, "tie_embeddings": False}
-    train = {"method": "lora", "precision": "fp32", "optimizer": "adamw", "grad_accum": 1, "seq_len": 2,
-             "micro_batch": 1, "grad_checkpointing": False, "lora_rank": 1, "lora_targets": ["q"]}
+    model = {
+        "layers": 1,
+        "hidden": 2,
+        "heads": 1,
+        "kv_heads": 1,
+        "intermediate": 1,
+        "vocab": 1,
+        "tie_embeddings": False,
+    }
+    train = {
+        "method": "lora",
+        "precision": "fp32",
+        "optimizer": "adamw",
+        "grad_accum": 1,
+        "seq_len": 2,
+        "micro_batch": 1,
+        "grad_checkpointing": False,
+        "lora_rank": 1,
+        "lora_targets": ["q"],
+    }
     return frozenset(memory_inputs({"model": model, "train": train}, "cuda"))
 
 

@@ -51,6 +51,7 @@ def data() -> dict[str, Any]:
 @dataclass(frozen=True)
 class Row:
     """One measurement, ready to estimate: its step's work, card and card count."""
+
     id: str
     gpu: dict[str, Any]
     cards: int
@@ -70,14 +71,22 @@ def model_inputs(row: dict[str, Any]) -> dict[str, Any]:
     """The memory calculator's inputs for a measurement's workload (what its source states, and its `assumed`)."""
     source = data()
     arch = source.get("architectures", {}).get(row["model_id"])
-    model = ({"model": "custom", **{k: v for k, v in arch.items() if k != "source"}} if arch
-             else {"model": row["model_id"]})
-    stated = {"seq_len": row["seq_len"], "micro_batch": row["micro_batch"],
-              "gradient_checkpointing": row["gradient_checkpointing"]}
-    inputs = {**model, "method": _METHODS[row["method"]], **{k: v for k, v in stated.items() if v is not None},
-              **{k: v for k, (v, _why) in row.get("assumed", {}).items()},
-              "parallelism": "single" if row["gpus"] == 1 else "fsdp",
-              "gpus": min(row["gpus"], memory.MAX_SEARCH_CARDS)}
+    model = (
+        {"model": "custom", **{k: v for k, v in arch.items() if k != "source"}} if arch else {"model": row["model_id"]}
+    )
+    stated = {
+        "seq_len": row["seq_len"],
+        "micro_batch": row["micro_batch"],
+        "gradient_checkpointing": row["gradient_checkpointing"],
+    }
+    inputs = {
+        **model,
+        "method": _METHODS[row["method"]],
+        **{k: v for k, v in stated.items() if v is not None},
+        **{k: v for k, (v, _why) in row.get("assumed", {}).items()},
+        "parallelism": "single" if row["gpus"] == 1 else "fsdp",
+        "gpus": min(row["gpus"], memory.MAX_SEARCH_CARDS),
+    }
     return inputs
 
 
@@ -85,13 +94,22 @@ def _row(row: dict[str, Any], gpus: dict[str, Any]) -> Row:
     values, errors = normalize(memory.INPUTS, model_inputs(row))
     errors += memory.check(values) if not errors else []
     if errors or row["gpu"] not in gpus:
-        raise ValueError(f"calculators/data/throughput_measurements.json: row {row['id']!r} cannot be modelled: "
-                         f"{errors or 'unknown gpu ' + repr(row['gpu'])}")
+        raise ValueError(
+            f"calculators/data/throughput_measurements.json: row {row['id']!r} cannot be modelled: "
+            f"{errors or 'unknown gpu ' + repr(row['gpu'])}"
+        )
     state = unsharded(memory.build_run(memory.prepare(values)))
     global_batch = row.get("global_batch")
     work = step_work(state, row["gpus"], global_batch * values["seq_len"] if global_batch else None)
-    return Row(row["id"], gpus[row["gpu"]], row["gpus"], row["precision"] == "fp8", row["tokens_per_s_per_gpu"],
-               row["use"], work)
+    return Row(
+        row["id"],
+        gpus[row["gpu"]],
+        row["gpus"],
+        row["precision"] == "fp8",
+        row["tokens_per_s_per_gpu"],
+        row["use"],
+        work,
+    )
 
 
 @lru_cache(maxsize=None)
@@ -137,8 +155,13 @@ def fit_dequant(pairs: list[tuple[Row, Row]]) -> float:
     if not pairs:
         return 1.0
     shares = [_twin_share(twin) for _, twin in pairs]
-    return _search(lambda k: _squared_error((q.estimate(u, k) / twin.estimate(u), q.measured / twin.measured)
-                                                for (q, twin), u in zip(pairs, shares)), 0.01, 1.0)
+    return _search(
+        lambda k: _squared_error(
+            (q.estimate(u, k) / twin.estimate(u), q.measured / twin.measured) for (q, twin), u in zip(pairs, shares)
+        ),
+        0.01,
+        1.0,
+    )
 
 
 def _pairs(all_rows: Iterable[Row]) -> list[tuple[Row, Row]]:
@@ -153,8 +176,8 @@ def _mean(values: Iterable[float]) -> float:
 
 @dataclass(frozen=True)
 class Calibration:
-    shares: dict[str, float]          # GPU id -> fitted share of its dense matmul peak (calibrated cards only)
-    dequant_share: float    # QLoRA's dequantisation rate, as a share of the achieved bandwidth
+    shares: dict[str, float]  # GPU id -> fitted share of its dense matmul peak (calibrated cards only)
+    dequant_share: float  # QLoRA's dequantisation rate, as a share of the achieved bandwidth
     band: tuple[float, float]  # (low, high): measured / estimate, leave-one-out, over the calibration rows
     uncalibrated_band: tuple[float, float]  # the same for a card fitted on no row of its own (leave one card out)
 
@@ -185,8 +208,11 @@ def _leave_one_out(calibrating: list[Row]) -> dict[str, float | None]:
 
 def _leave_one_card_out(calibrating: list[Row], shares: dict[str, float]) -> dict[str, float]:
     """Row id -> its estimate at the mean of the other cards' shares."""
-    return {r.id: r.estimate(_mean(s for g, s in shares.items() if g != r.gpu["id"]))
-            for r in calibrating if len(shares) > 1}
+    return {
+        r.id: r.estimate(_mean(s for g, s in shares.items() if g != r.gpu["id"]))
+        for r in calibrating
+        if len(shares) > 1
+    }
 
 
 @lru_cache(maxsize=None)
@@ -210,12 +236,18 @@ def calibration() -> Calibration:
 
 def _workload(m: dict[str, Any]) -> tuple[object, ...]:
     """Rows that differ only by card (and submitter) measure the same workload."""
-    return (m["model_id"], m["method"], m["precision"], m["seq_len"], m["micro_batch"], m["gradient_checkpointing"],
-            m["gpus"])
+    return (
+        m["model_id"],
+        m["method"],
+        m["precision"],
+        m["seq_len"],
+        m["micro_batch"],
+        m["gradient_checkpointing"],
+        m["gpus"],
+    )
 
 
-def _orders(measurements: list[dict[str, Any]],
-            estimate_of: Callable[[dict[str, Any]], float]) -> list[dict[str, Any]]:
+def _orders(measurements: list[dict[str, Any]], estimate_of: Callable[[dict[str, Any]], float]) -> list[dict[str, Any]]:
     """For each workload measured on several cards: the cards fastest first, as measured and as estimated."""
     groups: dict[tuple[object, ...], dict[str, list[dict[str, Any]]]] = {}
     for m in measurements:
@@ -229,10 +261,20 @@ def _orders(measurements: list[dict[str, Any]],
         by_measured = sorted(measured, key=measured.__getitem__, reverse=True)
         by_estimate = sorted(estimated, key=estimated.__getitem__, reverse=True)
         first = cards[by_measured[0]][0]
-        out.append({"model": first["model"], "method": first["method"], "precision": first["precision"],
-                    "seq_len": first["seq_len"], "gpus": first["gpus"], "measured_order": by_measured,
-                    "estimated_order": by_estimate, "same_order": by_measured == by_estimate,
-                    "measured": measured, "estimated": estimated})
+        out.append(
+            {
+                "model": first["model"],
+                "method": first["method"],
+                "precision": first["precision"],
+                "seq_len": first["seq_len"],
+                "gpus": first["gpus"],
+                "measured_order": by_measured,
+                "estimated_order": by_estimate,
+                "same_order": by_measured == by_estimate,
+                "measured": measured,
+                "estimated": estimated,
+            }
+        )
     return out
 
 
@@ -255,18 +297,34 @@ def accuracy() -> dict[str, Any]:
             fitted = r.estimate(cal.share(r.gpu["id"]))
             left_out = loo.get(r.id) if r.use == "calibration" else fitted
         shape = model_inputs(m)
-        out_rows.append({
-            "id": m["id"], "gpu": m["gpu"], "gpu_name": r.gpu["name"], "gpus": m["gpus"], "model": m["model"],
-            "method": m["method"], "precision": m["precision"], "seq_len": shape.get("seq_len"),
-            "micro_batch": shape.get("micro_batch"), "checkpointing": shape.get("gradient_checkpointing"),
-            "framework": m["framework"], "label": m["label"], "source_title": m["source_title"], "url": m["url"],
-            "date": m["date"],
-            "use": m["use"], "excluded": m.get("excluded"), "assumed": sorted(m.get("assumed", {})),
-            "lora_twin": m.get("lora_twin"), "measured": m["tokens_per_s_per_gpu"], "estimate": fitted,
-            "error": fitted / m["tokens_per_s_per_gpu"] - 1,
-            "loo_estimate": left_out,
-            "loo_error": None if left_out is None else left_out / m["tokens_per_s_per_gpu"] - 1,
-        })
+        out_rows.append(
+            {
+                "id": m["id"],
+                "gpu": m["gpu"],
+                "gpu_name": r.gpu["name"],
+                "gpus": m["gpus"],
+                "model": m["model"],
+                "method": m["method"],
+                "precision": m["precision"],
+                "seq_len": shape.get("seq_len"),
+                "micro_batch": shape.get("micro_batch"),
+                "checkpointing": shape.get("gradient_checkpointing"),
+                "framework": m["framework"],
+                "label": m["label"],
+                "source_title": m["source_title"],
+                "url": m["url"],
+                "date": m["date"],
+                "use": m["use"],
+                "excluded": m.get("excluded"),
+                "assumed": sorted(m.get("assumed", {})),
+                "lora_twin": m.get("lora_twin"),
+                "measured": m["tokens_per_s_per_gpu"],
+                "estimate": fitted,
+                "error": fitted / m["tokens_per_s_per_gpu"] - 1,
+                "loo_estimate": left_out,
+                "loo_error": None if left_out is None else left_out / m["tokens_per_s_per_gpu"] - 1,
+            }
+        )
     calibrating = [m for m in data()["measurements"] if m["use"] == "calibration"]
     estimates = {row["id"]: row["estimate"] for row in out_rows}
     loo_estimates = {row["id"]: row["loo_estimate"] for row in out_rows}
@@ -276,18 +334,26 @@ def accuracy() -> dict[str, Any]:
     worst = max(abs(row["error"]) for row in used)
     worst_loo = max(abs(row["loo_error"]) for row in used if row["loo_error"] is not None)
     return {
-        "target": TARGET, "bandwidth_share": BANDWIDTH_SHARE,
-        "shares": {g: cal.shares[g] for g in sorted(cal.shares)}, "dequant_share": cal.dequant_share,
-        "band": list(cal.band), "uncalibrated_band": list(cal.uncalibrated_band),
+        "target": TARGET,
+        "bandwidth_share": BANDWIDTH_SHARE,
+        "shares": {g: cal.shares[g] for g in sorted(cal.shares)},
+        "dequant_share": cal.dequant_share,
+        "band": list(cal.band),
+        "uncalibrated_band": list(cal.uncalibrated_band),
         "leave_one_card_out": {rid: est for rid, est in locard.items()},
-        "rows": out_rows, "orders": orders, "loo_orders": loo_orders,
+        "rows": out_rows,
+        "orders": orders,
+        "loo_orders": loo_orders,
         "relative": relative_checks(),
-        "summary": {"calibration_rows": len(used), "worst_error": worst, "worst_loo_error": worst_loo,
-                    "within_target": all(abs(row["error"]) <= TARGET for row in used),
-                    "loo_within_target": all(row["loo_error"] is not None and abs(row["loo_error"]) <= TARGET
-                                             for row in used),
-                    "orders_hold": all(o["same_order"] for o in orders),
-                    "loo_orders_hold": all(o["same_order"] for o in loo_orders)},
+        "summary": {
+            "calibration_rows": len(used),
+            "worst_error": worst,
+            "worst_loo_error": worst_loo,
+            "within_target": all(abs(row["error"]) <= TARGET for row in used),
+            "loo_within_target": all(row["loo_error"] is not None and abs(row["loo_error"]) <= TARGET for row in used),
+            "orders_hold": all(o["same_order"] for o in orders),
+            "loo_orders_hold": all(o["same_order"] for o in loo_orders),
+        },
     }
 
 
@@ -303,7 +369,17 @@ def relative_checks() -> list[dict[str, Any]]:
         for gid in rel["gpus"]:
             answer = compute("cost", {"gpu": gid, "cards": 1, "memory_per_gpu_gb": 1})
             speeds[gid] = answer["result"]["tokens_per_s_per_gpu"]
-        out.append({"id": rel["id"], "faster": faster, "slower": slower, "result": rel["result"],
-                    "ratio_low": rel["ratio_low"], "ratio_high": rel["ratio_high"], "precision": rel["precision"],
-                    "url": rel["url"], "modelled_ratio": speeds[faster] / speeds[slower]})
+        out.append(
+            {
+                "id": rel["id"],
+                "faster": faster,
+                "slower": slower,
+                "result": rel["result"],
+                "ratio_low": rel["ratio_low"],
+                "ratio_high": rel["ratio_high"],
+                "precision": rel["precision"],
+                "url": rel["url"],
+                "modelled_ratio": speeds[faster] / speeds[slower],
+            }
+        )
     return out

@@ -41,7 +41,9 @@ class _Folder(_Existing, c.Dir):
     def run_validation(self, value: object) -> str:
         path = super().run_validation(value)
         if self.needs and not os.path.isfile(os.path.join(path, self.needs)):
-            raise ValidationError(f"The folder '{path}' has no {self.needs}; expected a Python project folder such as '.'")
+            raise ValidationError(
+                f"The folder '{path}' has no {self.needs}; expected a Python project folder such as '.'"
+            )
         return path
 
 
@@ -58,8 +60,10 @@ class _Module(c.Type):
         except (ImportError, ValueError):
             found = False
         if not found:
-            raise ValidationError(f"No module named '{value}' on the build's Python path; expected an importable "
-                                  "module such as 'toycalc' (add its folder to PYTHONPATH or install it)")
+            raise ValidationError(
+                f"No module named '{value}' on the build's Python path; expected an importable "
+                "module such as 'toycalc' (add its folder to PYTHONPATH or install it)"
+            )
         return value
 
 
@@ -89,11 +93,18 @@ class GuideConfig(Config):
     calculator_modules = c.ListOfItems(_Module(), default=[])
     # Folder of pilot result files that the results page imports, relative to mkdocs.yml (empty: no runs).
     # It must exist, so that a misspelt name stops the build instead of reading as "no runs".
-    results_dir = _Folder(default="results", hint=" Correct the path, or create the folder and put the files "
-                          "that `gpu-pilot run` writes there (an empty folder means no runs).")
+    results_dir = _Folder(
+        default="results",
+        hint=" Correct the path, or create the folder and put the files "
+        "that `gpu-pilot run` writes there (an empty folder means no runs).",
+    )
     # The memory accuracy matrix that `python -m benchmarks.memory_accuracy` writes, relative to mkdocs.yml.
-    accuracy_file = _File(default="benchmarks/results/memory_accuracy.json",
-                          hint=" Run `python -m benchmarks.memory_accuracy` to write it, or correct the path.")
+    accuracy_file = _File(
+        default="benchmarks/results/memory_accuracy.json",
+        hint=" Run `python -m benchmarks.memory_accuracy` to write it, or correct the path.",
+    )
     # The same at full size, traced under fake tensors by `python -m benchmarks.memory_accuracy --traced`.
-    traced_file = _File(default="benchmarks/results/memory_traced.json",
-                        hint=" Run `python -m benchmarks.memory_accuracy --traced` to write it, or correct the path.")
+    traced_file = _File(
+        default="benchmarks/results/memory_traced.json",
+        hint=" Run `python -m benchmarks.memory_accuracy --traced` to write it, or correct the path.",
+    )

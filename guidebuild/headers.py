@@ -41,7 +41,7 @@ HEADERS = {
     "Referrer-Policy": REFERRER_POLICY,
     # Nothing on the site uses these; a script injected some day gets none of them either.
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), "
-                          "accelerometer=(), gyroscope=(), magnetometer=(), display-capture=(), browsing-topics=()",
+    "accelerometer=(), gyroscope=(), magnetometer=(), display-capture=(), browsing-topics=()",
 }
 # Only over HTTPS (a browser ignores it on http://, and `make serve` is plain http on loopback).
 HTTPS_HEADERS = {"Strict-Transport-Security": "max-age=31536000"}
@@ -56,7 +56,10 @@ def host_headers() -> dict[str, str]:
 
 def write_headers_file(site_dir: Path) -> Path:
     """`_headers` at the site root, read by Netlify and Cloudflare Pages (and not published by them)."""
-    lines = ["# Security headers of the guide (guidebuild/headers.py); Netlify and Cloudflare Pages read this file.", "/*"]
+    lines = [
+        "# Security headers of the guide (guidebuild/headers.py); Netlify and Cloudflare Pages read this file.",
+        "/*",
+    ]
     lines += [f"  {name}: {value}" for name, value in host_headers().items()]
     path = site_dir / HEADERS_FILE
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

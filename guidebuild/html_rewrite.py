@@ -23,6 +23,7 @@ _CODE_BLOCK = re.compile(r"<pre>((?:<span></span>)?<code>)")
 def wrap_tables(html: str) -> str:
     """Each bare table scrolls in its own focusable box, named by its caption where it has one.
     Material's script still wraps the table in its scroller; guide.css keeps that one from scrolling."""
+
     def wrap(match: re.Match) -> str:
         caption = _CAPTION.search(match.group(0))
         label = " ".join(unescape(_TAG.sub("", caption.group(1))).split()) if caption else None
@@ -48,7 +49,10 @@ def set_root_language(html: str, lang: str, direction: str) -> str:
 # A fallback page's content is bracketed by these while the search plugin reads it (a wrapping element would
 # make Material index the H1 as a section of its own), and wrapped in its language once the page is rendered.
 _FALLBACK_OPEN, _FALLBACK_CLOSE = "<!--guide-fallback:", "<!--/guide-fallback-->"
-_FALLBACK = re.compile(re.escape(_FALLBACK_OPEN) + r'(?P<lang>[\w-]+) (?P<dir>rtl|ltr)-->(?P<body>.*?)' + re.escape(_FALLBACK_CLOSE), re.DOTALL)
+_FALLBACK = re.compile(
+    re.escape(_FALLBACK_OPEN) + r"(?P<lang>[\w-]+) (?P<dir>rtl|ltr)-->(?P<body>.*?)" + re.escape(_FALLBACK_CLOSE),
+    re.DOTALL,
+)
 
 
 def mark_fallback(html: str, lang: str, direction: str) -> str:
@@ -64,10 +68,25 @@ def wrap_fallback(html: str) -> str:
 # A <script> whose type names none of these is a data block (Material's `__config` JSON): the browser
 # never runs it, so the policy does not govern it. Parameters are ignored, to err on the side of script.
 _SCRIPT_TYPES = {
-    "", "module", "importmap", "speculationrules", "text/javascript", "application/javascript",
-    "application/ecmascript", "application/x-ecmascript", "application/x-javascript", "text/ecmascript",
-    "text/javascript1.0", "text/javascript1.1", "text/javascript1.2", "text/javascript1.3",
-    "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript", "text/x-ecmascript",
+    "",
+    "module",
+    "importmap",
+    "speculationrules",
+    "text/javascript",
+    "application/javascript",
+    "application/ecmascript",
+    "application/x-ecmascript",
+    "application/x-javascript",
+    "text/ecmascript",
+    "text/javascript1.0",
+    "text/javascript1.1",
+    "text/javascript1.2",
+    "text/javascript1.3",
+    "text/javascript1.4",
+    "text/javascript1.5",
+    "text/jscript",
+    "text/livescript",
+    "text/x-ecmascript",
     "text/x-javascript",
 }
 _URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "poster"}
@@ -141,6 +160,8 @@ def add_security_meta(html: str) -> str:
 
     The same policy travels as a header (guidebuild/headers.py); the <meta> keeps it on hosts that
     cannot send headers."""
-    meta = (f'<meta http-equiv="Content-Security-Policy" content="{headers.META_POLICY}">'
-            f'<meta name="referrer" content="{headers.REFERRER_POLICY}">')
+    meta = (
+        f'<meta http-equiv="Content-Security-Policy" content="{headers.META_POLICY}">'
+        f'<meta name="referrer" content="{headers.REFERRER_POLICY}">'
+    )
     return _HEAD_OPEN.sub(lambda m: m.group(0) + meta, html, count=1)

@@ -31,7 +31,11 @@ UNIT_TEXT = {
 
 def number_data(locale: str) -> dict:
     loc = babel_locale(locale)
-    symbols = loc.number_symbols[loc.default_numbering_system] if "latn" not in loc.number_symbols else loc.number_symbols["latn"]
+    symbols = (
+        loc.number_symbols[loc.default_numbering_system]
+        if "latn" not in loc.number_symbols
+        else loc.number_symbols["latn"]
+    )
     decimal = parse_pattern(loc.decimal_formats[None])
     percent = parse_pattern(loc.percent_formats[None])
     currency = parse_pattern(loc.currency_formats["standard"])
@@ -60,8 +64,10 @@ def number_data(locale: str) -> dict:
 def unit_patterns(locale: str) -> dict[str, dict[str, str]]:
     """unit code -> {plural category: pattern}: Arabic writes "3 أيام" but "11 يومًا" and "100 يوم"."""
     data = babel_locale(locale)._data["unit_patterns"]
-    return {code: {tag: data[cldr]["short"][tag] for tag in PLURAL_FORMS if tag in data[cldr]["short"]}
-            for code, cldr in UNITS.items()}
+    return {
+        code: {tag: data[cldr]["short"][tag] for tag in PLURAL_FORMS if tag in data[cldr]["short"]}
+        for code, cldr in UNITS.items()
+    }
 
 
 def list_patterns(locale: str) -> dict[str, dict[str, str]]:
@@ -76,11 +82,14 @@ def date_data(locale: str) -> dict:
     loc = babel_locale(locale)
     months = loc.months["format"]
     periods = loc.day_periods["format"]["abbreviated"]
-    return {"date": loc.date_formats["medium"].pattern, "time": loc.time_formats["short"].pattern,
-            "datetime": str(loc.datetime_formats["medium"]),
-            "months": [months["abbreviated"][i] for i in range(1, 13)],
-            "months_wide": [months["wide"][i] for i in range(1, 13)],
-            "periods": [periods["am"], periods["pm"]]}
+    return {
+        "date": loc.date_formats["medium"].pattern,
+        "time": loc.time_formats["short"].pattern,
+        "datetime": str(loc.datetime_formats["medium"]),
+        "months": [months["abbreviated"][i] for i in range(1, 13)],
+        "months_wide": [months["wide"][i] for i in range(1, 13)],
+        "periods": [periods["am"], periods["pm"]],
+    }
 
 
 def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
@@ -92,8 +101,10 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
         with po_file.open("rb") as fh:
             catalog = read_po(fh)
     except UnicodeDecodeError as exc:  # a ValueError: the plugin reports it as one line
-        raise ValueError(f"{po_file}: not UTF-8 text ({exc.reason}: byte {exc.object[exc.start:exc.start + 1]!r}); "
-                         "save the catalog as UTF-8") from None
+        raise ValueError(
+            f"{po_file}: not UTF-8 text ({exc.reason}: byte {exc.object[exc.start : exc.start + 1]!r}); "
+            "save the catalog as UTF-8"
+        ) from None
     messages = {}
     for m in catalog:
         if not m.id or m.fuzzy:
@@ -109,8 +120,14 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
 @lru_cache(maxsize=None)
 def _cldr(locale: str) -> tuple[dict, dict, dict, str, dict, dict]:
     plural = {"rules": plurals.cldr_rules(locale), "forms": plurals.forms(locale)}
-    return (number_data(locale), unit_patterns(locale), list_patterns(locale), babel_locale(locale).text_direction,
-            plural, date_data(locale))
+    return (
+        number_data(locale),
+        unit_patterns(locale),
+        list_patterns(locale),
+        babel_locale(locale).text_direction,
+        plural,
+        date_data(locale),
+    )
 
 
 def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> dict:
@@ -121,8 +138,16 @@ def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> 
     if fallback and fallback != locale:
         borrowed = catalog_messages(locales_dir / fallback / "LC_MESSAGES" / "messages.po")
         messages = _reindexed(borrowed, plurals.forms(fallback), plural["forms"]) | messages
-    return {"locale": locale, "dir": direction, "numbers": numbers, "units": _translated_units(units, messages),
-            "lists": lists, "plural": plural, "dates": dates, "messages": messages}
+    return {
+        "locale": locale,
+        "dir": direction,
+        "numbers": numbers,
+        "units": _translated_units(units, messages),
+        "lists": lists,
+        "plural": plural,
+        "dates": dates,
+        "messages": messages,
+    }
 
 
 def _translated_units(units: dict, messages: dict) -> dict:
@@ -138,6 +163,7 @@ def _translated_units(units: dict, messages: dict) -> dict:
 def _reindexed(messages: dict, source_forms: list[str], target_forms: list[str]) -> dict:
     """Borrowed plural entries given one form per category of the borrowing locale: each takes the
     source's form for that category, or its "other" (Spanish one/other lent to Arabic's six)."""
+
     def forms(strings: list[str]) -> list[str]:
         by_tag = dict(zip(source_forms, strings))
         return [by_tag.get(tag, by_tag.get("other", strings[-1])) for tag in target_forms]

@@ -20,8 +20,9 @@ def partials_env(theme_env: Environment, pack: dict) -> Environment:
     "el 50 {}í", and "50 %." stopped the build. `{% trans %}` (which writes `%(name)s` and `%%`) is
     therefore not available here. Translations are escaped: a translation is data, not markup."""
     env = theme_env.overlay(autoescape=True)
-    env.extensions = {key: ext for key, ext in env.extensions.items()
-                      if not isinstance(ext, InternationalizationExtension)}
+    env.extensions = {
+        key: ext for key, ext in env.extensions.items() if not isinstance(ext, InternationalizationExtension)
+    }
     translate = Translator(pack)
     env.globals = {
         **theme_env.globals,  # an overlay shares its parent's dict; the theme's own gettext stays the theme's
@@ -30,8 +31,10 @@ def partials_env(theme_env: Environment, pack: dict) -> Environment:
         "pgettext": lambda ctx, msg, **params: escape(translate({"context": ctx, "msgid": msg}, **params)),
         # A count fills `{count}` unless the template names it otherwise, as `ngettext("{count} token", …, n)`.
         "ngettext": lambda one, many, n, **params: escape(
-            translate({"msgid": one, "plural": many}, n, **{"count": n, **params})),
+            translate({"msgid": one, "plural": many}, n, **{"count": n, **params})
+        ),
         "npgettext": lambda ctx, one, many, n, **params: escape(
-            translate({"context": ctx, "msgid": one, "plural": many}, n, **{"count": n, **params})),
+            translate({"context": ctx, "msgid": one, "plural": many}, n, **{"count": n, **params})
+        ),
     }
     return env

@@ -159,8 +159,11 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if not self.config.enabled:
             return html
         # Checked before the build adds its own markup, so a problem here is the Markdown's.
-        _refuse_inline_script(html, f"{self._source(page)}: the page's content has", "Remove it, or move the "
-                              "script into a file under overrides/assets/javascripts/ loaded by a template.")
+        _refuse_inline_script(
+            html,
+            f"{self._source(page)}: the page's content has",
+            "Remove it, or move the script into a file under overrides/assets/javascripts/ loaded by a template.",
+        )
         _refuse_policy_meta(html, f"{self._source(page)}: the page's content has")
         # Before any template prints them: the theme treats these fields as HTML, the author wrote text.
         if problems := sources_guard.front_matter_as_html(page.meta):
@@ -168,19 +171,27 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         names = markers.arguments(html, "calculator")
         if twice := sorted({name for name in names if names.count(name) > 1}):
             # Two forms of one calculator share their element ids and the browser's state for that name.
-            raise PluginError(f"{self._source(page)}: the calculator {', '.join(map(repr, twice))} is placed more "
-                              "than once on this page; place each calculator once per page")
+            raise PluginError(
+                f"{self._source(page)}: the calculator {', '.join(map(repr, twice))} is placed more "
+                "than once on this page; place each calculator once per page"
+            )
         if names:
             page.meta["guide_calculators"] = names
             # The table of contents gives its column to the calculator, so the form and the answer fit side by side.
             page.meta["hide"] = [*page.meta.get("hide", []), "toc"]
         context = markers.PageContext(
-            env=self.env, pack=self.pack, page=page.file.src_uri, runs=self.runs,
-            accuracy_file=self.root / self.config.accuracy_file, traced_file=self.root / self.config.traced_file,
+            env=self.env,
+            pack=self.pack,
+            page=page.file.src_uri,
+            runs=self.runs,
+            accuracy_file=self.root / self.config.accuracy_file,
+            traced_file=self.root / self.config.traced_file,
         )
         # Bare tables (Markdown's and the catalog's) scroll in focusable boxes; calcui's wrap themselves.
         html = html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))
-        state = translation_status.page_state(Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale)
+        state = translation_status.page_state(
+            Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale
+        )
         if state["state"] == "fallback":
             # The Spanish text served under /fr/: screen readers, hyphenation and fonts must read it as Spanish.
             html = html_rewrite.mark_fallback(html, self.default_locale, locales.text_direction(self.default_locale))
@@ -213,7 +224,10 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale, config.use_directory_urls
         )
         context["guide_translation_banner"] = self.env.get_template("partials/translation-banner.html").render(
-            guide_translation=translation, guide_default_locale=self.default_locale, page=page, base_url=context["base_url"]
+            guide_translation=translation,
+            guide_default_locale=self.default_locale,
+            page=page,
+            base_url=context["base_url"],
         )
         return context
 
@@ -223,9 +237,13 @@ class GuidePlugin(BasePlugin[GuideConfig]):
 
     def _finish_html(self, output: str, what: str) -> str:
         # The page's content passed on_page_content, so what is left came from a template or a partial.
-        _refuse_inline_script(output, f"The theme's templates put into {what}", "Move it into a file under "
-                              "overrides/assets/javascripts/ and load that with <script src>, as "
-                              "overrides/partials/javascripts/base.html does.")
+        _refuse_inline_script(
+            output,
+            f"The theme's templates put into {what}",
+            "Move it into a file under "
+            "overrides/assets/javascripts/ and load that with <script src>, as "
+            "overrides/partials/javascripts/base.html does.",
+        )
         _refuse_policy_meta(output, f"The theme's templates put into {what}")
         output = html_rewrite.wrap_fallback(output)
         output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
@@ -275,15 +293,21 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         # Last: the service worker's version covers every file above, and so do the compressed copies.
         log.info("Service worker for build %s", offline.write_service_worker(site_dir, self.all_locales))
         sizes = offline.precompress(site_dir)
-        log.info("Precompressed %.1f MB of text and WebAssembly to %.1f MB (brotli)", sizes["identity"] / 1e6, sizes["br"] / 1e6)
+        log.info(
+            "Precompressed %.1f MB of text and WebAssembly to %.1f MB (brotli)",
+            sizes["identity"] / 1e6,
+            sizes["br"] / 1e6,
+        )
 
 
 def _refuse_inline_script(html: str, where: str, fix: str) -> None:
     """The site's policy allows no inline script, so one in a page would silently not run: stop the build."""
     problems = html_rewrite.inline_script_problems(html)
     if problems:
-        raise PluginError(f"{where} inline script, which the site's Content-Security-Policy blocks "
-                          f"(script-src 'self'): {'; '.join(problems)}. {fix}")
+        raise PluginError(
+            f"{where} inline script, which the site's Content-Security-Policy blocks "
+            f"(script-src 'self'): {'; '.join(problems)}. {fix}"
+        )
 
 
 def _refuse_policy_meta(html: str, where: str) -> None:
@@ -291,8 +315,10 @@ def _refuse_policy_meta(html: str, where: str) -> None:
     sends the reader to another site; `unsafe-url` leaks each page's address): stop the build."""
     problems = html_rewrite.policy_meta_problems(html)
     if problems:
-        raise PluginError(f"{where} a <meta> that overrides the site's policies: {'; '.join(problems)}. Remove it: "
-                          "the build sets the page's policy and referrer policy itself (guidebuild/headers.py).")
+        raise PluginError(
+            f"{where} a <meta> that overrides the site's policies: {'; '.join(problems)}. Remove it: "
+            "the build sets the page's policy and referrer policy itself (guidebuild/headers.py)."
+        )
 
 
 def _digest(data: bytes) -> str:

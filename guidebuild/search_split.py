@@ -44,7 +44,7 @@ def split_search_index(site_dir: Path, locales: list[str], default: str) -> dict
             if _locale_of(doc["location"], locales, default) != locale:
                 continue
             # Locations are resolved against the locale root, where this index now lives.
-            docs.append({**doc, "location": doc["location"][len(prefix):]})
+            docs.append({**doc, "location": doc["location"][len(prefix) :]})
         # The locale's own lunr pipeline (Material ships lunr.ja with its segmenter, and lunr.ar).
         config = dict(combined["config"], lang=[lunr_language(locale)])
         target = site_dir / prefix / "search" / "search_index.json"
@@ -52,4 +52,3 @@ def split_search_index(site_dir: Path, locales: list[str], default: str) -> dict
         target.write_text(json.dumps({"config": config, "docs": docs}, ensure_ascii=False), encoding="utf-8")
         counts[locale] = len(docs)
     return counts
-

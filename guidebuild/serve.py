@@ -90,7 +90,7 @@ class Handler(SimpleHTTPRequestHandler):
         if not path.startswith(self.prefix):
             self.send_error(HTTPStatus.NOT_FOUND, "File not found")
             return None
-        parts = [part for part in path[len(self.prefix):].split("/") if part]
+        parts = [part for part in path[len(self.prefix) :].split("/") if part]
         file = os.path.join(self.directory, *parts)
         if os.path.isdir(file):
             index = os.path.join(file, "index.html")

@@ -27,8 +27,12 @@ PRINTED_FIELDS = ("title", "description", "author", "subtitle", "status")
 def one_line(text: str) -> str:
     """A name or message as one log line: control and bidi characters escaped, so a file name
     cannot start a new line of its own or reverse the text around it."""
-    return "".join(ch if ch.isprintable() and not 0x202A <= ord(ch) <= 0x202E and not 0x2066 <= ord(ch) <= 0x2069
-                   else ascii(ch)[1:-1] for ch in text)
+    return "".join(
+        ch
+        if ch.isprintable() and not 0x202A <= ord(ch) <= 0x202E and not 0x2066 <= ord(ch) <= 0x2069
+        else ascii(ch)[1:-1]
+        for ch in text
+    )
 
 
 def outside_links(folder: Path, root: Path) -> list[str]:
@@ -48,8 +52,10 @@ def outside_links(folder: Path, root: Path) -> list[str]:
             target = os.path.realpath(path)
             if os.path.commonpath([home, target]) != home:
                 link = f"{one_line(_shown(path, root))} is a symbolic link to {one_line(os.readlink(path))}"
-                lines.append(f"{link}, outside {shown}/: only files inside {shown}/ are published or read. "
-                             "Replace the link with a copy of what it points at, or remove it")
+                lines.append(
+                    f"{link}, outside {shown}/: only files inside {shown}/ are published or read. "
+                    "Replace the link with a copy of what it points at, or remove it"
+                )
     return lines
 
 

@@ -5,6 +5,7 @@ behind (a killed writer's leftover is removed by the next write to the same path
 raises `DiskFullError`, a file past the process's file-size limit (`ulimit -f`, EFBIG) raises
 `FileTooLargeError`, whatever the library that did the writing called them.
 """
+
 from __future__ import annotations
 
 import errno
@@ -37,8 +38,11 @@ class FileTooLargeError(NoRoomError):
 
     def __init__(self, path: Path, limit: int | None):
         bound = f"{limit:,} bytes" if limit is not None else "a limit"
-        super().__init__(errno.EFBIG, f"file too large: writing {path} reached this process's file-size limit of "
-                                      f"{bound} (ulimit -f); raise it (ulimit -f unlimited) or write elsewhere")
+        super().__init__(
+            errno.EFBIG,
+            f"file too large: writing {path} reached this process's file-size limit of "
+            f"{bound} (ulimit -f); raise it (ulimit -f unlimited) or write elsewhere",
+        )
         self.path = path
 
 

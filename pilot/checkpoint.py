@@ -4,6 +4,7 @@ A resume needs the model, optimizer and scheduler state dicts, every RNG (Python
 and each device), the data position and the thread count. RNG states are stored as plain lists and
 ints so `torch.load(weights_only=True)` accepts the file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,8 +18,15 @@ import torch
 from .atomic import atomic_write
 from .data import DataPosition
 
-FAULTS = ("drop_optimizer", "reset_scheduler", "lose_data_position",
-          "skip_rng:python", "skip_rng:numpy", "skip_rng:torch_cpu", "skip_rng:torch_cuda")
+FAULTS = (
+    "drop_optimizer",
+    "reset_scheduler",
+    "lose_data_position",
+    "skip_rng:python",
+    "skip_rng:numpy",
+    "skip_rng:torch_cpu",
+    "skip_rng:torch_cuda",
+)
 
 
 def rng_state() -> dict[str, Any]:
@@ -143,8 +151,15 @@ def state_differences(expected: dict[str, dict[str, str]], actual: dict[str, dic
         for problem, keys in (("missing", missing), ("unexpected", extra), ("differ", differ)):
             if keys:
                 # Clipped to the schema's limits: a key or a repr can be long.
-                item = {"check": "state", "passed": False, "component": component[:200], "problem": problem,
-                        "count": len(keys), "total": len(want), "first": keys[0][:1000]}
+                item = {
+                    "check": "state",
+                    "passed": False,
+                    "component": component[:200],
+                    "problem": problem,
+                    "count": len(keys),
+                    "total": len(want),
+                    "first": keys[0][:1000],
+                }
                 if problem == "differ":
                     item.update(expected=want[keys[0]][:1000], got=got[keys[0]][:1000])
                 found.append(item)
@@ -160,8 +175,10 @@ def compare_fingerprints(expected: dict[str, dict[str, str]], actual: dict[str, 
         elif d["problem"] == "unexpected":
             part = f"{d['count']} unexpected entries (first: {d['first']})"
         else:
-            part = (f"{d['count']} of {d['total']} entries differ "
-                    f"(first: {d['first']}: expected {d['expected']}, got {d['got']})")
+            part = (
+                f"{d['count']} of {d['total']} entries differ "
+                f"(first: {d['first']}: expected {d['expected']}, got {d['got']})"
+            )
         by_component.setdefault(d["component"], []).append(part)
     return [f"{component} not restored: " + "; ".join(parts) for component, parts in by_component.items()]
 

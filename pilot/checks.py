@@ -1,5 +1,6 @@
 """Checks of the options against the model once it is built; generic over the built-in decoder and
 transformers/peft models, since they look only at the adapted nn.Linear layers and the parameters."""
+
 from __future__ import annotations
 
 from torch import nn
@@ -31,8 +32,10 @@ def check_lora_rank(cfg: PilotConfig, module: nn.Module) -> None:
     limit, name = rank_limit({n: (m.in_features, m.out_features) for n, m in layers})
     small = bases[name]
     if cfg.train.lora_rank > limit:
-        raise ValueError(f"train.lora_rank must be <= {limit}, the smallest adapted dimension "
-                         f"({name}: {small.in_features} -> {small.out_features}) (got {cfg.train.lora_rank})")
+        raise ValueError(
+            f"train.lora_rank must be <= {limit}, the smallest adapted dimension "
+            f"({name}: {small.in_features} -> {small.out_features}) (got {cfg.train.lora_rank})"
+        )
 
 
 def weight_bytes(module: nn.Module) -> int:
@@ -45,8 +48,10 @@ def check_memory_limit(cfg: PilotConfig, module: nn.Module) -> None:
     limit = int(cfg.memory_limit_gb * 1e9)
     weights = weight_bytes(module)
     if limit and limit < weights:
-        raise ValueError(f"run.memory_limit_gb must hold at least the model's weights, {weights / 1e9:.4g} GB "
-                         f"(got {cfg.memory_limit_gb:g})")
+        raise ValueError(
+            f"run.memory_limit_gb must hold at least the model's weights, {weights / 1e9:.4g} GB "
+            f"(got {cfg.memory_limit_gb:g})"
+        )
 
 
 def check_model(cfg: PilotConfig, module: nn.Module) -> None:

@@ -3,6 +3,7 @@
 Everything the user can get wrong (options, the config file, the model's config.json, the output and
 the workdir) is checked before torch is imported, so a mistake costs a second, not the imports.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,27 +26,42 @@ from .trace_file import DEFAULT_OUTPUT as DEFAULT_TRACE_OUTPUT
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
 RENAMED = {("model", "source"): "model", ("model", "config_file"): "model_config", ("data", "source"): "data"}
 # Options with a fixed set of values list them in --help and refuse others at parse time.
-CHOICES = {("train", "method"): config_module.METHODS, ("train", "precision"): config_module.PRECISIONS,
-           ("train", "optimizer"): config_module.OPTIMIZERS, ("train", "lr_schedule"): config_module.SCHEDULES,
-           ("train", "optimizer_impl"): config_module.OPTIMIZER_IMPLS, ("train", "loss"): config_module.LOSSES,
-           ("train", "adapter_dtype"): config_module.ADAPTER_DTYPES, ("model", "dtype"): config_module.MODEL_DTYPES,
-           ("model", "attention"): config_module.ATTENTIONS, ("run", "device"): config_module.DEVICES}
-EXIT_CODES = ("exit codes: 0 done; 1 bad option, config or data; 2 bad command line; 3 restore check failed; "
-              "4 device unavailable; 5 disk full, file-size limit, output or workdir not writable, or a partial "
-              "result; 6 out of memory: the run does not fit (its result is written); 7 torchrun failed; "
-              "8 loss diverged; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
-TRACE_EXIT_CODES = ("exit codes: 0 done; 1 bad option, config or config.json; 2 bad command line; 5 disk full, "
-                    "file-size limit or output not writable; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected")
-TRACE_HELP = ("trace one training step at full width on the CPU under fake tensors (no GPU, no weights, little "
-              "memory) and write a result file of kind 'trace': the peak of live tensors and its breakdown")
-TRACE_DESCRIPTION = (TRACE_HELP[0].upper() + TRACE_HELP[1:] + " (parameters, gradients, optimizer state, "
-                     "activations and temporaries), against the memory calculator's estimate. Two optimizer steps "
-                     "of the pilot's own model, optimizer and loop run under PyTorch's FakeTensorMode: the model "
-                     "options name a preset (--model) or a config.json (--model-config; a local model directory is "
-                     "traced from its config.json), and the train options (method, precision, micro-batch, seq_len, "
-                     "checkpointing, optimizer) apply as for `run`. The figures are those of a CPU run: a GPU adds "
-                     "its framework's context and the allocator's fragmentation. The device, step, restore and "
-                     "batch-search options do not apply.")
+CHOICES = {
+    ("train", "method"): config_module.METHODS,
+    ("train", "precision"): config_module.PRECISIONS,
+    ("train", "optimizer"): config_module.OPTIMIZERS,
+    ("train", "lr_schedule"): config_module.SCHEDULES,
+    ("train", "optimizer_impl"): config_module.OPTIMIZER_IMPLS,
+    ("train", "loss"): config_module.LOSSES,
+    ("train", "adapter_dtype"): config_module.ADAPTER_DTYPES,
+    ("model", "dtype"): config_module.MODEL_DTYPES,
+    ("model", "attention"): config_module.ATTENTIONS,
+    ("run", "device"): config_module.DEVICES,
+}
+EXIT_CODES = (
+    "exit codes: 0 done; 1 bad option, config or data; 2 bad command line; 3 restore check failed; "
+    "4 device unavailable; 5 disk full, file-size limit, output or workdir not writable, or a partial "
+    "result; 6 out of memory: the run does not fit (its result is written); 7 torchrun failed; "
+    "8 loss diverged; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected"
+)
+TRACE_EXIT_CODES = (
+    "exit codes: 0 done; 1 bad option, config or config.json; 2 bad command line; 5 disk full, "
+    "file-size limit or output not writable; 130/143 interrupted (SIGINT/SIGTERM); 70 unexpected"
+)
+TRACE_HELP = (
+    "trace one training step at full width on the CPU under fake tensors (no GPU, no weights, little "
+    "memory) and write a result file of kind 'trace': the peak of live tensors and its breakdown"
+)
+TRACE_DESCRIPTION = (
+    TRACE_HELP[0].upper() + TRACE_HELP[1:] + " (parameters, gradients, optimizer state, "
+    "activations and temporaries), against the memory calculator's estimate. Two optimizer steps "
+    "of the pilot's own model, optimizer and loop run under PyTorch's FakeTensorMode: the model "
+    "options name a preset (--model) or a config.json (--model-config; a local model directory is "
+    "traced from its config.json), and the train options (method, precision, micro-batch, seq_len, "
+    "checkpointing, optimizer) apply as for `run`. The figures are those of a CPU run: a GPU adds "
+    "its framework's context and the allocator's fragmentation. The device, step, restore and "
+    "batch-search options do not apply."
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,7 +72,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_config_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, help="a JSON or TOML file with [model], [train], [data] tables and run options")
+    parser.add_argument(
+        "--config", type=Path, help="a JSON or TOML file with [model], [train], [data] tables and run options"
+    )
     sections = (("model", ModelConfig), ("train", TrainConfig), ("data", DataConfig), ("run", PilotConfig))
     for section, cls in sections:
         group = parser.add_argument_group(f"{section} options")
@@ -65,16 +83,32 @@ def _add_config_flags(parser: argparse.ArgumentParser) -> None:
                 continue
             flag = "--" + RENAMED.get((section, f.name), f.name).replace("_", "-")
             dest = f"{section}.{f.name}"
-            help_text = f.metadata.get("help", "") + f" (default: {f.default if f.default is not dataclasses.MISSING else '...'})"
+            help_text = (
+                f.metadata.get("help", "")
+                + f" (default: {f.default if f.default is not dataclasses.MISSING else '...'})"
+            )
             if (section, f.name) == ("model", "source"):  # only the presets the pilot runs are offered
                 help_text += "; presets: " + ", ".join(p["id"] for p in config_module.runnable_presets())
             if isinstance(f.default, bool):
-                group.add_argument(flag, dest=dest, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=help_text)
+                group.add_argument(
+                    flag, dest=dest, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=help_text
+                )
             elif f.name == "lora_targets":
-                group.add_argument(flag, dest=dest, default=argparse.SUPPRESS, help="comma-separated: " + ",".join(config_module.LORA_TARGETS))
+                group.add_argument(
+                    flag,
+                    dest=dest,
+                    default=argparse.SUPPRESS,
+                    help="comma-separated: " + ",".join(config_module.LORA_TARGETS),
+                )
             else:
-                group.add_argument(flag, dest=dest, type=type(f.default), default=argparse.SUPPRESS, help=help_text,
-                                   choices=CHOICES.get((section, f.name)))
+                group.add_argument(
+                    flag,
+                    dest=dest,
+                    type=type(f.default),
+                    default=argparse.SUPPRESS,
+                    help=help_text,
+                    choices=CHOICES.get((section, f.name)),
+                )
 
 
 def config_from_args(args: argparse.Namespace) -> PilotConfig:
@@ -107,36 +141,62 @@ def _config_file(path: Path) -> PilotConfig:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="gpu-pilot", description="Pilot benchmark for a fine-tuning run: "
-                                     "timing, memory, checkpoint restore and scaling, written to one JSON file.",
-                                     epilog=EXIT_CODES)
+    parser = _Parser(
+        prog="gpu-pilot",
+        description="Pilot benchmark for a fine-tuning run: "
+        "timing, memory, checkpoint restore and scaling, written to one JSON file.",
+        epilog=EXIT_CODES,
+    )
     # The metavar keeps the internal commands (for child processes) out of the usage line.
     sub = parser.add_subparsers(dest="command", required=True, metavar="{run,scale,trace,validate}")
     run = sub.add_parser("run", help="run the single-process pilot and write the result file", epilog=EXIT_CODES)
     scale = sub.add_parser("scale", help="the same workload through torchrun with DDP and FSDP", epilog=EXIT_CODES)
     for p in (run, scale):
         _add_config_flags(p)
-        p.add_argument("--output", "-o", type=Path, default=Path("pilot-result.json"), help="result file (default: %(default)s)")
+        p.add_argument(
+            "--output", "-o", type=Path, default=Path("pilot-result.json"), help="result file (default: %(default)s)"
+        )
         p.add_argument("--overwrite", action="store_true", help="replace an existing result file (atomically)")
-        p.add_argument("--workdir", type=Path, help="where the checkpoint goes; checked for writing before any work, "
-                       "and for room for one checkpoint (weights, optimizer state, RNG states) before the first step "
-                       "(default: a temporary directory, removed at the end, on SIGINT/SIGTERM, and by the next run "
-                       "if this one is killed)")
-        p.add_argument("--keep-workdir", action="store_true", help="keep the temporary directory (checkpoint "
-                       "included) and print its path")
+        p.add_argument(
+            "--workdir",
+            type=Path,
+            help="where the checkpoint goes; checked for writing before any work, "
+            "and for room for one checkpoint (weights, optimizer state, RNG states) before the first step "
+            "(default: a temporary directory, removed at the end, on SIGINT/SIGTERM, and by the next run "
+            "if this one is killed)",
+        )
+        p.add_argument(
+            "--keep-workdir",
+            action="store_true",
+            help="keep the temporary directory (checkpoint included) and print its path",
+        )
         p.add_argument("--quiet", action="store_true", help="no progress bar")
-        p.add_argument("--debug", action="store_true", help="print the traceback of a failure, not only its one-line message")
+        p.add_argument(
+            "--debug", action="store_true", help="print the traceback of a failure, not only its one-line message"
+        )
     trace = sub.add_parser("trace", help=TRACE_HELP, description=TRACE_DESCRIPTION, epilog=TRACE_EXIT_CODES)
     _add_config_flags(trace)
-    trace.add_argument("--output", "-o", type=Path, default=DEFAULT_TRACE_OUTPUT,
-                       help="result file, or a folder to write pilot-trace.json in (default: %(default)s)")
+    trace.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=DEFAULT_TRACE_OUTPUT,
+        help="result file, or a folder to write pilot-trace.json in (default: %(default)s)",
+    )
     trace.add_argument("--overwrite", action="store_true", help="replace an existing result file (atomically)")
-    trace.add_argument("--debug", action="store_true", help="print the traceback of a failure, not only its one-line message")
+    trace.add_argument(
+        "--debug", action="store_true", help="print the traceback of a failure, not only its one-line message"
+    )
     scale.add_argument("--nproc-per-node", type=int, default=2, help="processes per node (default: %(default)s)")
     scale.add_argument("--strategies", default="ddp,fsdp", help="comma-separated: ddp,fsdp (default: %(default)s)")
     scale.add_argument("--nnodes", default="1", help="passed to torchrun, e.g. 2 or 1:4")
-    scale.add_argument("--node-rank", type=int, default=0, help="with --nnodes > 1: 0 on the one node that writes "
-                       "the result (torchrun's c10d rendezvous numbers the nodes itself)")
+    scale.add_argument(
+        "--node-rank",
+        type=int,
+        default=0,
+        help="with --nnodes > 1: 0 on the one node that writes "
+        "the result (torchrun's c10d rendezvous numbers the nodes itself)",
+    )
     scale.add_argument("--rdzv-endpoint", default="", help="host:port of the rendezvous (multi-node)")
     scale.add_argument("--rdzv-backend", default="c10d")
     scale.add_argument("--rdzv-id", default="gpu-pilot")
@@ -252,8 +312,9 @@ def _measure(args: argparse.Namespace, cfg: PilotConfig, scale: ScaleConfig | No
             if args.command == "run":
                 from .runner import run
 
-                result = run(cfg, args.workdir, show_progress=not args.quiet, keep_workdir=args.keep_workdir,
-                             record=writer.stage)
+                result = run(
+                    cfg, args.workdir, show_progress=not args.quiet, keep_workdir=args.keep_workdir, record=writer.stage
+                )
             else:
                 from .scale import run_scale
 

@@ -3,6 +3,7 @@
 Every check raises ValueError naming the dotted option and the value received, so a bad
 flag or config-file entry is reported as e.g. "train.micro_batch must be >= 1 (got 0)".
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -83,11 +84,15 @@ class ModelConfig:
     model built from a preset or a config.json with random weights, or a local checkpoint. For a
     transformers model the shape below is filled in from its configuration."""
 
-    source: str = field(default="builtin", metadata={
-        "help": "'builtin', a preset (e.g. llama-3.1-8b) or a local Hugging Face model directory"})
+    source: str = field(
+        default="builtin",
+        metadata={"help": "'builtin', a preset (e.g. llama-3.1-8b) or a local Hugging Face model directory"},
+    )
     config_file: str = field(default="", metadata={"help": "a Hugging Face config.json to build with random weights"})
-    dtype: str = field(default="auto", metadata={
-        "help": "weights as loaded: auto (the checkpoint's dtype; fp32 for builtin), fp32 or bf16"})
+    dtype: str = field(
+        default="auto",
+        metadata={"help": "weights as loaded: auto (the checkpoint's dtype; fp32 for builtin), fp32 or bf16"},
+    )
     attention: str = field(default="sdpa", metadata={"help": "transformers attention: sdpa or eager"})
     layers: int = 2
     hidden: int = 64
@@ -99,11 +104,14 @@ class ModelConfig:
     head_dim: int = field(default=0, metadata={"help": "0: hidden / heads"})
     qkv_bias: bool = False
     fused_projections: bool = field(default=False, metadata={"help": "qkv and gate_up projections (Phi-3)"})
-    dropout: float = field(default=0.0, metadata={"help": "built-in model's dropout probability (consumes the torch RNG)"})
+    dropout: float = field(
+        default=0.0, metadata={"help": "built-in model's dropout probability (consumes the torch RNG)"}
+    )
     # The memory model's family and a mixture of experts' shape, filled in from a transformers model's
     # configuration (calculators.hf_config); the built-in model is a dense Llama-style one.
-    family: str = field(default="llama", metadata={
-        "help": "memory-model family (llama also covers Mistral, Qwen2, Phi-3)"})
+    family: str = field(
+        default="llama", metadata={"help": "memory-model family (llama also covers Mistral, Qwen2, Phi-3)"}
+    )
     experts: int = field(default=0, metadata={"help": "routed experts per layer (0: a dense MLP)"})
     experts_per_token: int = 0
     shared_expert_intermediate: int = field(default=0, metadata={"help": "Qwen2-MoE's shared expert width (0: none)"})
@@ -123,13 +131,19 @@ class ModelConfig:
         if self.source != "builtin" and self.source not in presets and not Path(self.source).is_dir():
             other = next((m for m in _all_presets() if m["id"] == self.source), None)
             if other is not None:
-                raise ValueError(f"{s}.source {self.source!r} is a {other.get('model_type')} model, a family the pilot "
-                                 f"does not run yet; it runs: {', '.join(presets)}")
-            raise ValueError(f"{s}.source must be 'builtin', a preset ({', '.join(presets)}) or an existing "
-                             f"directory (got {self.source!r})")
+                raise ValueError(
+                    f"{s}.source {self.source!r} is a {other.get('model_type')} model, a family the pilot "
+                    f"does not run yet; it runs: {', '.join(presets)}"
+                )
+            raise ValueError(
+                f"{s}.source must be 'builtin', a preset ({', '.join(presets)}) or an existing "
+                f"directory (got {self.source!r})"
+            )
         if self.config_file and (self.source != "builtin" or not Path(self.config_file).is_file()):
-            raise ValueError(f"{s}.config_file must be an existing config.json, given without model.source "
-                             f"(got {self.config_file!r} with source {self.source!r})")
+            raise ValueError(
+                f"{s}.config_file must be an existing config.json, given without model.source "
+                f"(got {self.config_file!r} with source {self.source!r})"
+            )
         _one_of(s, "dtype", self.dtype, MODEL_DTYPES)
         _one_of(s, "attention", self.attention, ATTENTIONS)
         _integer(s, "head_dim", self.head_dim, 0, 4096)
@@ -139,22 +153,40 @@ class ModelConfig:
             _integer(s, name, getattr(self, name), 0, 1 << 20)
         if not isinstance(self.router_aux_loss, bool):
             raise ValueError(f"{s}.router_aux_loss must be true or false (got {self.router_aux_loss!r})")
-        for name, high in (("layers", 1024), ("hidden", 65536), ("heads", 1024), ("kv_heads", 1024),
-                           ("intermediate", 262144), ("vocab", 1 << 20)):
+        for name, high in (
+            ("layers", 1024),
+            ("hidden", 65536),
+            ("heads", 1024),
+            ("kv_heads", 1024),
+            ("intermediate", 262144),
+            ("vocab", 1 << 20),
+        ):
             _integer(s, name, getattr(self, name), 1, high)
         if self.is_transformers:
             return  # the shape comes from the model's configuration (pilot.hf_model.resolve)
-        if (self.qkv_bias or self.fused_projections or self.head_dim not in (0, self.hidden // self.heads)
-                or self.family != "llama" or self.experts or self.router_aux_loss):
-            raise ValueError(f"{s}.head_dim, model.qkv_bias, model.fused_projections, model.family and the experts "
-                             f"are for transformers models; the built-in model is a dense Llama-style one with "
-                             f"head_dim = hidden / heads, no biases and separate projections")
+        if (
+            self.qkv_bias
+            or self.fused_projections
+            or self.head_dim not in (0, self.hidden // self.heads)
+            or self.family != "llama"
+            or self.experts
+            or self.router_aux_loss
+        ):
+            raise ValueError(
+                f"{s}.head_dim, model.qkv_bias, model.fused_projections, model.family and the experts "
+                f"are for transformers models; the built-in model is a dense Llama-style one with "
+                f"head_dim = hidden / heads, no biases and separate projections"
+            )
         if self.hidden % self.heads:
-            raise ValueError(f"{s}.hidden must be divisible by model.heads (got hidden={self.hidden}, heads={self.heads})")
+            raise ValueError(
+                f"{s}.hidden must be divisible by model.heads (got hidden={self.hidden}, heads={self.heads})"
+            )
         if self.heads % self.kv_heads:
             raise ValueError(f"{s}.kv_heads must divide model.heads (got kv_heads={self.kv_heads}, heads={self.heads})")
         if (self.hidden // self.heads) % 2:
-            raise ValueError(f"{s}.hidden / model.heads must be even for rotary embeddings (got {self.hidden // self.heads})")
+            raise ValueError(
+                f"{s}.hidden / model.heads must be even for rotary embeddings (got {self.hidden // self.heads})"
+            )
         if not isinstance(self.dropout, (int, float)) or not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"{s}.dropout must be in [0, 1) (got {self.dropout!r})")
 
@@ -168,13 +200,20 @@ class TrainConfig:
     lora_alpha: float = 16.0
     lora_targets: tuple[str, ...] = LORA_TARGETS
     lora_dropout: float = field(default=0.0, metadata={"help": "peft's lora_dropout"})
-    adapter_dtype: str = field(default="fp32", metadata={
-        "help": "LoRA adapters: fp32 (peft's default on a 16-bit base) or the weights' dtype"})
+    adapter_dtype: str = field(
+        default="fp32", metadata={"help": "LoRA adapters: fp32 (peft's default on a 16-bit base) or the weights' dtype"}
+    )
     precision: str = field(default="fp32", metadata={"help": "fp32 (no autocast) or bf16 (bf16 autocast)"})
     optimizer: str = "adamw"
-    optimizer_impl: str = field(default="default", metadata={
-        "help": "AdamW code path: default (torch's: foreach on GPUs, single_tensor on CPUs), foreach, fused, single_tensor"})
-    loss: str = field(default="standard", metadata={"help": "standard, or fused linear cross-entropy (Liger Kernel, CUDA)"})
+    optimizer_impl: str = field(
+        default="default",
+        metadata={
+            "help": "AdamW code path: default (torch's: foreach on GPUs, single_tensor on CPUs), foreach, fused, single_tensor"
+        },
+    )
+    loss: str = field(
+        default="standard", metadata={"help": "standard, or fused linear cross-entropy (Liger Kernel, CUDA)"}
+    )
     lr: float = 1e-4
     weight_decay: float = 0.0
     lr_schedule: str = "cosine"
@@ -192,8 +231,11 @@ class TrainConfig:
         _one_of(s, "optimizer_impl", self.optimizer_impl, OPTIMIZER_IMPLS)
         _one_of(s, "adapter_dtype", self.adapter_dtype, ADAPTER_DTYPES)
         _one_of(s, "loss", self.loss, LOSSES)
-        if isinstance(self.lora_dropout, bool) or not isinstance(self.lora_dropout, (int, float)) \
-                or not 0.0 <= self.lora_dropout < 1.0:
+        if (
+            isinstance(self.lora_dropout, bool)
+            or not isinstance(self.lora_dropout, (int, float))
+            or not 0.0 <= self.lora_dropout < 1.0
+        ):
             raise ValueError(f"{s}.lora_dropout must be in [0, 1) (got {self.lora_dropout!r})")
         _one_of(s, "lr_schedule", self.lr_schedule, SCHEDULES)
         _integer(s, "lora_rank", self.lora_rank, 1, 4096)
@@ -229,7 +271,9 @@ class DataConfig:
     def __post_init__(self) -> None:
         s = "data"
         if not isinstance(self.source, str) or not 0 < len(self.source) <= MAX_PATH:
-            raise ValueError(f"{s}.source must be 'synthetic' or the path of a .txt/.jsonl file (got {_short(self.source)})")
+            raise ValueError(
+                f"{s}.source must be 'synthetic' or the path of a .txt/.jsonl file (got {_short(self.source)})"
+            )
         if self.source != "synthetic" and not Path(self.source).is_file():
             raise ValueError(f"{s}.source must be 'synthetic' or an existing .txt/.jsonl file (got {self.source!r})")
         _integer(s, "num_workers", self.num_workers, 0, 256)
@@ -245,13 +289,23 @@ class PilotConfig:
     data: DataConfig = field(default_factory=DataConfig)
     device: str = "auto"
     seed: int = 1234
-    threads: int = field(default=0, metadata={"help": "torch threads per process (0: torch's default for run; "
-                                              "scale runs 1 per process on the CPU, the baseline included)"})
-    warmup_steps: int = field(default=3, metadata={"help": "steps excluded from timing; the CPU memory peak is taken over them"})
+    threads: int = field(
+        default=0,
+        metadata={
+            "help": "torch threads per process (0: torch's default for run; "
+            "scale runs 1 per process on the CPU, the baseline included)"
+        },
+    )
+    warmup_steps: int = field(
+        default=3, metadata={"help": "steps excluded from timing; the CPU memory peak is taken over them"}
+    )
     steps: int = field(default=10, metadata={"help": "timed steps"})
     val_batches: int = 2
     restore_check: bool = True
-    memory_limit_gb: float = field(default=0.0, metadata={"help": "treat more than this much tensor memory as out of memory (0: the device's own limit)"})
+    memory_limit_gb: float = field(
+        default=0.0,
+        metadata={"help": "treat more than this much tensor memory as out of memory (0: the device's own limit)"},
+    )
     find_max_batch: bool = False
     max_batch_limit: int = 256
     label: str = ""
@@ -305,8 +359,12 @@ class PilotConfig:
     def model_hash(self, config_sha256: str | None = None) -> str:
         """Hash of what defines the model's shape and initialisation: the options and, given its hash
         (`model_source.identity`), the contents of the configuration they name."""
-        payload = {"model": dataclasses.asdict(self.model), "seed": self.seed, "method": self.train.method,
-                   "lora": [self.train.lora_rank, list(self.train.lora_targets)]}
+        payload = {
+            "model": dataclasses.asdict(self.model),
+            "seed": self.seed,
+            "method": self.train.method,
+            "lora": [self.train.lora_rank, list(self.train.lora_targets)],
+        }
         if config_sha256 is not None:
             payload["config_sha256"] = config_sha256
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
@@ -324,7 +382,9 @@ def _fits_the_contract(data: dict[str, Any]) -> None:
         from calcui.results import english
 
         pointer, code, params = found[0]
-        raise ValueError(f"the configuration breaks the result file's schema: {english(problem(pointer, code, **params))}")
+        raise ValueError(
+            f"the configuration breaks the result file's schema: {english(problem(pointer, code, **params))}"
+        )
 
 
 def _build(cls, data: dict[str, Any], section: str):

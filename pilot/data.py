@@ -5,6 +5,7 @@ fresh process needs to continue with the very next batch; restoring a loader's g
 would not be enough. Every sequence is packed to the full length, so the timed steps always run
 on the longest batches.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,7 +45,9 @@ def file_tokens(data: DataConfig, model: ModelConfig, seq_len: int) -> torch.Ten
     path = Path(data.source)
     if model.source == "builtin":
         if model.vocab < 257:
-            raise ValueError(f"model.vocab must be >= 257 to train the built-in model on text bytes (got {model.vocab})")
+            raise ValueError(
+                f"model.vocab must be >= 257 to train the built-in model on text bytes (got {model.vocab})"
+            )
         ids: list[int] = []
         for text in _texts(path, data.text_field):
             ids.extend(text.encode("utf-8"))
@@ -83,21 +86,32 @@ class DataPosition:
 class BatchSource:
     """Yields micro-batches for one rank; `position` is the next batch to be consumed."""
 
-    def __init__(self, tokens: torch.Tensor, micro_batch: int, seed: int, position: DataPosition | None = None,
-                 rank: int = 0, world: int = 1, num_workers: int = 0, pin_memory: bool = False):
+    def __init__(
+        self,
+        tokens: torch.Tensor,
+        micro_batch: int,
+        seed: int,
+        position: DataPosition | None = None,
+        rank: int = 0,
+        world: int = 1,
+        num_workers: int = 0,
+        pin_memory: bool = False,
+    ):
         self.tokens, self.micro_batch, self.seed = tokens, micro_batch, seed
         self.rank, self.world = rank, world
         self.per_epoch = len(tokens) // (micro_batch * world)
         if self.per_epoch == 0:
-            raise ValueError(f"the data holds {len(tokens)} sequences, fewer than one global batch of "
-                             f"{micro_batch * world}; lower train.micro_batch or add data")
+            raise ValueError(
+                f"the data holds {len(tokens)} sequences, fewer than one global batch of "
+                f"{micro_batch * world}; lower train.micro_batch or add data"
+            )
         self.position = position or DataPosition()
         self._iter = self._loader(num_workers, pin_memory)
 
     def _indices(self, epoch: int, batch: int) -> list[int]:
         order = torch.randperm(len(self.tokens), generator=torch.Generator().manual_seed(self.seed + epoch))
         start = (batch * self.world + self.rank) * self.micro_batch
-        return order[start:start + self.micro_batch].tolist()
+        return order[start : start + self.micro_batch].tolist()
 
     def _index_stream(self) -> Iterator[list[int]]:
         epoch, batch = self.position.epoch, self.position.batch
@@ -111,9 +125,16 @@ class BatchSource:
         if num_workers == 0:
             return (self.tokens[idx] for idx in self._index_stream())
         # Worker seeds come from this private generator, never from the global torch RNG.
-        return iter(torch.utils.data.DataLoader(
-            self.tokens, batch_sampler=_Stream(self._index_stream()), num_workers=num_workers,
-            collate_fn=torch.stack, pin_memory=pin_memory, generator=torch.Generator().manual_seed(self.seed)))
+        return iter(
+            torch.utils.data.DataLoader(
+                self.tokens,
+                batch_sampler=_Stream(self._index_stream()),
+                num_workers=num_workers,
+                collate_fn=torch.stack,
+                pin_memory=pin_memory,
+                generator=torch.Generator().manual_seed(self.seed),
+            )
+        )
 
     def next(self) -> torch.Tensor:
         batch = next(self._iter)

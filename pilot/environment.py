@@ -1,4 +1,5 @@
 """Revisions recorded with every result, so a figure can be traced to the software that produced it."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,13 @@ def _quiet(cmd: list[str], cwd: Path | None = None) -> str | None:
 
 DISTRIBUTION = "gpu-finetune-guide"  # pyproject's name: the package pip installed the pilot from
 # The optional packages whose versions change what a run measures (None in the file: not installed).
-PACKAGES = {"transformers": "transformers", "peft": "peft", "accelerate": "accelerate",
-            "bitsandbytes": "bitsandbytes", "liger_kernel": "liger-kernel"}
+PACKAGES = {
+    "transformers": "transformers",
+    "peft": "peft",
+    "accelerate": "accelerate",
+    "bitsandbytes": "bitsandbytes",
+    "liger_kernel": "liger-kernel",
+}
 
 
 def _revision_in(folder: Path) -> str | None:

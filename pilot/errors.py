@@ -6,6 +6,7 @@ written, or a partial result, 6 out of memory (the run does not fit; its result 
 7 torchrun, a worker or another child process failed, 8 diverged (NaN/inf loss), 130 SIGINT, 143 SIGTERM,
 70 anything unexpected.
 """
+
 from __future__ import annotations
 
 import errno
@@ -68,7 +69,8 @@ def is_out_of_memory(exc: BaseException) -> bool:
     torch = sys.modules.get("torch")
     text = str(exc)
     return (torch is not None and isinstance(exc, torch.OutOfMemoryError)) or (
-        isinstance(exc, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text))
+        isinstance(exc, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)
+    )
 
 
 def describe(exc: BaseException) -> tuple[str, int]:
@@ -91,12 +93,19 @@ def describe(exc: BaseException) -> tuple[str, int]:
     if isinstance(exc, json.JSONDecodeError):
         return f"invalid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", EXIT_CONFIG
     if isinstance(exc, subprocess.TimeoutExpired):
-        return f"a child process did not finish within {exc.timeout:g} s: {' '.join(map(str, exc.cmd))[:300]}", EXIT_TORCHRUN
+        return (
+            f"a child process did not finish within {exc.timeout:g} s: {' '.join(map(str, exc.cmd))[:300]}",
+            EXIT_TORCHRUN,
+        )
     if isinstance(exc, FileExistsError):
         return str(exc), EXIT_CONFIG
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
-        return f"{where}{exc.strerror or exc}", EXIT_DISK if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM) else EXIT_CONFIG
+        return f"{where}{exc.strerror or exc}", EXIT_DISK if exc.errno in (
+            errno.EACCES,
+            errno.EROFS,
+            errno.EPERM,
+        ) else EXIT_CONFIG
     if is_out_of_memory(exc):
         return f"out of memory: {str(exc).splitlines()[0][:300]}", EXIT_MEMORY
     if isinstance(exc, ValueError):

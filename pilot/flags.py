@@ -6,6 +6,7 @@ that costs more than 5 % of the steps between two of them (500, the Hugging Face
 interval), and a scaling efficiency above 100 %, which no real speed-up gives. Each flag carries its
 value and limit, so the site words it in the reader's language; `message` is the terminal's English.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,32 +29,72 @@ def _capped(x: float) -> float:
 def _run_flags(result: PilotResult) -> list[Flag]:
     out, t = [], result.timing
     if t is not None and t.step.n >= 2 and t.step.cv > STEP_CV_LIMIT:
-        out.append(Flag("step_cv", "run", _capped(t.step.cv), STEP_CV_LIMIT, True,
-                        f"step-time CV {t.step.cv:.1%} is above {STEP_CV_LIMIT:.0%}: the step time varies too much "
-                        "to plan on; look for another load, clock throttling or uneven batches"))
+        out.append(
+            Flag(
+                "step_cv",
+                "run",
+                _capped(t.step.cv),
+                STEP_CV_LIMIT,
+                True,
+                f"step-time CV {t.step.cv:.1%} is above {STEP_CV_LIMIT:.0%}: the step time varies too much "
+                "to plan on; look for another load, clock throttling or uneven batches",
+            )
+        )
     if t is not None and t.data_wait_fraction > DATA_WAIT_LIMIT:
-        out.append(Flag("data_wait", "run", _capped(t.data_wait_fraction), DATA_WAIT_LIMIT, True,
-                        f"waiting for data takes {t.data_wait_fraction:.1%} of step time, above {DATA_WAIT_LIMIT:.0%}: "
-                        "the data loader holds the device back"))
+        out.append(
+            Flag(
+                "data_wait",
+                "run",
+                _capped(t.data_wait_fraction),
+                DATA_WAIT_LIMIT,
+                True,
+                f"waiting for data takes {t.data_wait_fraction:.1%} of step time, above {DATA_WAIT_LIMIT:.0%}: "
+                "the data loader holds the device back",
+            )
+        )
     budget = t.step.mean * OVERHEAD_BUDGET_STEPS if t is not None and t.step.n else 0.0
     if budget > 0 and t.validation_s is not None and t.validation_s / budget > OVERHEAD_SHARE_LIMIT:
         share = t.validation_s / budget
-        out.append(Flag("validation_share", "run", _capped(share), OVERHEAD_SHARE_LIMIT, True,
-                        f"one validation ({t.validation_s:.2f} s) costs {share:.1%} of {OVERHEAD_BUDGET_STEPS} steps' "
-                        f"time, above {OVERHEAD_SHARE_LIMIT:.0%}: validate less often or on fewer batches",
-                        OVERHEAD_BUDGET_STEPS))
+        out.append(
+            Flag(
+                "validation_share",
+                "run",
+                _capped(share),
+                OVERHEAD_SHARE_LIMIT,
+                True,
+                f"one validation ({t.validation_s:.2f} s) costs {share:.1%} of {OVERHEAD_BUDGET_STEPS} steps' "
+                f"time, above {OVERHEAD_SHARE_LIMIT:.0%}: validate less often or on fewer batches",
+                OVERHEAD_BUDGET_STEPS,
+            )
+        )
     ck = result.checkpoint
     if budget > 0 and ck is not None and not ck.error and ck.write_s / budget > OVERHEAD_SHARE_LIMIT:
         share = ck.write_s / budget
-        out.append(Flag("checkpoint_share", "run", _capped(share), OVERHEAD_SHARE_LIMIT, True,
-                        f"one checkpoint write ({ck.write_s:.2f} s) costs {share:.1%} of {OVERHEAD_BUDGET_STEPS} steps' "
-                        f"time, above {OVERHEAD_SHARE_LIMIT:.0%}: save less often or to a faster disk",
-                        OVERHEAD_BUDGET_STEPS))
+        out.append(
+            Flag(
+                "checkpoint_share",
+                "run",
+                _capped(share),
+                OVERHEAD_SHARE_LIMIT,
+                True,
+                f"one checkpoint write ({ck.write_s:.2f} s) costs {share:.1%} of {OVERHEAD_BUDGET_STEPS} steps' "
+                f"time, above {OVERHEAD_SHARE_LIMIT:.0%}: save less often or to a faster disk",
+                OVERHEAD_BUDGET_STEPS,
+            )
+        )
     growth = loss_growth(result.losses)
     if growth is not None and growth > LOSS_GROWTH_LIMIT:
-        out.append(Flag("loss_growth", "run", _capped(growth), LOSS_GROWTH_LIMIT, True,
-                        f"the loss grew {growth:,.4g}x over the run ({result.losses[0]:.4g} to {result.losses[-1]:.4g}), "
-                        f"more than {LOSS_GROWTH_LIMIT:g}x: training diverges; lower the learning rate"))
+        out.append(
+            Flag(
+                "loss_growth",
+                "run",
+                _capped(growth),
+                LOSS_GROWTH_LIMIT,
+                True,
+                f"the loss grew {growth:,.4g}x over the run ({result.losses[0]:.4g} to {result.losses[-1]:.4g}), "
+                f"more than {LOSS_GROWTH_LIMIT:g}x: training diverges; lower the learning rate",
+            )
+        )
     return out
 
 
@@ -72,14 +113,30 @@ def _scale_flags(result: PilotResult) -> list[Flag]:
     out, s = [], result.scaling
     for run in (s.baseline, *s.runs):
         if run.step.n >= 2 and run.step.cv > STEP_CV_LIMIT:
-            out.append(Flag("step_cv", run.strategy, _capped(run.step.cv), STEP_CV_LIMIT, False,
-                            f"{_label(run)}: not trustworthy: step-time CV {run.step.cv:.1%} is above "
-                            f"{STEP_CV_LIMIT:.0%}, so its throughput is noise; rerun on an idle machine with more --steps"))
+            out.append(
+                Flag(
+                    "step_cv",
+                    run.strategy,
+                    _capped(run.step.cv),
+                    STEP_CV_LIMIT,
+                    False,
+                    f"{_label(run)}: not trustworthy: step-time CV {run.step.cv:.1%} is above "
+                    f"{STEP_CV_LIMIT:.0%}, so its throughput is noise; rerun on an idle machine with more --steps",
+                )
+            )
         if run.strategy != "none" and run.efficiency > EFFICIENCY_LIMIT:
-            out.append(Flag("efficiency_above_one", run.strategy, _capped(run.efficiency), EFFICIENCY_LIMIT, False,
-                            f"{_label(run)}: not trustworthy: efficiency {run.efficiency:.0%} is above 100%, which no "
-                            "real speed-up gives; the one-process baseline ran slower than it should (another load "
-                            "on the machine, or other threads)"))
+            out.append(
+                Flag(
+                    "efficiency_above_one",
+                    run.strategy,
+                    _capped(run.efficiency),
+                    EFFICIENCY_LIMIT,
+                    False,
+                    f"{_label(run)}: not trustworthy: efficiency {run.efficiency:.0%} is above 100%, which no "
+                    "real speed-up gives; the one-process baseline ran slower than it should (another load "
+                    "on the machine, or other threads)",
+                )
+            )
     return out
 
 

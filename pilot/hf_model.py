@@ -6,6 +6,7 @@ Memory and time do not depend on the weights' values, so a preset needs no downl
 class is built from the configuration and initialised from the run's seed, on the device it
 trains on, identically in every process (the restore check rebuilds it in a fresh one).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -45,17 +46,20 @@ def _check_causal_lm(transformers, model_type: str, source: str) -> None:
     if model_type not in known:
         from calculators.hf_config import MODEL_TYPES
 
-        raise PilotSetupError(f"model {source}: model type {model_type!r} is not a causal language model that "
-                              f"transformers {transformers.__version__} builds (its AutoModelForCausalLM knows "
-                              f"{len(known)} types); the memory calculator models {', '.join(MODEL_TYPES)}")
+        raise PilotSetupError(
+            f"model {source}: model type {model_type!r} is not a causal language model that "
+            f"transformers {transformers.__version__} builds (its AutoModelForCausalLM knows "
+            f"{len(known)} types); the memory calculator models {', '.join(MODEL_TYPES)}"
+        )
 
 
 def _transformers():
     try:
         import transformers
     except ImportError as exc:  # the built-in model runs without it
-        raise PilotSetupError("model.source names a transformers model, which needs the 'transformers' "
-                              "package: pip install '.[pilot]'") from exc
+        raise PilotSetupError(
+            "model.source names a transformers model, which needs the 'transformers' package: pip install '.[pilot]'"
+        ) from exc
     return transformers
 
 
@@ -100,8 +104,9 @@ def hf_config(model: ModelConfig):
     if preset is not None:
         from calculators.hf_config import config_keys
 
-        return transformers.AutoConfig.for_model(preset["model_type"], **config_keys(preset["model_type"], preset),
-                                                 dtype="bfloat16")
+        return transformers.AutoConfig.for_model(
+            preset["model_type"], **config_keys(preset["model_type"], preset), dtype="bfloat16"
+        )
     return transformers.AutoConfig.from_pretrained(model.source)
 
 
@@ -127,13 +132,25 @@ def resolve(model: ModelConfig) -> ModelConfig:
     # Gemma 2's soft-capped attention has no SDPA path in transformers: it runs eager (or FlashAttention).
     attention = model.attention if FAMILIES[inputs["family"]].sdpa else "eager"
     return dataclasses.replace(
-        model, layers=inputs["layers"], hidden=inputs["hidden"], heads=inputs["heads"], kv_heads=inputs["kv_heads"],
-        head_dim=inputs["head_dim"] or inputs["hidden"] // inputs["heads"], intermediate=inputs["intermediate"],
-        vocab=inputs["vocab"], tie_embeddings=inputs["tied_embeddings"], qkv_bias=inputs["qkv_bias"],
-        fused_projections=inputs["fused_projections"], dtype=dtype, attention=attention, family=inputs["family"],
-        experts=inputs.get("experts", 0), experts_per_token=inputs.get("experts_per_token", 0),
+        model,
+        layers=inputs["layers"],
+        hidden=inputs["hidden"],
+        heads=inputs["heads"],
+        kv_heads=inputs["kv_heads"],
+        head_dim=inputs["head_dim"] or inputs["hidden"] // inputs["heads"],
+        intermediate=inputs["intermediate"],
+        vocab=inputs["vocab"],
+        tie_embeddings=inputs["tied_embeddings"],
+        qkv_bias=inputs["qkv_bias"],
+        fused_projections=inputs["fused_projections"],
+        dtype=dtype,
+        attention=attention,
+        family=inputs["family"],
+        experts=inputs.get("experts", 0),
+        experts_per_token=inputs.get("experts_per_token", 0),
         shared_expert_intermediate=inputs.get("shared_expert_intermediate", 0),
-        router_aux_loss=inputs.get("router_aux_loss", False))
+        router_aux_loss=inputs.get("router_aux_loss", False),
+    )
 
 
 def _any_shape(model: ModelConfig, config, dtype: str) -> ModelConfig:
@@ -142,18 +159,33 @@ def _any_shape(model: ModelConfig, config, dtype: str) -> ModelConfig:
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
     try:
         heads, hidden = text.num_attention_heads, text.hidden_size
-        shape = {"layers": text.num_hidden_layers, "hidden": hidden, "heads": heads,
-                 "kv_heads": getattr(text, "num_key_value_heads", None) or heads,
-                 "head_dim": getattr(text, "head_dim", None) or hidden // heads,
-                 "intermediate": getattr(text, "intermediate_size", None) or getattr(text, "n_inner", None) or 4 * hidden,
-                 "vocab": text.vocab_size}
+        shape = {
+            "layers": text.num_hidden_layers,
+            "hidden": hidden,
+            "heads": heads,
+            "kv_heads": getattr(text, "num_key_value_heads", None) or heads,
+            "head_dim": getattr(text, "head_dim", None) or hidden // heads,
+            "intermediate": getattr(text, "intermediate_size", None) or getattr(text, "n_inner", None) or 4 * hidden,
+            "vocab": text.vocab_size,
+        }
     except AttributeError as exc:
-        raise PilotSetupError(f"model {model.config_file or model.source}: transformers' configuration does not "
-                              f"say the model's shape ({exc})") from exc
+        raise PilotSetupError(
+            f"model {model.config_file or model.source}: transformers' configuration does not "
+            f"say the model's shape ({exc})"
+        ) from exc
     return dataclasses.replace(
-        model, **shape, tie_embeddings=bool(getattr(text, "tie_word_embeddings", False)), qkv_bias=False,
-        fused_projections=False, dtype=dtype, family=config.model_type, experts=0, experts_per_token=0,
-        shared_expert_intermediate=0, router_aux_loss=False)
+        model,
+        **shape,
+        tie_embeddings=bool(getattr(text, "tie_word_embeddings", False)),
+        qkv_bias=False,
+        fused_projections=False,
+        dtype=dtype,
+        family=config.model_type,
+        experts=0,
+        experts_per_token=0,
+        shared_expert_intermediate=0,
+        router_aux_loss=False,
+    )
 
 
 class HFCausalLM(nn.Module):
@@ -190,10 +222,17 @@ def _quantize(model: nn.Module, train: TrainConfig, compute_dtype: torch.dtype, 
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):
             if isinstance(child, nn.Linear) and name != "lm_head":
-                q = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
-                                      compute_dtype=compute_dtype, compress_statistics=True, quant_type="nf4")
-                q.weight = bnb.nn.Params4bit(child.weight.data.cpu(), requires_grad=False, quant_type="nf4",
-                                             compress_statistics=True)
+                q = bnb.nn.Linear4bit(
+                    child.in_features,
+                    child.out_features,
+                    bias=child.bias is not None,
+                    compute_dtype=compute_dtype,
+                    compress_statistics=True,
+                    quant_type="nf4",
+                )
+                q.weight = bnb.nn.Params4bit(
+                    child.weight.data.cpu(), requires_grad=False, quant_type="nf4", compress_statistics=True
+                )
                 if child.bias is not None:
                     q.bias = nn.Parameter(child.bias.data, requires_grad=False)
                 setattr(parent, name, q.to(device))
@@ -206,8 +245,14 @@ def _fused_loss(config, train: TrainConfig, device: torch.device) -> None:
     except ImportError as exc:
         raise PilotSetupError("train.loss 'fused' needs the 'liger-kernel' package") from exc
     # Only the loss: the memory model keeps transformers' RMSNorm, RoPE and MLP.
-    _apply_liger_kernel(config.model_type, fused_linear_cross_entropy=True, cross_entropy=False, rms_norm=False,
-                        rope=False, swiglu=False)
+    _apply_liger_kernel(
+        config.model_type,
+        fused_linear_cross_entropy=True,
+        cross_entropy=False,
+        rms_norm=False,
+        rope=False,
+        swiglu=False,
+    )
 
 
 def lora_modules(targets, fused: bool, moe: bool = False) -> list[str]:
@@ -224,8 +269,10 @@ def lora_modules(targets, fused: bool, moe: bool = False) -> list[str]:
     partial = partly_targeted(names, fused, moe)
     if partial:
         module, parts = next(iter(partial.items()))
-        raise PilotSetupError(f"train.lora_targets: this model fuses {', '.join(parts)} into {module}_proj; "
-                              f"target all of them or none (got {', '.join(sorted(names & set(parts)))})")
+        raise PilotSetupError(
+            f"train.lora_targets: this model fuses {', '.join(parts)} into {module}_proj; "
+            f"target all of them or none (got {', '.join(sorted(names & set(parts)))})"
+        )
     if not fused:
         return sorted(f"{n}_proj" for n in names)
     for module, parts in FUSED.items():
@@ -256,14 +303,21 @@ def _lora(inner: nn.Module, model: ModelConfig, train: TrainConfig) -> nn.Module
         mlp = {f"{n}_proj" for n in MLP_LINEARS}
         modules = [m for m in modules if m in present or m not in mlp]
         if parameters and train.lora_dropout > 0:
-            raise PilotSetupError("train.lora_dropout: peft cannot apply LoRA dropout to the routed experts; set it "
-                                  "to 0 or leave gate, up and down out of train.lora_targets")
+            raise PilotSetupError(
+                "train.lora_dropout: peft cannot apply LoRA dropout to the routed experts; set it "
+                "to 0 or leave gate, up and down out of train.lora_targets"
+            )
     missing = [m for m in modules if m not in present]
     if missing:
         raise PilotSetupError(f"train.lora_targets: {', '.join(missing)} matches no module of this model")
     adapted = {"fp32": True, "weights": False}[train.adapter_dtype]
-    config = peft.LoraConfig(r=train.lora_rank, lora_alpha=train.lora_alpha, lora_dropout=train.lora_dropout,
-                             target_modules=modules, target_parameters=parameters or None)
+    config = peft.LoraConfig(
+        r=train.lora_rank,
+        lora_alpha=train.lora_alpha,
+        lora_dropout=train.lora_dropout,
+        target_modules=modules,
+        target_parameters=parameters or None,
+    )
     return peft.get_peft_model(inner, config, autocast_adapter_dtype=adapted)
 
 
@@ -286,11 +340,13 @@ def build(model: ModelConfig, train: TrainConfig, seed: int, device: torch.devic
     torch.manual_seed(seed)
     if model.config_file or _preset(model.source) is not None:
         with torch.device(device):
-            inner = transformers.AutoModelForCausalLM.from_config(config, dtype=dtype,
-                                                                  attn_implementation=model.attention)
+            inner = transformers.AutoModelForCausalLM.from_config(
+                config, dtype=dtype, attn_implementation=model.attention
+            )
     else:
         inner = transformers.AutoModelForCausalLM.from_pretrained(
-            model.source, dtype=dtype, attn_implementation=model.attention).to(device)
+            model.source, dtype=dtype, attn_implementation=model.attention
+        ).to(device)
     if train.method == "qlora":
         _quantize(inner, train, TORCH_DTYPES["bf16"] if train.precision == "bf16" else dtype, device)
     if train.method == "full":

@@ -4,6 +4,7 @@ remove the temporary workdir and write the partial result.
 One window needs care: a signal raised inside `subprocess.Popen`, after the child has started but before
 the caller holds the `Popen` object, would leave nobody to stop that child. While a child is being
 started (`deferred()`), a signal is held and raised as soon as the child is registered for stopping."""
+
 from __future__ import annotations
 
 import contextlib

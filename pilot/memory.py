@@ -6,6 +6,7 @@ moment each storage is freed, through a TorchDispatchMode. It is exact and agree
 torch.distributed._tools.mem_tracker.MemTracker to the byte, but costs time per operator, so the
 runner uses it only over the warm-up steps.
 """
+
 from __future__ import annotations
 
 import os
@@ -57,7 +58,8 @@ class LiveTensorTracker(TorchDispatchMode):
             self.peak = self.live
         if self.limit_bytes and self.live > self.limit_bytes:
             raise torch.OutOfMemoryError(
-                f"pilot memory limit: {self.live} bytes of live tensors exceed the limit of {self.limit_bytes}")
+                f"pilot memory limit: {self.live} bytes of live tensors exceed the limit of {self.limit_bytes}"
+            )
 
     def _free(self, size: int) -> None:
         self.live -= size

@@ -6,6 +6,7 @@ the pilot's smoke test; the reference for memory is the real stack (hf_model).
 It is always initialised on the CPU from the run's seed, so a fresh process rebuilds exactly the
 same frozen weights before a restore.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,8 +58,14 @@ class Attention(nn.Module):
         k = self.k(x).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
         v = self.v(x).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
         q, k = _apply_rotary(q, cos[:t], sin[:t]), _apply_rotary(k, cos[:t], sin[:t])
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=self.kv_heads != self.heads,
-                                             dropout_p=self.dropout if self.training else 0.0)
+        out = F.scaled_dot_product_attention(
+            q,
+            k,
+            v,
+            is_causal=True,
+            enable_gqa=self.kv_heads != self.heads,
+            dropout_p=self.dropout if self.training else 0.0,
+        )
         return self.o(out.transpose(1, 2).reshape(b, t, -1))
 
 
@@ -144,12 +151,17 @@ def apply_lora(model: nn.Module, train: TrainConfig) -> None:
 
 def check_builtin(train: TrainConfig) -> None:
     """The built-in model has no quantization, fused loss or LoRA dropout: say so before any work."""
-    unsupported = {"train.method": train.method == "qlora", "train.loss": train.loss != "standard",
-                   "train.lora_dropout": train.lora_dropout > 0}
+    unsupported = {
+        "train.method": train.method == "qlora",
+        "train.loss": train.loss != "standard",
+        "train.lora_dropout": train.lora_dropout > 0,
+    }
     for option, used in unsupported.items():
         if used:
-            raise ValueError(f"{option} as given needs a transformers model (--model PRESET or --model-config); "
-                             f"the built-in model has none of it")
+            raise ValueError(
+                f"{option} as given needs a transformers model (--model PRESET or --model-config); "
+                f"the built-in model has none of it"
+            )
 
 
 def build_model(model_cfg: ModelConfig, train: TrainConfig, seed: int, device: torch.device) -> nn.Module:

@@ -5,6 +5,7 @@ The configuration goes through the calculators' config.json reader (as in `hf_mo
 page and the CLI), so an unsupported family or a broken file is one line naming the file, before
 the seconds of importing torch and transformers.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,8 +30,11 @@ def refused(source: str, e: dict) -> ModelSourceError:
     """One line for the first field error of the calculators' config reader."""
     from calculators import ERROR_CODES
 
-    detail = (f"model type {e['got']!r} is not supported (supported: {', '.join(e['choices'])})"
-              if e["code"] == "unsupported_model_type" else ERROR_CODES[e["code"]].format(**e))
+    detail = (
+        f"model type {e['got']!r} is not supported (supported: {', '.join(e['choices'])})"
+        if e["code"] == "unsupported_model_type"
+        else ERROR_CODES[e["code"]].format(**e)
+    )
     return ModelSourceError(f"model {source}: {detail}")
 
 

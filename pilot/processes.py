@@ -1,5 +1,6 @@
 """Child processes that never outlive the pilot: stopped on return, on an error, and on SIGINT/SIGTERM
 (which `interrupts` turns into exceptions, so the stopping callback runs)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -25,8 +26,13 @@ def stop_process(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
-def run_child(cmd: list[str], log: Path, timeout: float, on_line: Callable[[str], None] | None = None,
-              env: dict[str, str] | None = None) -> int:
+def run_child(
+    cmd: list[str],
+    log: Path,
+    timeout: float,
+    on_line: Callable[[str], None] | None = None,
+    env: dict[str, str] | None = None,
+) -> int:
     """Run `cmd` with its stderr in `log`, and its stdout too unless `on_line` takes each line of it
     (a progress channel); returns the exit code. TimeoutExpired after `timeout` seconds."""
     with open(log, "w", encoding="utf-8") as out, contextlib.ExitStack() as stopping:

@@ -1,4 +1,5 @@
 """A progress bar: tqdm when installed, otherwise one self-rewriting line on stderr."""
+
 from __future__ import annotations
 
 import sys

@@ -1,4 +1,5 @@
 """The result file: report dataclasses, and JSON written and read in one place."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,7 +27,9 @@ class JsonMixin:
 
     def to_json(self, data: dict[str, Any] | None = None) -> str:
         """The file's text; `data`: this object's dict as a caller amended it (`resultfile` marks a stage)."""
-        return json.dumps(self.to_dict() if data is None else data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return (
+            json.dumps(self.to_dict() if data is None else data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        )
 
     def save_json(self, path: str | Path, overwrite: bool = False) -> Path:
         """Written atomically: a failure (a full disk) leaves any earlier file as it was."""
@@ -91,8 +94,16 @@ class Stats:
         if a.size == 0:
             return cls(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         mean, std = float(a.mean()), float(a.std(ddof=1)) if a.size > 1 else 0.0
-        return cls(int(a.size), mean, float(np.percentile(a, 50)), float(np.percentile(a, 95)), std,
-                   _finite(std / mean) if mean > 0 else 0.0, float(a.min()), float(a.max()))
+        return cls(
+            int(a.size),
+            mean,
+            float(np.percentile(a, 50)),
+            float(np.percentile(a, 95)),
+            std,
+            _finite(std / mean) if mean > 0 else 0.0,
+            float(a.min()),
+            float(a.max()),
+        )
 
 
 @dataclass

@@ -5,6 +5,7 @@ state; after the run it keeps the losses that followed and the final weights. A 
 (`python -m pilot _resume`) scrambles every RNG, so nothing can match by coincidence, restores the
 checkpoint, fingerprints what it restored, continues to the last step and reports back.
 """
+
 from __future__ import annotations
 
 import json
@@ -87,8 +88,14 @@ def resume_main(manifest_path: Path, out_path: Path, fault: str | None = None) -
     return 0
 
 
-def verify(cfg: PilotConfig, device: torch.device, reference: Reference, workdir: Path,
-           fault: str | None = None, show: bool = False) -> RestoreCheck:
+def verify(
+    cfg: PilotConfig,
+    device: torch.device,
+    reference: Reference,
+    workdir: Path,
+    fault: str | None = None,
+    show: bool = False,
+) -> RestoreCheck:
     """Run the fresh process and compare; every failure is one precise sentence."""
     t0 = time.perf_counter()
     bitwise = device.type == "cpu"
@@ -96,19 +103,42 @@ def verify(cfg: PilotConfig, device: torch.device, reference: Reference, workdir
     manifest = workdir / "resume-manifest.json"
     out = workdir / "resumed.json"
     out.unlink(missing_ok=True)
-    manifest.write_text(json.dumps({"config": cfg.to_dict(), "device": str(device), "checkpoint": str(reference.checkpoint),
-                                    "from_step": reference.step, "until_step": until}), encoding="utf-8")
+    manifest.write_text(
+        json.dumps(
+            {
+                "config": cfg.to_dict(),
+                "device": str(device),
+                "checkpoint": str(reference.checkpoint),
+                "from_step": reference.step,
+                "until_step": until,
+            }
+        ),
+        encoding="utf-8",
+    )
     cmd = [sys.executable, "-m", "pilot", "_resume", str(manifest), str(out)] + (["--fault", fault] if fault else [])
     log = workdir / "resume-stderr.log"
     bar = Progress(1 + len(reference.losses), "restore", show)
     try:
-        returncode = run_child(cmd, log, RESUME_TIMEOUT_S, lambda line: bar.update() if line.strip() == PROGRESS_LINE else None)
+        returncode = run_child(
+            cmd, log, RESUME_TIMEOUT_S, lambda line: bar.update() if line.strip() == PROGRESS_LINE else None
+        )
     finally:
         bar.close()
-    check = RestoreCheck(performed=True, passed=False, mode="bitwise" if bitwise else "tolerance",
-                         rtol=0.0 if bitwise else GPU_RTOL, atol=0.0 if bitwise else GPU_ATOL, fresh_process=True,
-                         resumed_from_step=reference.step, resumed_steps=len(reference.losses), verified=[],
-                         failures=[], max_loss_abs_diff=None, max_param_abs_diff=None, duration_s=0.0)
+    check = RestoreCheck(
+        performed=True,
+        passed=False,
+        mode="bitwise" if bitwise else "tolerance",
+        rtol=0.0 if bitwise else GPU_RTOL,
+        atol=0.0 if bitwise else GPU_ATOL,
+        fresh_process=True,
+        resumed_from_step=reference.step,
+        resumed_steps=len(reference.losses),
+        verified=[],
+        failures=[],
+        max_loss_abs_diff=None,
+        max_param_abs_diff=None,
+        duration_s=0.0,
+    )
     if returncode != 0 or not out.exists():
         tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or ["no output"]
         check.failures.append(f"the fresh process could not resume (exit {returncode}): {tail[0]}")
@@ -128,23 +158,34 @@ def _compare(check: RestoreCheck, ref: Reference, resumed: dict[str, Any], param
     for component, entries in ref.state.items():
         if component not in failed:
             check.verified.append(f"{component}: {len(entries)} entries identical after restore at step {ref.step}")
-            check.checks.append({"check": "state", "passed": True, "component": component, "count": len(entries),
-                                 "step": ref.step})
+            check.checks.append(
+                {"check": "state", "passed": True, "component": component, "count": len(entries), "step": ref.step}
+            )
     diffs = [abs(a - b) for a, b in zip(ref.losses, resumed["losses"])]
     check.max_loss_abs_diff = max(diffs, default=0.0)
     word = "bitwise identical" if check.mode == "bitwise" else f"within rtol {check.rtol:g}"
     losses_ok = len(diffs) == len(ref.losses) and all(
         d == 0.0 if check.mode == "bitwise" else d <= check.atol + check.rtol * abs(a)
-        for d, a in zip(diffs, ref.losses))
+        for d, a in zip(diffs, ref.losses)
+    )
     if losses_ok:
         check.verified.append(f"continued losses for {len(diffs)} steps: {word}")
         check.checks.append({"check": "losses", "passed": True, "count": len(diffs)})
     else:
         first = next((i for i, d in enumerate(diffs) if d != 0.0), 0)
-        check.failures.append(f"continued losses diverge from the uninterrupted run at step {ref.step + first + 1}: "
-                              f"expected {ref.losses[first]!r}, got {resumed['losses'][first]!r}")
-        check.checks.append({"check": "losses", "passed": False, "step": ref.step + first + 1,
-                             "expected": _number(ref.losses, first), "got": _number(resumed["losses"], first)})
+        check.failures.append(
+            f"continued losses diverge from the uninterrupted run at step {ref.step + first + 1}: "
+            f"expected {ref.losses[first]!r}, got {resumed['losses'][first]!r}"
+        )
+        check.checks.append(
+            {
+                "check": "losses",
+                "passed": False,
+                "step": ref.step + first + 1,
+                "expected": _number(ref.losses, first),
+                "got": _number(resumed["losses"], first),
+            }
+        )
     if check.mode == "bitwise":
         differ = [n for n in ref.final if resumed["final"].get(n) != ref.final[n]]
         check.max_param_abs_diff = None if differ else 0.0
@@ -152,13 +193,19 @@ def _compare(check: RestoreCheck, ref: Reference, resumed: dict[str, Any], param
         other = torch.load(params_file, weights_only=True)
         gaps = {n: (ref.final_params[n] - other[n]).abs().max().item() for n in ref.final_params}
         check.max_param_abs_diff = max(gaps.values(), default=0.0)
-        differ = [n for n in ref.final_params
-                  if not torch.allclose(other[n], ref.final_params[n], rtol=check.rtol, atol=check.atol)]
+        differ = [
+            n
+            for n in ref.final_params
+            if not torch.allclose(other[n], ref.final_params[n], rtol=check.rtol, atol=check.atol)
+        ]
     if differ:
-        check.failures.append(f"final parameters differ from the uninterrupted run: {len(differ)} of "
-                              f"{len(ref.final)} tensors (first: {differ[0]})")
-        check.checks.append({"check": "parameters", "passed": False, "count": len(differ), "total": len(ref.final),
-                             "first": differ[0]})
+        check.failures.append(
+            f"final parameters differ from the uninterrupted run: {len(differ)} of "
+            f"{len(ref.final)} tensors (first: {differ[0]})"
+        )
+        check.checks.append(
+            {"check": "parameters", "passed": False, "count": len(differ), "total": len(ref.final), "first": differ[0]}
+        )
     else:
         check.verified.append(f"final trainable parameters ({len(ref.final)} tensors): {word}")
         check.checks.append({"check": "parameters", "passed": True, "count": len(ref.final)})

@@ -10,6 +10,7 @@ then takes it back less what the result grew, so a disk that other writers fill 
 cannot stop the last write; a disk already full fails before any work. Standard library only:
 `prepare()` runs before the CLI imports torch.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,7 +25,7 @@ from .atomic import FileTooLargeError, atomic_write, check_writable, file_size_l
 from .errors import NoSpace
 
 RESERVE_BASE = 256 * 1024  # a result's fixed part: environment, configuration, restore findings, flags
-RESERVE_PER_STEP = 32      # one loss, as json.dumps(indent=2) writes it
+RESERVE_PER_STEP = 32  # one loss, as json.dumps(indent=2) writes it
 
 
 def result_path(output: Path) -> Path:
@@ -65,8 +66,10 @@ class ResultFile:
                 raise FileTooLargeError(self.path, file_size_limit()) from exc
             if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                 free = free_bytes(self.path.parent)
-                raise NoSpace(f"not enough free space for the result in {self.path.parent}: "
-                              f"{self.capacity / 1e6:.1f} MB reserved for it, {free / 1e6:.1f} MB free") from exc
+                raise NoSpace(
+                    f"not enough free space for the result in {self.path.parent}: "
+                    f"{self.capacity / 1e6:.1f} MB reserved for it, {free / 1e6:.1f} MB free"
+                ) from exc
             raise
 
     def _reserve(self, size: int) -> None:
@@ -106,8 +109,10 @@ class ResultFile:
             line = english(problem)
             if line not in self.reported:
                 self.reported.add(line)
-                print(f"gpu-pilot: warning: {self.path} breaks the result contract, so the site will refuse it: "
-                      f"{line}", file=sys.stderr)
+                print(
+                    f"gpu-pilot: warning: {self.path} breaks the result contract, so the site will refuse it: {line}",
+                    file=sys.stderr,
+                )
 
     def _write(self, text: bytes, final: bool) -> None:
         self.reserve_path.unlink(missing_ok=True)  # its room takes the new file
@@ -127,10 +132,14 @@ class ResultFile:
         full before any work); a later failure is reported once and the run goes on."""
         from .report import Outcome, Partial
 
-        outcome = dataclasses.asdict(Outcome(
-            "partial", f"unfinished: written while the run was in its {stage} stage; if no gpu-pilot is running, "
-                       "it was killed there (SIGKILL, the out-of-memory killer, or the machine stopped)",
-            Partial("unfinished", stage, steps_done)))
+        outcome = dataclasses.asdict(
+            Outcome(
+                "partial",
+                f"unfinished: written while the run was in its {stage} stage; if no gpu-pilot is running, "
+                "it was killed there (SIGKILL, the out-of-memory killer, or the machine stopped)",
+                Partial("unfinished", stage, steps_done),
+            )
+        )
         text = self._text(result, outcome)
         try:
             self._write(text, final=False)
@@ -138,8 +147,11 @@ class ResultFile:
             if self.written == 0:
                 raise
             if not self.warned:
-                print(f"gpu-pilot: warning: could not update {self.path} after the {stage} stage ({exc.strerror or exc}); "
-                      "the run goes on", file=sys.stderr)
+                print(
+                    f"gpu-pilot: warning: could not update {self.path} after the {stage} stage ({exc.strerror or exc}); "
+                    "the run goes on",
+                    file=sys.stderr,
+                )
                 self.warned = True
 
     # -- at the end ----------------------------------------------------------------------------
@@ -151,8 +163,11 @@ class ResultFile:
             return self.path
         except OSError as exc:
             copy = self._copy(text)
-            where = (f"a copy was written to {copy}" if copy else
-                     "no copy could be written anywhere: the summary above is what is left")
+            where = (
+                f"a copy was written to {copy}"
+                if copy
+                else "no copy could be written anywhere: the summary above is what is left"
+            )
             exc.strerror = f"{exc.strerror or exc}; {where}"
             raise
 

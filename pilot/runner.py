@@ -4,6 +4,7 @@ The measured loop itself is `steps.measure`, shared with the scaling step. Runni
 ends the scenario with the status "does_not_fit" rather than a crash. After each stage the result so
 far goes to `record` (the CLI's `ResultFile.stage`), so a killed run leaves it on disk.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -95,23 +96,32 @@ def _timing(cfg: PilotConfig, done: Measured) -> Timing | None:
     total_step = sum(done.times)
     val_s, val_loss = done.validation or (None, None)
     return Timing(
-        step=Stats.from_values(done.times), data_wait=Stats.from_values(done.waits),
+        step=Stats.from_values(done.times),
+        data_wait=Stats.from_values(done.waits),
         data_wait_fraction=sum(done.waits) / total_step if total_step else 0.0,
-        stalled_steps=sum(w > STALL_FRACTION * t for w, t in zip(done.waits, done.times)), stall_threshold=STALL_FRACTION,
+        stalled_steps=sum(w > STALL_FRACTION * t for w, t in zip(done.waits, done.times)),
+        stall_threshold=STALL_FRACTION,
         tokens_per_step=cfg.train.tokens_per_step,
         tokens_per_s=cfg.train.tokens_per_step / (total_step / len(done.times)) if total_step else 0.0,
-        validation_s=val_s, validation_loss=val_loss, warmup_steps=cfg.warmup_steps)
+        validation_s=val_s,
+        validation_loss=val_loss,
+        warmup_steps=cfg.warmup_steps,
+    )
 
 
 def _memory(cfg: PilotConfig, trainer: Trainer, meters: Meters) -> Memory:
     rss, rss_peak = process_rss_bytes()
     on_gpu, sampler = trainer.device.type == "cuda", meters.sampler
     return Memory(
-        method="cuda_allocator" if on_gpu else "live_tensor_tracker", peak_tensor_bytes=peak_bytes(trainer, meters.tracker),
+        method="cuda_allocator" if on_gpu else "live_tensor_tracker",
+        peak_tensor_bytes=peak_bytes(trainer, meters.tracker),
         reserved_bytes=torch.cuda.max_memory_reserved(trainer.device) if on_gpu else None,
         device_used_peak_bytes=sampler.peak_used if on_gpu else None,
         device_total_bytes=sampler.total if on_gpu else None,
-        rss_bytes=rss, rss_peak_bytes=rss_peak, limit_bytes=limit_bytes(cfg) or None)
+        rss_bytes=rss,
+        rss_peak_bytes=rss_peak,
+        limit_bytes=limit_bytes(cfg) or None,
+    )
 
 
 def _check_checkpoint_space(cfg: PilotConfig, trainer: Trainer, workdir: Path) -> None:
@@ -122,12 +132,16 @@ def _check_checkpoint_space(cfg: PilotConfig, trainer: Trainer, workdir: Path) -
     needed = checkpoint.state_bytes(trainer) * CHECKPOINT_SPACE_MARGIN
     free = free_bytes(workdir)
     if free < needed:
-        raise NoSpace(f"not enough free space for the checkpoint in {workdir}: about {needed / 1e9:.2f} GB needed, "
-                      f"{free / 1e9:.2f} GB free; pass --workdir on a larger disk or --no-restore-check")
+        raise NoSpace(
+            f"not enough free space for the checkpoint in {workdir}: about {needed / 1e9:.2f} GB needed, "
+            f"{free / 1e9:.2f} GB free; pass --workdir on a larger disk or --no-restore-check"
+        )
     limit = file_size_limit()
     if limit is not None and limit < needed:
-        raise NoSpace(f"the checkpoint (about {needed / 1e9:.2f} GB) would pass this process's file-size limit of "
-                      f"{limit:,} bytes (ulimit -f); raise it (ulimit -f unlimited) or pass --no-restore-check")
+        raise NoSpace(
+            f"the checkpoint (about {needed / 1e9:.2f} GB) would pass this process's file-size limit of "
+            f"{limit:,} bytes (ulimit -f); raise it (ulimit -f unlimited) or pass --no-restore-check"
+        )
 
 
 def _checkpoint(trainer: Trainer, workdir: Path, result: PilotResult):
@@ -138,13 +152,21 @@ def _checkpoint(trainer: Trainer, workdir: Path, result: PilotResult):
         reference, result.checkpoint = restore.write_checkpoint(trainer, workdir / "checkpoint.pt")
         return reference
     except NoRoomError as exc:
-        result.checkpoint = Checkpoint(step=trainer.steps_done, write_s=time.perf_counter() - t0, size_bytes=0,
-                                       error=str(exc.strerror))
+        result.checkpoint = Checkpoint(
+            step=trainer.steps_done, write_s=time.perf_counter() - t0, size_bytes=0, error=str(exc.strerror)
+        )
         return None
 
 
-def _measure(cfg: PilotConfig, trainer: Trainer, workdir: Path, show: bool, result: PilotResult, done: Measured,
-             note: Callable[[], None]):
+def _measure(
+    cfg: PilotConfig,
+    trainer: Trainer,
+    workdir: Path,
+    show: bool,
+    result: PilotResult,
+    done: Measured,
+    note: Callable[[], None],
+):
     reference = None
 
     def after_step(step: int, meters: Meters) -> None:
@@ -166,10 +188,12 @@ def _measure(cfg: PilotConfig, trainer: Trainer, workdir: Path, show: bool, resu
     with _Stopwatch() as val:
         val_loss = trainer.validate(cfg.val_batches)
     if not math.isfinite(val_loss):
-        raise Diverged(f"the validation loss became {val_loss} after {done.steps_done} steps (train.lr {cfg.train.lr:g})")
+        raise Diverged(
+            f"the validation loss became {val_loss} after {done.steps_done} steps (train.lr {cfg.train.lr:g})"
+        )
     done.validation = (val.seconds, val_loss)
     if reference is not None:
-        restore.finish_reference(reference, trainer, done.losses[reference.step:])
+        restore.finish_reference(reference, trainer, done.losses[reference.step :])
     return reference
 
 
@@ -229,19 +253,32 @@ def device_for(cfg: PilotConfig) -> torch.device:
         raise DeviceUnavailable(str(exc)) from exc
 
 
-def new_result(kind: str, cfg: PilotConfig, device: torch.device, tokens: torch.Tensor,
-               show: bool = False) -> PilotResult:
+def new_result(
+    kind: str, cfg: PilotConfig, device: torch.device, tokens: torch.Tensor, show: bool = False
+) -> PilotResult:
     """The result envelope every scenario fills in: what ran, when, where, on which model (its family and
     the hashes of its configuration and local weights) and data."""
     ident = model_source.identity(cfg.model, show)
     return PilotResult(
-        kind=kind, label=cfg.label, note=cfg.note,
+        kind=kind,
+        label=cfg.label,
+        note=cfg.note,
         created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        environment=environment.collect(device), config=cfg.to_dict(),
-        model=ModelInfo(cfg.model.config_file or cfg.model.source, 0, 0, cfg.model_hash(ident.config_sha256),
-                        tokens_hash(tokens), ident.family, ident.config_sha256, ident.weights_sha256,
-                        ident.weights_bytes),
-        outcome=Outcome("completed"))
+        environment=environment.collect(device),
+        config=cfg.to_dict(),
+        model=ModelInfo(
+            cfg.model.config_file or cfg.model.source,
+            0,
+            0,
+            cfg.model_hash(ident.config_sha256),
+            tokens_hash(tokens),
+            ident.family,
+            ident.config_sha256,
+            ident.weights_sha256,
+            ident.weights_bytes,
+        ),
+        outcome=Outcome("completed"),
+    )
 
 
 def _noter(cfg: PilotConfig, result: PilotResult, done: Measured, record: Recorder | None) -> Callable[[], None]:
@@ -256,8 +293,13 @@ def _noter(cfg: PilotConfig, result: PilotResult, done: Measured, record: Record
     return note
 
 
-def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = True, keep_workdir: bool = False,
-        record: Recorder | None = None) -> PilotResult:
+def run(
+    cfg: PilotConfig,
+    workdir: Path | None = None,
+    show_progress: bool = True,
+    keep_workdir: bool = False,
+    record: Recorder | None = None,
+) -> PilotResult:
     """The pilot; a failure once measuring has begun raises PartialRun carrying what was measured."""
     cfg = resolved(cfg)
     device = device_for(cfg)
@@ -285,8 +327,9 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
                 if result.batch_search.largest_fitting is None:
                     result.outcome = Outcome("does_not_fit", "no micro-batch fits, not even 1")
                     return result
-                cfg = dataclasses.replace(cfg, train=dataclasses.replace(
-                    cfg.train, micro_batch=result.batch_search.largest_fitting))
+                cfg = dataclasses.replace(
+                    cfg, train=dataclasses.replace(cfg.train, micro_batch=result.batch_search.largest_fitting)
+                )
                 result.config = cfg.to_dict()
                 trainer = Trainer(cfg, device, tokens=tokens)
             done.stage = "warmup"
@@ -309,8 +352,11 @@ def run(cfg: PilotConfig, workdir: Path | None = None, show_progress: bool = Tru
             result.losses, result.timing = done.losses, _timing(cfg, done)
             raise PartialRun(_finished(_partial(result, exc, done)), exc) from exc
     if result.checkpoint is not None and result.checkpoint.error:
-        result.outcome = Outcome("partial", f"checkpoint not written: {result.checkpoint.error}; no restore check",
-                                 Partial("checkpoint_failed", "training", done.steps_done))
+        result.outcome = Outcome(
+            "partial",
+            f"checkpoint not written: {result.checkpoint.error}; no restore check",
+            Partial("checkpoint_failed", "training", done.steps_done),
+        )
     return _finished(result)
 
 

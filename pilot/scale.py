@@ -7,6 +7,7 @@ efficiency is that throughput over N times the baseline's. Every process compare
 included, runs the same number of torch threads (on the CPU one, unless --threads says otherwise):
 a baseline with more threads, or fewer, than each worker makes the efficiency meaningless.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -62,8 +63,12 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
             dist.all_reduce(t, op=dist.ReduceOp.MAX)
             dist.all_reduce(p, op=dist.ReduceOp.MAX)
             if local == 0:
-                Path(out).write_text(json.dumps({"times": t.tolist(), "peak": int(p.item()), "world": world,
-                                                 "threads": torch.get_num_threads()}), encoding="utf-8")
+                Path(out).write_text(
+                    json.dumps(
+                        {"times": t.tolist(), "peak": int(p.item()), "world": world, "threads": torch.get_num_threads()}
+                    ),
+                    encoding="utf-8",
+                )
             del trainer
             # Teardown order: no rank may close its gloo connections while a peer is still inside a
             # collective (the peer's transport thread then throws, and the uncaught exception aborts
@@ -73,7 +78,8 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
             dist.destroy_process_group()
     except Exception as exc:
         Path(out).with_name(f"{Path(out).name}.rank{rank}.error").write_text(
-            f"rank {rank}: {type(exc).__name__}: {exc}".splitlines()[0][:1000], encoding="utf-8")
+            f"rank {rank}: {type(exc).__name__}: {exc}".splitlines()[0][:1000], encoding="utf-8"
+        )
         raise
     return 0
 
@@ -87,12 +93,20 @@ def threads_per_process(cfg: PilotConfig, device: torch.device, nproc_per_node: 
 
 
 def run_torchrun(cfg_file: Path, strategy: str, out: Path, scale: ScaleConfig, threads: int = 1) -> dict:
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={scale.nproc_per_node}",
-           f"--nnodes={scale.nnodes}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        f"--nproc-per-node={scale.nproc_per_node}",
+        f"--nnodes={scale.nnodes}",
+    ]
     if scale.rdzv_endpoint:
         # One rendezvous id per strategy: the second launch never meets state left by the first.
-        cmd += [f"--rdzv-backend={scale.rdzv_backend}", f"--rdzv-endpoint={scale.rdzv_endpoint}",
-                f"--rdzv-id={scale.rdzv_id}-{strategy}"]
+        cmd += [
+            f"--rdzv-backend={scale.rdzv_backend}",
+            f"--rdzv-endpoint={scale.rdzv_endpoint}",
+            f"--rdzv-id={scale.rdzv_id}-{strategy}",
+        ]
     else:
         cmd += ["--standalone"]
     cmd += ["-m", "pilot", "_scale_worker", str(cfg_file), strategy, str(out)]
@@ -145,11 +159,23 @@ def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, 
         steps = cfg.total_steps
         per_step = cfg.train.tokens_per_step
         base_tps = per_step / (sum(times) / len(times))
-        baseline = ScaleRun("none", 1, cfg.train.micro_batch, cfg.train.grad_accum, Stats.from_values(times), base_tps,
-                            1.0, peak, torch.get_num_threads())
-        result.scaling = Scaling(nnodes, nproc, backend, cfg.train.micro_batch * cfg.train.grad_accum, per_step, baseline,
-                                 [], threads)
-        shard_cfg = dataclasses.replace(cfg, restore_check=False, train=dataclasses.replace(cfg.train, micro_batch=micro, grad_accum=accum))
+        baseline = ScaleRun(
+            "none",
+            1,
+            cfg.train.micro_batch,
+            cfg.train.grad_accum,
+            Stats.from_values(times),
+            base_tps,
+            1.0,
+            peak,
+            torch.get_num_threads(),
+        )
+        result.scaling = Scaling(
+            nnodes, nproc, backend, cfg.train.micro_batch * cfg.train.grad_accum, per_step, baseline, [], threads
+        )
+        shard_cfg = dataclasses.replace(
+            cfg, restore_check=False, train=dataclasses.replace(cfg.train, micro_batch=micro, grad_accum=accum)
+        )
         stage = "scaling"
         note()
         with workdirs.temporary("gpu-pilot-scale-") as tmp:
@@ -157,13 +183,26 @@ def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, 
             cfg_file.write_text(json.dumps(shard_cfg.to_dict()), encoding="utf-8")
             for strategy in scale.strategies:
                 if show_progress:
-                    print(f"torchrun: {strategy} on {world} processes ({threads} thread{'s' * (threads > 1)} each) ...",
-                          file=sys.stderr)
+                    print(
+                        f"torchrun: {strategy} on {world} processes ({threads} thread{'s' * (threads > 1)} each) ...",
+                        file=sys.stderr,
+                    )
                 got = run_torchrun(cfg_file, strategy, Path(tmp) / f"{strategy}.json", scale, threads)
                 stats = Stats.from_values(got["times"])
                 tps = per_step / stats.mean
-                result.scaling.runs.append(ScaleRun(strategy, got["world"], micro, accum, stats, tps,
-                                                    tps / (got["world"] * base_tps), got["peak"], got.get("threads")))
+                result.scaling.runs.append(
+                    ScaleRun(
+                        strategy,
+                        got["world"],
+                        micro,
+                        accum,
+                        stats,
+                        tps,
+                        tps / (got["world"] * base_tps),
+                        got["peak"],
+                        got.get("threads"),
+                    )
+                )
                 note()
     except (Exception, KeyboardInterrupt, Interrupted) as exc:
         reason = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
@@ -171,8 +210,11 @@ def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, 
         result.flags = flags.evaluate(result)
         raise PartialRun(result, exc) from exc
     if scale.node_rank != 0:
-        print(f"gpu-pilot: node {scale.node_rank} of {nnodes} finished {', '.join(scale.strategies)}; "
-              "the node started with --node-rank 0 writes the result", file=sys.stderr)
+        print(
+            f"gpu-pilot: node {scale.node_rank} of {nnodes} finished {', '.join(scale.strategies)}; "
+            "the node started with --node-rank 0 writes the result",
+            file=sys.stderr,
+        )
         return None
     result.flags = flags.evaluate(result)
     return result

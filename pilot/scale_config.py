@@ -1,5 +1,6 @@
 """`gpu-pilot scale`'s own options, checked without torch: the CLI refuses a bad one before the imports
 (pilot.scale, which runs the strategies, imports torch and re-exports these names)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,8 +17,10 @@ def split_batch(cfg: PilotConfig, world: int) -> tuple[int, int]:
         return t.micro_batch, t.grad_accum // world
     if t.micro_batch % world == 0:
         return t.micro_batch // world, t.grad_accum
-    raise ValueError(f"train.grad_accum ({t.grad_accum}) or train.micro_batch ({t.micro_batch}) must be divisible "
-                     f"by the {world} processes to keep the effective batch size")
+    raise ValueError(
+        f"train.grad_accum ({t.grad_accum}) or train.micro_batch ({t.micro_batch}) must be divisible "
+        f"by the {world} processes to keep the effective batch size"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,21 +46,33 @@ class ScaleConfig:
             raise ValueError(f"--nproc-per-node must be >= 1 (got {self.nproc_per_node})")
         parts = str(self.nnodes).split(":")
         if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
-            raise ValueError(f"--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got {self.nnodes!r})")
+            raise ValueError(
+                f"--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got {self.nnodes!r})"
+            )
         if len(parts) == 2 and int(parts[0]) != int(parts[1]):
-            raise ValueError(f"--nnodes must be a fixed number here, since the effective batch depends on it "
-                             f"(got {self.nnodes!r})")
+            raise ValueError(
+                f"--nnodes must be a fixed number here, since the effective batch depends on it (got {self.nnodes!r})"
+            )
         if self.node_rank < 0 or self.node_rank >= self.nodes:
             raise ValueError(f"--node-rank must be between 0 and {self.nodes - 1} (got {self.node_rank})")
         if self.nodes > 1:
             host, _, port = str(self.rdzv_endpoint).rpartition(":")
             if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                raise ValueError(f"--rdzv-endpoint must be host:port with --nnodes {self.nodes} (got {self.rdzv_endpoint!r})")
+                raise ValueError(
+                    f"--rdzv-endpoint must be host:port with --nnodes {self.nodes} (got {self.rdzv_endpoint!r})"
+                )
 
     @classmethod
     def from_args(cls, args) -> "ScaleConfig":
-        return cls(tuple(s for s in args.strategies.split(",") if s), args.nproc_per_node, args.nnodes,
-                   args.node_rank, args.rdzv_endpoint, args.rdzv_backend, args.rdzv_id)
+        return cls(
+            tuple(s for s in args.strategies.split(",") if s),
+            args.nproc_per_node,
+            args.nnodes,
+            args.node_rank,
+            args.rdzv_endpoint,
+            args.rdzv_backend,
+            args.rdzv_id,
+        )
 
     @property
     def nodes(self) -> int:

@@ -4,6 +4,7 @@ Warm-up steps are excluded from timing. On the CPU the live-tensor tracker runs 
 costs time per operator, and the peak is reached once the optimizer state exists); on GPUs the
 allocator's peak covers the whole loop.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -39,8 +40,10 @@ def tracker_for(cfg: PilotConfig, trainer: Trainer) -> LiveTensorTracker | None:
     tracker = LiveTensorTracker(limit_bytes(cfg))
     tracker.ignore(trainer.tokens)  # the dataset is host data, not training memory
     # FSDP's parameters are DTensors: their storage is the local shard.
-    tracker.track([p.to_local() if hasattr(p, "to_local") else p for p in trainer.module.parameters()],
-                  list(trainer.module.buffers()))
+    tracker.track(
+        [p.to_local() if hasattr(p, "to_local") else p for p in trainer.module.parameters()],
+        list(trainer.module.buffers()),
+    )
     return tracker
 
 
@@ -72,8 +75,15 @@ class Meters:
 StepHook = Callable[[int, Meters], None]
 
 
-def measure(cfg: PilotConfig, trainer: Trainer, done: Measured, *, title: str = "pilot", show: bool = False,
-            after_step: StepHook | None = None) -> Meters:
+def measure(
+    cfg: PilotConfig,
+    trainer: Trainer,
+    done: Measured,
+    *,
+    title: str = "pilot",
+    show: bool = False,
+    after_step: StepHook | None = None,
+) -> Meters:
     """Warm-up then timed steps into `done`; a non-finite loss raises Diverged."""
     release(trainer.device)
     meters = Meters(tracker_for(cfg, trainer), DeviceSampler(trainer.device))
@@ -86,8 +96,9 @@ def measure(cfg: PilotConfig, trainer: Trainer, done: Measured, *, title: str = 
             with meters.tracker if (meters.tracker is not None and in_warmup) else contextlib.nullcontext():
                 loss, waited, seconds = trainer.step()
             if not math.isfinite(loss):
-                raise Diverged(f"the loss became {loss} at step {step} (train.lr {cfg.train.lr:g}); "
-                               "lower the learning rate")
+                raise Diverged(
+                    f"the loss became {loss} at step {step} (train.lr {cfg.train.lr:g}); lower the learning rate"
+                )
             done.losses.append(loss)
             done.steps_done = step
             meters.sampler.sample()

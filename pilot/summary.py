@@ -1,4 +1,5 @@
 """The readable summary printed at the end of a run."""
+
 from __future__ import annotations
 
 from .report import PilotResult
@@ -14,10 +15,14 @@ def _ms(s: float) -> str:
 
 def render(result: PilotResult) -> str:
     env, lines = result.environment, []
-    lines.append(f"gpu-pilot {env.pilot_version} | {env.device_type}: {env.device_name} x{env.device_count} | "
-                 f"torch {env.torch}" + (f" | CUDA {env.cuda}" if env.cuda else "") + (f" | ROCm {env.hip}" if env.hip else ""))
-    lines.append(f"model: {result.model.family}, {result.model.parameters:,} parameters, "
-                 f"{result.model.trainable_parameters:,} trainable")
+    lines.append(
+        f"gpu-pilot {env.pilot_version} | {env.device_type}: {env.device_name} x{env.device_count} | "
+        f"torch {env.torch}" + (f" | CUDA {env.cuda}" if env.cuda else "") + (f" | ROCm {env.hip}" if env.hip else "")
+    )
+    lines.append(
+        f"model: {result.model.family}, {result.model.parameters:,} parameters, "
+        f"{result.model.trainable_parameters:,} trainable"
+    )
     if result.batch_search:
         lines.append(f"largest micro-batch that fits: {result.batch_search.largest_fitting}")
     if result.outcome.status == "does_not_fit":
@@ -25,7 +30,9 @@ def render(result: PilotResult) -> str:
         return "\n".join(lines)
     if result.outcome.partial:
         p = result.outcome.partial
-        lines.append(f"PARTIAL RESULT ({p.reason}, stopped in {p.stage} after {p.steps_done} steps): {result.outcome.error}")
+        lines.append(
+            f"PARTIAL RESULT ({p.reason}, stopped in {p.stage} after {p.steps_done} steps): {result.outcome.error}"
+        )
     if result.timing:
         t = result.timing
         lines += [
@@ -39,17 +46,29 @@ def render(result: PilotResult) -> str:
             lines.append(f"validation    {t.validation_s:.2f} s (loss {t.validation_loss:.4f})")
     if result.memory:
         m = result.memory
-        extra = (f", reserved {_gb(m.reserved_bytes)}, whole device {_gb(m.device_used_peak_bytes)} of "
-                 f"{_gb(m.device_total_bytes)}") if m.method == "cuda_allocator" else f", process RSS peak {_gb(m.rss_peak_bytes)}"
+        extra = (
+            (
+                f", reserved {_gb(m.reserved_bytes)}, whole device {_gb(m.device_used_peak_bytes)} of "
+                f"{_gb(m.device_total_bytes)}"
+            )
+            if m.method == "cuda_allocator"
+            else f", process RSS peak {_gb(m.rss_peak_bytes)}"
+        )
         lines.append(f"memory        tensor peak {_gb(m.peak_tensor_bytes)} ({m.method}){extra}")
     if result.estimate:
         e = result.estimate
-        lines.append(f"estimate      {_gb(e.estimated_bytes)} from the calculator, error {e.relative_error:+.1%}"
-                     if e.available and e.relative_error is not None else f"estimate      absent: {e.reason}")
+        lines.append(
+            f"estimate      {_gb(e.estimated_bytes)} from the calculator, error {e.relative_error:+.1%}"
+            if e.available and e.relative_error is not None
+            else f"estimate      absent: {e.reason}"
+        )
     if result.checkpoint:
         c = result.checkpoint
-        lines.append(f"checkpoint    NOT WRITTEN at step {c.step}: {c.error}" if c.error else
-                     f"checkpoint    {_gb(c.size_bytes)} written atomically in {c.write_s:.2f} s at step {c.step}")
+        lines.append(
+            f"checkpoint    NOT WRITTEN at step {c.step}: {c.error}"
+            if c.error
+            else f"checkpoint    {_gb(c.size_bytes)} written atomically in {c.write_s:.2f} s at step {c.step}"
+        )
     if result.restore:
         r = result.restore
         verdict = "PASSED" if r.passed else "FAILED"
@@ -59,7 +78,9 @@ def render(result: PilotResult) -> str:
         lines += _scaling(result)
     run_flags = [f for f in result.flags if f.subject == "run"]
     if run_flags:
-        lines.append(f"flags         {len(run_flags)} to act on (the guide's pilot page, section #summary, says what each means):")
+        lines.append(
+            f"flags         {len(run_flags)} to act on (the guide's pilot page, section #summary, says what each means):"
+        )
         lines += [f"  ! {f.message}" for f in run_flags]
     return "\n".join(lines)
 
@@ -71,10 +92,15 @@ def _untrusted_reason(flag) -> str:
 def _scaling(result: PilotResult) -> list[str]:
     """Each strategy against one process in words: faster or slower, by how much, at the same batch."""
     s, lines = result.scaling, []
-    threads = f", {s.threads_per_process} thread{'s' * (s.threads_per_process != 1)} per process" \
-        if s.threads_per_process else ""
-    lines.append(f"scaling       baseline {s.baseline.tokens_per_s:,.0f} tokens/s on 1 process{threads}; every "
-                 f"configuration at the same effective batch of {s.effective_batch} sequences per step")
+    threads = (
+        f", {s.threads_per_process} thread{'s' * (s.threads_per_process != 1)} per process"
+        if s.threads_per_process
+        else ""
+    )
+    lines.append(
+        f"scaling       baseline {s.baseline.tokens_per_s:,.0f} tokens/s on 1 process{threads}; every "
+        f"configuration at the same effective batch of {s.effective_batch} sequences per step"
+    )
     for flag in (f for f in result.flags if f.subject == "none" and not f.trustworthy):
         lines.append(f"  baseline: not trustworthy: {_untrusted_reason(flag)}")
     for r in s.runs:
@@ -90,7 +116,9 @@ def _scaling(result: PilotResult) -> list[str]:
             verdict = f"{r.world_size} processes are {1 - speedup:.0%} slower than one"
         else:
             verdict = f"{r.world_size} processes are as fast as one"
-        figures = f"{r.tokens_per_s:,.0f} tokens/s, {speedup:.2f}x one process: {verdict}; efficiency {r.efficiency:.0%}"
+        figures = (
+            f"{r.tokens_per_s:,.0f} tokens/s, {speedup:.2f}x one process: {verdict}; efficiency {r.efficiency:.0%}"
+        )
         if any(f.subject == "none" and not f.trustworthy for f in result.flags):
             figures = f"not trustworthy, since its baseline is not (measured: {figures})"
         lines.append(f"{head} {figures}")

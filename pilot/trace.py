@@ -6,6 +6,7 @@ model's reference); nothing is allocated, so an 8B model traces in a few hundred
 
 torch is imported inside the functions: the CLI stays torch-free until a command needs it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -21,11 +22,11 @@ class Trace:
     """Bytes of live tensor storage at the peak of two optimizer steps, and what they were then."""
 
     peak_bytes: int
-    parameters: int       # weights and buffers (frozen and trainable)
-    gradients: int        # .grad of the trainable parameters alive at the peak
+    parameters: int  # weights and buffers (frozen and trainable)
+    gradients: int  # .grad of the trainable parameters alive at the peak
     optimizer_state: int  # the optimizer's state tensors alive at the peak
-    other: int            # activations and temporaries
-    peak_step: int        # 1 or 2: the step during which the peak was reached
+    other: int  # activations and temporaries
+    peak_step: int  # 1 or 2: the step during which the peak was reached
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -59,10 +60,16 @@ def _tracker_class():
             if self.peak > was:
                 weights = self._bytes(list(self.params) + list(self.buffers))
                 grads = self._bytes(p.grad for p in self.params if p.grad is not None)
-                state = self._bytes(v for s in self.optimizer.state.values() for v in s.values()
-                                    if hasattr(v, "untyped_storage"))
-                self.breakdown = {"parameters": weights, "gradients": grads, "optimizer_state": state,
-                                  "other": self.live - weights - grads - state, "peak_step": self.step}
+                state = self._bytes(
+                    v for s in self.optimizer.state.values() for v in s.values() if hasattr(v, "untyped_storage")
+                )
+                self.breakdown = {
+                    "parameters": weights,
+                    "gradients": grads,
+                    "optimizer_state": state,
+                    "other": self.live - weights - grads - state,
+                    "peak_step": self.step,
+                }
 
     return BreakdownTracker
 

@@ -5,6 +5,7 @@ The trace counts the tensors a CPU run of the configuration holds, so the file r
 configuration and environment and compares the peak with the calculator's CPU estimate (the same
 memory model, with the CPU's optimizer path and dropout masks); the GPU estimate is recorded beside it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,7 +45,9 @@ def _compared(cfg: PilotConfig, model_type: str, traced: int):
 
     found = compare(cfg, traced, "cpu")
     if not found.available and cfg.model.is_transformers and model_type not in MODEL_TYPES:
-        found.reason = f"the memory calculator does not model {model_type!r} models (it models {', '.join(MODEL_TYPES)})"
+        found.reason = (
+            f"the memory calculator does not model {model_type!r} models (it models {', '.join(MODEL_TYPES)})"
+        )
     return found
 
 
@@ -65,16 +68,33 @@ def trace_result(cfg: PilotConfig) -> PilotResult:
         trace = trace_step(cfg, seen=lambda module: counts.append(parameter_count(module)))
     parameters, trainable = counts[0]
     return PilotResult(
-        kind="trace", label=cfg.label, note=cfg.note,
+        kind="trace",
+        label=cfg.label,
+        note=cfg.note,
         created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        environment=environment.collect(torch.device("cpu")), config=cfg.to_dict(),
-        model=ModelInfo(cfg.model.config_file or cfg.model.source, parameters, trainable,
-                        cfg.model_hash(ident.config_sha256), None, ident.family, ident.config_sha256),
+        environment=environment.collect(torch.device("cpu")),
+        config=cfg.to_dict(),
+        model=ModelInfo(
+            cfg.model.config_file or cfg.model.source,
+            parameters,
+            trainable,
+            cfg.model_hash(ident.config_sha256),
+            None,
+            ident.family,
+            ident.config_sha256,
+        ),
         outcome=Outcome("completed"),
         estimate=_compared(cfg, ident.family, trace.peak_bytes),
-        trace=TraceFigures(peak_step=trace.peak_step, peak_bytes=trace.peak_bytes, parameters=trace.parameters,
-                           gradients=trace.gradients, optimizer_state=trace.optimizer_state,
-                           activations_and_temporaries=trace.other, cuda_estimated_bytes=_cuda_estimate(cfg)))
+        trace=TraceFigures(
+            peak_step=trace.peak_step,
+            peak_bytes=trace.peak_bytes,
+            parameters=trace.parameters,
+            gradients=trace.gradients,
+            optimizer_state=trace.optimizer_state,
+            activations_and_temporaries=trace.other,
+            cuda_estimated_bytes=_cuda_estimate(cfg),
+        ),
+    )
 
 
 def _gb(n: int) -> str:
@@ -85,20 +105,24 @@ def _gb(n: int) -> str:
 def summary(result: PilotResult) -> str:
     """The terminal's lines: the peak, its breakdown and the estimates."""
     t, m, train = result.trace, result.model, result.config["train"]
-    lines = [f"traced (FakeTensorMode, CPU tensors, no GPU): {m.family}, {m.parameters:,} parameters, "
-             f"{m.trainable_parameters:,} trainable, {result.config['model']['dtype']} weights; {train['method']}, "
-             f"precision {train['precision']}, "
-             f"micro-batch {train['micro_batch']} x {train['seq_len']} tokens, "
-             f"checkpointing {'on' if train['grad_checkpointing'] else 'off'}, {train['optimizer']}",
-             f"peak of live tensors          {_gb(t.peak_bytes)}, in step {t.peak_step} of {t.steps}",
-             f"  parameters                  {_gb(t.parameters)}",
-             f"  gradients                   {_gb(t.gradients)}",
-             f"  optimizer state             {_gb(t.optimizer_state)}",
-             f"  activations and temporaries {_gb(t.activations_and_temporaries)}"]
+    lines = [
+        f"traced (FakeTensorMode, CPU tensors, no GPU): {m.family}, {m.parameters:,} parameters, "
+        f"{m.trainable_parameters:,} trainable, {result.config['model']['dtype']} weights; {train['method']}, "
+        f"precision {train['precision']}, "
+        f"micro-batch {train['micro_batch']} x {train['seq_len']} tokens, "
+        f"checkpointing {'on' if train['grad_checkpointing'] else 'off'}, {train['optimizer']}",
+        f"peak of live tensors          {_gb(t.peak_bytes)}, in step {t.peak_step} of {t.steps}",
+        f"  parameters                  {_gb(t.parameters)}",
+        f"  gradients                   {_gb(t.gradients)}",
+        f"  optimizer state             {_gb(t.optimizer_state)}",
+        f"  activations and temporaries {_gb(t.activations_and_temporaries)}",
+    ]
     e = result.estimate
     if e.available:
-        lines.append(f"calculator's estimate        {_gb(e.estimated_bytes)} on the CPU ({e.relative_error:+.1%} against the trace)"
-                     + (f"; {_gb(t.cuda_estimated_bytes)} on a GPU" if t.cuda_estimated_bytes is not None else ""))
+        lines.append(
+            f"calculator's estimate        {_gb(e.estimated_bytes)} on the CPU ({e.relative_error:+.1%} against the trace)"
+            + (f"; {_gb(t.cuda_estimated_bytes)} on a GPU" if t.cuda_estimated_bytes is not None else "")
+        )
     else:
         lines.append(f"calculator's estimate        none: {e.reason}")
     return "\n".join(lines)

@@ -1,4 +1,5 @@
 """One training loop shared by the pilot run, the resumed process and the scaling workers."""
+
 from __future__ import annotations
 
 import contextlib
@@ -85,8 +86,17 @@ class StepTimer:
 class Trainer:
     """Model, optimizer, scheduler and data for one process; `step()` runs one optimizer step."""
 
-    def __init__(self, cfg: PilotConfig, device: torch.device, *, rank: int = 0, world: int = 1,
-                 strategy: str = "none", grad_accum: int | None = None, tokens: torch.Tensor | None = None):
+    def __init__(
+        self,
+        cfg: PilotConfig,
+        device: torch.device,
+        *,
+        rank: int = 0,
+        world: int = 1,
+        strategy: str = "none",
+        grad_accum: int | None = None,
+        tokens: torch.Tensor | None = None,
+    ):
         self.cfg, self.device, self.rank, self.world, self.strategy = cfg, device, rank, world, strategy
         self.grad_accum = grad_accum or cfg.train.grad_accum
         if cfg.threads:
@@ -99,8 +109,9 @@ class Trainer:
         params = [p for _, p in self.trainable]
         t = cfg.train
         if t.optimizer == "adamw":
-            impl = {"foreach": {"foreach": True}, "fused": {"fused": True},
-                    "single_tensor": {"foreach": False}}.get(t.optimizer_impl, {})
+            impl = {"foreach": {"foreach": True}, "fused": {"fused": True}, "single_tensor": {"foreach": False}}.get(
+                t.optimizer_impl, {}
+            )
             self.optimizer = torch.optim.AdamW(params, lr=t.lr, weight_decay=t.weight_decay, **impl)
         else:
             self.optimizer = torch.optim.SGD(params, lr=t.lr, momentum=0.9, weight_decay=t.weight_decay)
@@ -126,9 +137,16 @@ class Trainer:
         return model
 
     def set_position(self, position: DataPosition) -> None:
-        self.source = BatchSource(self.tokens, self.cfg.train.micro_batch, self.cfg.seed, position,
-                                  rank=self.rank, world=self.world, num_workers=self.cfg.data.num_workers,
-                                  pin_memory=self.device.type == "cuda")
+        self.source = BatchSource(
+            self.tokens,
+            self.cfg.train.micro_batch,
+            self.cfg.seed,
+            position,
+            rank=self.rank,
+            world=self.world,
+            num_workers=self.cfg.data.num_workers,
+            pin_memory=self.device.type == "cuda",
+        )
 
     def autocast(self):
         if self.cfg.train.precision == "bf16":

@@ -1,5 +1,6 @@
 """Check result files against the result contract (`pilot.result`), worded as the site words them
 (`calcui.results.english`), so the rented machine and the build agree on what is valid and why."""
+
 from __future__ import annotations
 
 from pathlib import Path

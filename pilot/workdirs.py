@@ -6,6 +6,7 @@ out; SIGKILL cannot, so every run first removes the folders of owners that are g
 with --keep-workdir loses its lock and is never removed. Standard library only: the CLI checks a
 --workdir before it imports torch.
 """
+
 from __future__ import annotations
 
 import contextlib

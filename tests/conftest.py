@@ -26,6 +26,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 def locale_packs() -> dict[str, dict]:
     """Each site locale's pack (CLDR formats and the gettext catalog), as the build writes it; read once."""
     from guidebuild.locale_pack import locale_pack
+
     return {code: locale_pack(code, ROOT / "locales") for code in LOCALES}
 
 
@@ -40,7 +41,10 @@ def build_site(target: Path, site_url: str, config_file: Path = ROOT / "mkdocs.y
     try:
         return subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(override), "-d", str(target)],
-            cwd=ROOT, env=env, capture_output=True, text=True,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
         )
     finally:
         override.unlink()
@@ -121,7 +125,8 @@ def serve_static(folder: Path, prefix: str = "/"):
     base = f"http://127.0.0.1:{port}{prefix}"
     server = subprocess.Popen(
         [sys.executable, "-m", "guidebuild.serve", str(folder), "--port", str(port), "--prefix", prefix],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         for _ in range(100):
@@ -158,6 +163,13 @@ def browser_type_launch_args(browser_type_launch_args):
         **browser_type_launch_args,
         "executable_path": CHROMIUM,
         # Without these Chromium keeps trying to reach Google's hosts on a closed network.
-        "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
     }

@@ -5,6 +5,7 @@ standard library (and the contract only the calculators' public i18n markers); c
 pilot only through its result contract; nothing outside a package imports the contract's private
 modules. A violation names the file, the line and the import.
 """
+
 from __future__ import annotations
 
 import ast
@@ -69,18 +70,35 @@ COST_LAYERS = ("_cost_model", "_cost_inputs", "_cost_quote", "cost")
 
 @pytest.mark.parametrize("module", [*COST_LAYERS[:-1], "_prices"])
 def test_the_cost_calculators_layers_import_only_those_below(module):
-    above = COST_LAYERS[COST_LAYERS.index(module) + 1:] if module in COST_LAYERS else COST_LAYERS[2:]
+    above = COST_LAYERS[COST_LAYERS.index(module) + 1 :] if module in COST_LAYERS else COST_LAYERS[2:]
     forbidden = tuple(f"calculators.{name}" for name in above)
-    assert _violations([ROOT / "calculators" / f"{module}.py"],
-                       lambda m: not any(m == f or m.startswith(f + ".") for f in forbidden)) == []
+    assert (
+        _violations(
+            [ROOT / "calculators" / f"{module}.py"],
+            lambda m: not any(m == f or m.startswith(f + ".") for f in forbidden),
+        )
+        == []
+    )
 
 
 def test_the_result_contract_is_a_leaf():
     def allowed(module: str) -> bool:
         top = module.split(".")[0]
-        return (top in STDLIB or module.startswith("pilot.result")
-                or module in ("calculators", "calculators.N_", "calculators.NN_", "calculators.NP_",
-                              "calculators.jsontext", "calculators.jsontext.nesting_exceeds", "calculators.jsontext.loads"))
+        return (
+            top in STDLIB
+            or module.startswith("pilot.result")
+            or module
+            in (
+                "calculators",
+                "calculators.N_",
+                "calculators.NN_",
+                "calculators.NP_",
+                "calculators.jsontext",
+                "calculators.jsontext.nesting_exceeds",
+                "calculators.jsontext.loads",
+            )
+        )
+
     assert _violations(_files("pilot/result"), allowed) == []
 
 
@@ -88,7 +106,10 @@ def test_calcui_reaches_the_pilot_only_through_its_public_contract():
     def allowed(module: str) -> bool:
         if not module.startswith("pilot"):
             return True
-        return module == "pilot.result" or (module.startswith("pilot.result.") and not _private_part(module[len("pilot.result."):]))
+        return module == "pilot.result" or (
+            module.startswith("pilot.result.") and not _private_part(module[len("pilot.result.") :])
+        )
+
     assert _violations(_files("calcui"), allowed) == []
 
 
@@ -99,13 +120,18 @@ PACKAGES = ("calcui", "calculators", "guidebuild", "pilot", "benchmarks")
 def test_no_package_imports_another_packages_private_names(package):
     """Another package's `_x` is not its contract: what crosses a package boundary is public, in `__all__`.
     The result contract counts as a package of its own."""
+
     def home(path_or_module: str) -> str:
         parts = path_or_module.split(".")
         return "pilot.result" if parts[:2] == ["pilot", "result"] else parts[0]
 
     for path in _files(package):
         own = home(".".join(path.relative_to(ROOT).with_suffix("").parts))
-        bad = [f"{path.relative_to(ROOT)}:{line}: imports {module}" for line, module in _imports(path)
-               if home(module) in (*PACKAGES, "pilot.result") and home(module) != own
-               and _private_part(module[len(home(module)):])]
+        bad = [
+            f"{path.relative_to(ROOT)}:{line}: imports {module}"
+            for line, module in _imports(path)
+            if home(module) in (*PACKAGES, "pilot.result")
+            and home(module) != own
+            and _private_part(module[len(home(module)) :])
+        ]
         assert bad == []

@@ -15,5 +15,19 @@ from ._html import choice_label
 from ._messages import english, problem_message
 from ._page import results_page
 
-__all__ = ["MAX_BYTES", "SchemaFeatureError", "choice_label", "english", "import_result", "importable", "page_refusals", "parse", "problem_message",
-           "results_page", "supported_versions", "to_inputs", "too_large", "validate"]
+__all__ = [
+    "MAX_BYTES",
+    "SchemaFeatureError",
+    "choice_label",
+    "english",
+    "import_result",
+    "importable",
+    "page_refusals",
+    "parse",
+    "problem_message",
+    "results_page",
+    "supported_versions",
+    "to_inputs",
+    "too_large",
+    "validate",
+]

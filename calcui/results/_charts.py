@@ -13,15 +13,22 @@ from .._text import Translator
 from ._estimate import COMPONENTS, Comparison
 from ._html import seconds, strategy_label
 
-STEP_STATS = (("min", N_("Fastest")), ("p50", N_("Median (p50)")), ("mean", N_("Mean")),
-              ("p95", N_("95th percentile")), ("max", N_("Slowest")))
+STEP_STATS = (
+    ("min", N_("Fastest")),
+    ("p50", N_("Median (p50)")),
+    ("mean", N_("Mean")),
+    ("p95", N_("95th percentile")),
+    ("max", N_("Slowest")),
+)
 
 
 def _chart(title: str, items: list[tuple[str, float, str]], t: Translator) -> str:
     if not items:
         return ""
-    return (f'<figure class="guide-results__chart"><figcaption>{escape(title)}</figcaption>'
-            f"{bars_svg(title, items, rtl=t.dir == 'rtl')}</figure>")
+    return (
+        f'<figure class="guide-results__chart"><figcaption>{escape(title)}</figcaption>'
+        f"{bars_svg(title, items, rtl=t.dir == 'rtl')}</figure>"
+    )
 
 
 def step_times(data: dict, fmt: NumberFormat, t: Translator) -> str:
@@ -51,8 +58,11 @@ def memory(rows: list[Comparison], fmt: NumberFormat, t: Translator) -> str:
         for label, value in ((peak, row.measured), (N_("{name}: estimated"), row.estimated)):
             if value is not None:
                 items.append((t(label, name=name), value, figure(value, "bytes", fmt, t)))
-    title = (N_("Peak memory: traced and estimated") if rows and rows[0].traced
-             else N_("Peak memory per GPU: measured and estimated"))
+    title = (
+        N_("Peak memory: traced and estimated")
+        if rows and rows[0].traced
+        else N_("Peak memory per GPU: measured and estimated")
+    )
     html = _chart(t(title), items, t)
     if rows and rows[0].components:
         parts = [(t(COMPONENTS.get(k, k)), v, figure(v, "bytes", fmt, t)) for k, v in rows[0].components.items()]

@@ -28,9 +28,17 @@ def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[
     """`errors` as plain lines; `lines`, when given, the same as HTML (file strings isolated)."""
     heading = t(N_("This file cannot be used:"))
     items = "".join(f"<li>{line}</li>" for line in (lines if lines is not None else map(escape, errors)))
-    html = f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'
-    return {"ok": False, "errors": errors, "problems": problems, "inputs": {}, "html": html,
-            "summary": heading + " " + (errors[0] if errors else "")}
+    html = (
+        f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'
+    )
+    return {
+        "ok": False,
+        "errors": errors,
+        "problems": problems,
+        "inputs": {},
+        "html": html,
+        "summary": heading + " " + (errors[0] if errors else ""),
+    }
 
 
 def _estimate_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
@@ -43,51 +51,79 @@ def _estimate_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: T
         return _traced_panel(data, rows[0], fmt, t)
     run = chosen_scale_run(data)  # the configuration the form takes
     first = next((r for r in rows if run and (r.strategy, r.world) == (run["strategy"], run["world_size"])), rows[0])
-    summary = t(N_("Measured {measured}, estimated {estimate}: {difference}."),
-                measured=figure(first.measured, "bytes", fmt, t), estimate=figure(first.estimated, "bytes", fmt, t),
-                difference=difference(first.error, fmt, t))
+    summary = t(
+        N_("Measured {measured}, estimated {estimate}: {difference}."),
+        measured=figure(first.measured, "bytes", fmt, t),
+        estimate=figure(first.estimated, "bytes", fmt, t),
+        difference=difference(first.error, fmt, t),
+    )
     note = t(N_("The estimate counts tensors only, without the framework allowance, as the pilot measures them."))
-    html = (comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated")))
-            + _charts.memory(rows, fmt, t)
-            + f'<p class="guide-import__note">{escape(note)}</p>')
+    html = (
+        comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated")))
+        + _charts.memory(rows, fmt, t)
+        + f'<p class="guide-import__note">{escape(note)}</p>'
+    )
     return html, summary
 
 
 def _traced_panel(data: dict, row, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
     """A trace's peak against the estimate, and what the peak holds: labelled traced, never measured."""
     if row.estimated is None:
-        summary = t(N_("Traced {traced}; the calculator has no estimate for this configuration."),
-                    traced=figure(row.measured, "bytes", fmt, t))
+        summary = t(
+            N_("Traced {traced}; the calculator has no estimate for this configuration."),
+            traced=figure(row.measured, "bytes", fmt, t),
+        )
     else:
-        summary = t(N_("Traced {traced}, estimated {estimate}: {difference}."),
-                    traced=figure(row.measured, "bytes", fmt, t), estimate=figure(row.estimated, "bytes", fmt, t),
-                    difference=difference(row.error, fmt, t, traced=True))
-    html = (comparison_table([row], fmt, t, t(N_("Peak memory: traced and estimated")))
-            + _trace.breakdown(data, row, fmt, t))
+        summary = t(
+            N_("Traced {traced}, estimated {estimate}: {difference}."),
+            traced=figure(row.measured, "bytes", fmt, t),
+            estimate=figure(row.estimated, "bytes", fmt, t),
+            difference=difference(row.error, fmt, t, traced=True),
+        )
+    html = comparison_table([row], fmt, t, t(N_("Peak memory: traced and estimated"))) + _trace.breakdown(
+        data, row, fmt, t
+    )
     return html, summary
 
 
 def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
     """The measured figures the calculator took (throughput, scaling efficiency, memory per GPU)."""
     units = {i["name"]: (i["label"], i["unit"]) for i in calculators.describe(name)["inputs"]}
-    shown = [k for k in ("throughput_per_gpu", "scaling_efficiency", "memory_per_gpu_gb", "checkpoint_write_s",
-                          "restore_s", "gpu") if k in inputs]
+    shown = [
+        k
+        for k in (
+            "throughput_per_gpu",
+            "scaling_efficiency",
+            "memory_per_gpu_gb",
+            "checkpoint_write_s",
+            "restore_s",
+            "gpu",
+        )
+        if k in inputs
+    ]
     items = []
     for key in shown:
         label, unit = units[key]
         value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
-        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(label))}</dt><dd>{num(value)}</dd></div>")
+        items.append(f'<div class="guide-metric"><dt>{escape(t(label))}</dt><dd>{num(value)}</dd></div>')
     run = chosen_scale_run(data)
     reasons = _flags.untrusted_reasons(data, run, fmt, t) if run else []
     if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
         # An untrustworthy efficiency is shown as such, never clamped into the calculator.
-        kept = (t(N_("not trustworthy in this file: your value is kept")) if reasons
-                else t(N_("not measured in this file: your value is kept")))
-        items.append(f"<div class=\"guide-metric\"><dt>{escape(t(units['scaling_efficiency'][0]))}</dt>"
-                     f"<dd>{escape(kept)}</dd></div>")
+        kept = (
+            t(N_("not trustworthy in this file: your value is kept"))
+            if reasons
+            else t(N_("not measured in this file: your value is kept"))
+        )
+        items.append(
+            f'<div class="guide-metric"><dt>{escape(t(units["scaling_efficiency"][0]))}</dt>'
+            f"<dd>{escape(kept)}</dd></div>"
+        )
     if "throughput_per_gpu" in inputs:
-        summary = t(N_("Measured throughput taken into the cost: {throughput} per GPU."),
-                    throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", fmt, t))
+        summary = t(
+            N_("Measured throughput taken into the cost: {throughput} per GPU."),
+            throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", fmt, t),
+        )
     else:
         summary = t(N_("The run's configuration was taken; it measured no throughput."))
     notes = "".join(f'<p class="guide-import__note guide-import__flag">{escape(r)}</p>' for r in reasons)
@@ -114,8 +150,10 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
     if missing:
         # Each input by its translated label, as the form shows it, in the locale's list form.
         labels = input_labels(name)
-        kept = t(N_("Kept your values for inputs outside the calculator range: {names}"),
-                 names=fmt.join([t(labels[key]) if key in labels else key for key in missing]))
+        kept = t(
+            N_("Kept your values for inputs outside the calculator range: {names}"),
+            names=fmt.join([t(labels[key]) if key in labels else key for key in missing]),
+        )
         body += f'<p class="guide-import__note">{escape(kept)}</p>'
     html = f'<section class="guide-import">{head}{body}</section>'
     return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}
@@ -127,8 +165,10 @@ def too_large(pack: dict, found: int | None = None) -> dict:
     length) both show this one."""
     t, fmt = Translator(pack), NumberFormat(pack)
     limit = fmt.number(MAX_BYTES / 1e6, max_frac=1)
-    line = t(N_("It is larger than {limit} MB, the most a pilot result or a config.json can be, so it was not read."),
-             limit=limit)
+    line = t(
+        N_("It is larger than {limit} MB, the most a pilot result or a config.json can be, so it was not read."),
+        limit=limit,
+    )
     params = {"limit": MAX_BYTES} if found is None else {"limit": MAX_BYTES, "found": found}
     return _failed([line], t, [problem("", "too_large", **params)])
 
@@ -145,9 +185,15 @@ def page_refusals(pack: dict) -> dict:
     zone, in the worker's words. too_large: File.size over the limit; unreadable: the browser failed to
     read the file; no_runtime: the live calculator could not start, so there is nothing to read it."""
     t = Translator(pack)
-    return {"too_large": too_large(pack), "unreadable": unreadable(pack),
-            "no_runtime": _failed([t(N_("The live calculator could not start, so the file was not read. "
-                                        "Reload the page to try again."))], t, [])}
+    return {
+        "too_large": too_large(pack),
+        "unreadable": unreadable(pack),
+        "no_runtime": _failed(
+            [t(N_("The live calculator could not start, so the file was not read. Reload the page to try again."))],
+            t,
+            [],
+        ),
+    }
 
 
 def import_result(name: str, text, pack: dict) -> dict:
@@ -162,8 +208,12 @@ def import_result(name: str, text, pack: dict) -> dict:
         if problems and problems[0]["code"] == "too_large":
             return too_large(pack, problems[0]["params"]["found"])  # the page's and the worker's words
         if problems:
-            return _failed([problem_message(p, t, fmt) for p in problems], t, problems,
-                           [problem_message(p, t, fmt, html=True) for p in problems])
+            return _failed(
+                [problem_message(p, t, fmt) for p in problems],
+                t,
+                problems,
+                [problem_message(p, t, fmt, html=True) for p in problems],
+            )
         return _accepted(name, data, t, fmt)
     except Exception:  # noqa: BLE001 - a reader's file must never break the page; the tests aim for none
         return unreadable(pack)

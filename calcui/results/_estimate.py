@@ -45,8 +45,7 @@ def comparisons(data: dict) -> list[Comparison]:
         return [row]
     if scaling:
         runs = [scaling["baseline"], *scaling["runs"]]
-        return [_estimate(data, r["strategy"], r["world_size"], r["micro_batch"], r["peak_tensor_bytes"])
-                for r in runs]
+        return [_estimate(data, r["strategy"], r["world_size"], r["micro_batch"], r["peak_tensor_bytes"]) for r in runs]
     if memory:
         return [_estimate(data, "none", 1, None, memory["peak_tensor_bytes"])]
     return []

@@ -26,28 +26,41 @@ LABELS = {
 # What a flag on the run means and what to do; {value} and {limit} are percentages, except for the loss.
 RUN = {
     # TRANSLATORS: the coefficient of variation (CV) of the step time: its standard deviation over its mean.
-    "step_cv": N_("The step time varies by {value} (coefficient of variation), above {limit}: look for another load "
-                  "on the machine, clock throttling or uneven batches before you trust the throughput."),
+    "step_cv": N_(
+        "The step time varies by {value} (coefficient of variation), above {limit}: look for another load "
+        "on the machine, clock throttling or uneven batches before you trust the throughput."
+    ),
     # TRANSLATORS: {value} and {limit} are plain numbers: the last loss of the run divided by the first.
-    "loss_growth": N_("The loss grew {value}-fold over the run, more than {limit}-fold: training is diverging; "
-                      "lower the learning rate."),
-    "data_wait": N_("Waiting for data takes {value} of the step time, above {limit}: the data loader holds the "
-                    "device back."),
-    "validation_share": NN_("One validation takes {value} of the time of {count} training step, above {limit}: "
-                            "validate less often or on fewer batches.",
-                            "One validation takes {value} of the time of {count} training steps, above {limit}: "
-                            "validate less often or on fewer batches."),
-    "checkpoint_share": NN_("One checkpoint write takes {value} of the time of {count} training step, above {limit}: "
-                            "save less often or to a faster disk.",
-                            "One checkpoint write takes {value} of the time of {count} training steps, above {limit}: "
-                            "save less often or to a faster disk."),
+    "loss_growth": N_(
+        "The loss grew {value}-fold over the run, more than {limit}-fold: training is diverging; "
+        "lower the learning rate."
+    ),
+    "data_wait": N_(
+        "Waiting for data takes {value} of the step time, above {limit}: the data loader holds the device back."
+    ),
+    "validation_share": NN_(
+        "One validation takes {value} of the time of {count} training step, above {limit}: "
+        "validate less often or on fewer batches.",
+        "One validation takes {value} of the time of {count} training steps, above {limit}: "
+        "validate less often or on fewer batches.",
+    ),
+    "checkpoint_share": NN_(
+        "One checkpoint write takes {value} of the time of {count} training step, above {limit}: "
+        "save less often or to a faster disk.",
+        "One checkpoint write takes {value} of the time of {count} training steps, above {limit}: "
+        "save less often or to a faster disk.",
+    ),
 }
 # Why a scaling configuration ({name}, e.g. "DDP × 2") must not be used.
 SCALE = {
-    "step_cv": N_("{name}: not trustworthy: its step time varies by {value} (coefficient of variation), above "
-                  "{limit}, so its throughput is noise."),
-    "efficiency_above_one": N_("{name}: not trustworthy: a scaling efficiency of {value} is above {limit}, which no "
-                               "real speed-up gives; the one-process baseline ran slower than it should."),
+    "step_cv": N_(
+        "{name}: not trustworthy: its step time varies by {value} (coefficient of variation), above "
+        "{limit}, so its throughput is noise."
+    ),
+    "efficiency_above_one": N_(
+        "{name}: not trustworthy: a scaling efficiency of {value} is above {limit}, which no "
+        "real speed-up gives; the one-process baseline ran slower than it should."
+    ),
 }
 # TRANSLATORS: a scaling configuration ({name}, e.g. "DDP × 2") whose figures the pilot flagged as unusable.
 UNTRUSTED = N_("{name}: not trustworthy")

@@ -38,8 +38,10 @@ def cpu_badge(t: Translator) -> str:
     # Msgids stay outside f-strings: Babel's extractor (Python 3.11) does not look inside them.
     badge = t(N_("CPU sample"))
     note = t(N_("Measured on a CPU to show the file format: its times and memory say nothing about a GPU."))
-    return (f'<p class="guide-results__cpu"><span class="guide-badge guide-badge--cpu">{escape(badge)}</span> '
-            f'{escape(note)}</p>')
+    return (
+        f'<p class="guide-results__cpu"><span class="guide-badge guide-badge--cpu">{escape(badge)}</span> '
+        f"{escape(note)}</p>"
+    )
 
 
 # Why a run stopped early (the result schema's outcome.partial.reason).
@@ -69,11 +71,19 @@ def partial_badge(data: dict, fmt: NumberFormat, t: Translator) -> str:
         return ""
     badge = t(N_("Partial result"))
     steps = data["outcome"]["partial"]["steps_done"]
-    note = t(NN_("The run stopped after {count} step: {reason}. Only what it measured before is shown.",
-                 "The run stopped after {count} steps: {reason}. Only what it measured before is shown."),
-             n=steps, count=fmt.number(steps, 0), reason=reason)
-    return (f'<p class="guide-results__partial"><span class="guide-badge guide-badge--partial">{escape(badge)}</span> '
-            f'{escape(note)}</p>')
+    note = t(
+        NN_(
+            "The run stopped after {count} step: {reason}. Only what it measured before is shown.",
+            "The run stopped after {count} steps: {reason}. Only what it measured before is shown.",
+        ),
+        n=steps,
+        count=fmt.number(steps, 0),
+        reason=reason,
+    )
+    return (
+        f'<p class="guide-results__partial"><span class="guide-badge guide-badge--partial">{escape(badge)}</span> '
+        f"{escape(note)}</p>"
+    )
 
 
 def strategy_label(row: Comparison, t: Translator) -> str:
@@ -97,12 +107,17 @@ def difference(error: float | None, fmt: NumberFormat, t: Translator, traced: bo
 
 def comparison_table(rows: list[Comparison], fmt: NumberFormat, t: Translator, caption: str) -> str:
     peak = N_("Traced peak") if rows and rows[0].traced else N_("Measured peak")
-    head = "".join(f'<th scope="col">{escape(t(c))}</th>' for c in (
-        N_("Configuration"), peak, N_("Estimate"), N_("Difference")))
+    head = "".join(
+        f'<th scope="col">{escape(t(c))}</th>' for c in (N_("Configuration"), peak, N_("Estimate"), N_("Difference"))
+    )
     body = "".join(
-        f"<tr><th scope=\"row\">{escape(strategy_label(r, t))}</th>"
+        f'<tr><th scope="row">{escape(strategy_label(r, t))}</th>'
         f"<td>{num(figure(r.measured, 'bytes', fmt, t))}</td><td>{num(figure(r.estimated, 'bytes', fmt, t))}</td>"
         f"<td>{escape(difference(r.error, fmt, t, r.traced))}</td></tr>"
-        for r in rows)
-    return scroll_region(f'<table class="guide-table"><caption>{escape(caption)}</caption>'
-                         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>", caption)
+        for r in rows
+    )
+    return scroll_region(
+        f'<table class="guide-table"><caption>{escape(caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+        caption,
+    )

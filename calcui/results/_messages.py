@@ -19,9 +19,14 @@ from .._text import Translator, plural_count
 
 _EN_PACK = {
     "locale": "en",
-    "numbers": {"decimal": ".", "group": ",", "minus": "-", "grouping": [3, 3],
-                "percent": {"prefix": "", "suffix": "%"},
-                "currency": {"prefix": "$", "suffix": "", "neg_prefix": "-$", "neg_suffix": ""}},
+    "numbers": {
+        "decimal": ".",
+        "group": ",",
+        "minus": "-",
+        "grouping": [3, 3],
+        "percent": {"prefix": "", "suffix": "%"},
+        "currency": {"prefix": "$", "suffix": "", "neg_prefix": "-$", "neg_suffix": ""},
+    },
     "units": {"gb": {"other": "{0} GB"}, "hour": {"other": "{0} h"}, "day": {"other": "{0} d"}},
 }
 ENGLISH = Translator(_EN_PACK)
@@ -49,9 +54,14 @@ def shown_params(code: str, params: dict, t: Translator, fmt: NumberFormat | Non
     """A problem's parameters as its sentence shows them: numbers per locale, lists joined as the locale
     joins an "or" list, JSON type names translated; every echo of the file clipped (a property name can
     be megabytes long)."""
-    shown = {k: safe_number(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool)
-             else (fmt or ENGLISH_NUMBERS).join([clip(x) for x in v], "or") if isinstance(v, list) else clip(v)
-             for k, v in params.items()}
+    shown = {
+        k: safe_number(v, fmt)
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+        else (fmt or ENGLISH_NUMBERS).join([clip(x) for x in v], "or")
+        if isinstance(v, list)
+        else clip(v)
+        for k, v in params.items()
+    }
     if code == "type":
         shown["types"] = type_names(params.get("types", ""), t)
         if params.get("found") is not None:

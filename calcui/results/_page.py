@@ -43,17 +43,24 @@ def _device_type(d, fmt, t):
 
 def _model(d, fmt, t):
     count = d["model"]["parameters"]
-    return t(NN_("{source}, {count} parameter", "{source}, {count} parameters"), n=count, source=d["model"]["source"],
-             count=fmt.number(count, 0))
+    return t(
+        NN_("{source}, {count} parameter", "{source}, {count} parameters"),
+        n=count,
+        source=d["model"]["source"],
+        count=fmt.number(count, 0),
+    )
 
 
 def _shape(d, fmt, t):
     m = d["config"]["model"]
-    # TRANSLATORS: a model's shape; {layers} is "32 layers" and {heads} is "32 heads", translated apart.
-    return t(N_("{layers}, hidden {hidden}, {heads} ({kv_heads} key/value)"),
-             layers=t(NN_("{count} layer", "{count} layers"), n=m["layers"], count=fmt.number(m["layers"], 0)),
-             heads=t(NN_("{count} head", "{count} heads"), n=m["heads"], count=fmt.number(m["heads"], 0)),
-             hidden=fmt.number(m["hidden"], 0), kv_heads=fmt.number(m["kv_heads"], 0))
+    return t(
+        # TRANSLATORS: a model's shape; {layers} is "32 layers" and {heads} is "32 heads", translated apart.
+        N_("{layers}, hidden {hidden}, {heads} ({kv_heads} key/value)"),
+        layers=t(NN_("{count} layer", "{count} layers"), n=m["layers"], count=fmt.number(m["layers"], 0)),
+        heads=t(NN_("{count} head", "{count} heads"), n=m["heads"], count=fmt.number(m["heads"], 0)),
+        hidden=fmt.number(m["hidden"], 0),
+        kv_heads=fmt.number(m["kv_heads"], 0),
+    )
 
 
 def _method(d, fmt, t):
@@ -71,7 +78,9 @@ def _optimizer(d, fmt, t):
 
 def _batch(d, fmt, t):
     train = d["config"]["train"]
-    return t(N_("{micro} × {accum}"), micro=fmt.number(train["micro_batch"], 0), accum=fmt.number(train["grad_accum"], 0))
+    return t(
+        N_("{micro} × {accum}"), micro=fmt.number(train["micro_batch"], 0), accum=fmt.number(train["grad_accum"], 0)
+    )
 
 
 def _steps(d, fmt, t):
@@ -79,9 +88,12 @@ def _steps(d, fmt, t):
         return DASH  # a trace times nothing
     cfg = d["config"]
     steps, warmup = cfg["steps"], cfg["warmup_steps"]
-    # TRANSLATORS: the timed steps of a pilot run, after the untimed warm-up ones: "20 steps after 3 warm-up steps".
-    return t(N_("{steps} after {warmup}"), steps=t(NN_("{count} step", "{count} steps"), n=steps, count=fmt.number(steps, 0)),
-             warmup=t(NN_("{count} warm-up step", "{count} warm-up steps"), n=warmup, count=fmt.number(warmup, 0)))
+    return t(
+        # TRANSLATORS: the timed steps of a pilot run, after the untimed warm-up ones: "20 steps after 3 warm-up steps".
+        N_("{steps} after {warmup}"),
+        steps=t(NN_("{count} step", "{count} steps"), n=steps, count=fmt.number(steps, 0)),
+        warmup=t(NN_("{count} warm-up step", "{count} warm-up steps"), n=warmup, count=fmt.number(warmup, 0)),
+    )
 
 
 def _outcome(d, fmt, t):
@@ -108,17 +120,26 @@ def _device_memory(d, fmt, t):
         return DASH
     if mem["device_total_bytes"] is None:
         return figure(mem["device_used_peak_bytes"], "bytes", fmt, t)
-    return t(N_("{used} of {total}"), used=figure(mem["device_used_peak_bytes"], "bytes", fmt, t),
-             total=figure(mem["device_total_bytes"], "bytes", fmt, t))
+    return t(
+        N_("{used} of {total}"),
+        used=figure(mem["device_used_peak_bytes"], "bytes", fmt, t),
+        total=figure(mem["device_total_bytes"], "bytes", fmt, t),
+    )
 
 
 def _estimate(d, fmt, t):
     rows = [r for r in comparisons(d) if r.estimated is not None]
     if not rows:
         return DASH
-    return "; ".join(t(N_("{name}: {estimate}, {difference}"), name=strategy_label(r, t),
-                       estimate=figure(r.estimated, "bytes", fmt, t), difference=difference(r.error, fmt, t, r.traced))
-                     for r in rows)
+    return "; ".join(
+        t(
+            N_("{name}: {estimate}, {difference}"),
+            name=strategy_label(r, t),
+            estimate=figure(r.estimated, "bytes", fmt, t),
+            difference=difference(r.error, fmt, t, r.traced),
+        )
+        for r in rows
+    )
 
 
 def _timing(path, render):
@@ -127,6 +148,7 @@ def _timing(path, render):
         for key in path:
             node = node[key] if node else None
         return render(node, fmt, t) if node is not None else DASH
+
     return cell
 
 
@@ -135,9 +157,16 @@ def _stalls(d, fmt, t):
     if not timing:
         return DASH
     count = timing["stalled_steps"]
-    # TRANSLATORS: steps in which the training loop waited for data longer than {threshold} of the step time.
-    return t(NN_("{count} step (waiting over {threshold} of the step)", "{count} steps (waiting over {threshold} of the step)"),
-             n=count, count=fmt.number(count, 0), threshold=fmt.percent_of(timing["stall_threshold"]))
+    return t(
+        # TRANSLATORS: steps in which the training loop waited for data longer than {threshold} of the step time.
+        NN_(
+            "{count} step (waiting over {threshold} of the step)",
+            "{count} steps (waiting over {threshold} of the step)",
+        ),
+        n=count,
+        count=fmt.number(count, 0),
+        threshold=fmt.percent_of(timing["stall_threshold"]),
+    )
 
 
 def _checkpoint(d, fmt, t):
@@ -146,7 +175,11 @@ def _checkpoint(d, fmt, t):
         return DASH
     if ck.get("error"):
         return t(N_("Not written: {error}"), error=ck["error"])
-    return t(N_("{seconds} for {size}"), seconds=seconds(ck["write_s"], fmt, t), size=figure(ck["size_bytes"], "bytes", fmt, t))
+    return t(
+        N_("{seconds} for {size}"),
+        seconds=seconds(ck["write_s"], fmt, t),
+        size=figure(ck["size_bytes"], "bytes", fmt, t),
+    )
 
 
 def _restore(d, fmt, t):
@@ -159,10 +192,15 @@ def _restore(d, fmt, t):
         return t(NN_("No: {count} check failed", "No: {count} checks failed"), n=failed, count=fmt.number(failed, 0))
     mode = t(N_("bit for bit")) if r["mode"] == "bitwise" else t(N_("within tolerance"))
     where = t(N_("in a fresh process")) if r["fresh_process"] else t(N_("in the same process"))
-    # TRANSLATORS: answers "Restore verified": yes, how ({mode}: bit for bit or within tolerance), where
-    # (in a fresh process...), and how many comparisons passed.
-    return t(NN_("Yes: {mode}, {where}, {count} check", "Yes: {mode}, {where}, {count} checks"), n=passed,
-             mode=mode, where=where, count=fmt.number(passed, 0))
+    return t(
+        # TRANSLATORS: answers "Restore verified": yes, how ({mode}: bit for bit or within tolerance), where
+        # (in a fresh process...), and how many comparisons passed.
+        NN_("Yes: {mode}, {where}, {count} check", "Yes: {mode}, {where}, {count} checks"),
+        n=passed,
+        mode=mode,
+        where=where,
+        count=fmt.number(passed, 0),
+    )
 
 
 def _scaling(d, fmt, t):
@@ -174,7 +212,9 @@ def _scaling(d, fmt, t):
         if _flags.untrusted(d, r):  # the flag, not the number
             cells.append(t(_flags.UNTRUSTED, name=name))
         else:
-            cells.append(t(N_("{name}: {efficiency}"), name=name, efficiency=figure(r["efficiency"], "percent", fmt, t)))
+            cells.append(
+                t(N_("{name}: {efficiency}"), name=name, efficiency=figure(r["efficiency"], "percent", fmt, t))
+            )
     return "; ".join(cells)
 
 
@@ -187,41 +227,78 @@ def _env(key):
 
 
 ROWS = (
-    (N_("Hardware"), (
-        (N_("Device"), _device), (N_("Device type"), _device_type),
-        (N_("CPU threads"), lambda d, fmt, t: fmt.number(d["environment"]["cpu_threads"], 0)))),
-    (N_("Software"), (
-        (N_("PyTorch"), _env("torch")), (N_("CUDA"), _env("cuda")), (N_("ROCm (HIP)"), _env("hip")),
-        (N_("Driver"), _env("driver")), (N_("Python"), _env("python")),
-        (N_("Pilot"), lambda d, fmt, t: " ".join(filter(None, (d["environment"]["pilot_version"],
-                                                               (d["environment"]["git_revision"] or "")[:12])))))),
-    (N_("Model and run"), (
-        (N_("Model"), _model), (N_("Shape"), _shape), (N_("Method"), _method),
-        # Shown as the pilot records it ("bf16", "fp32"): the same word in every language, and no calculator
-        # input means the same thing (bf16 is autocast for a full fine-tune, the weights' type for LoRA).
-        (N_("Precision"), lambda d, fmt, t: d["config"]["train"]["precision"]),
-        (N_("Optimizer"), _optimizer),
-        (N_("Sequence length"), lambda d, fmt, t: figure(d["config"]["train"]["seq_len"], "tokens", fmt, t)),
-        (N_("Micro-batch × accumulation"), _batch),
-        (N_("Gradient checkpointing"), lambda d, fmt, t: figure(d["config"]["train"]["grad_checkpointing"], "bool", fmt, t)),
-        (N_("Timed steps"), _steps), (N_("Outcome"), _outcome))),
-    (N_("Memory"), (
-        (N_("Peak allocated"), _mem("peak_tensor_bytes")), (N_("Traced peak"), _traced_peak),
-        (N_("Peak reserved"), _mem("reserved_bytes")),
-        (N_("Device memory at peak"), _device_memory), (N_("Process memory at peak"), _mem("rss_peak_bytes")),
-        (N_("Calculator estimate"), _estimate))),
-    (N_("Time"), (
-        (N_("Step time p50"), _timing(("step", "p50"), seconds)),
-        (N_("Step time p95"), _timing(("step", "p95"), seconds)),
-        (N_("Step time variation (CV)"), _timing(("step", "cv"), lambda v, fmt, t: fmt.percent_of(v))),
-        (N_("Throughput"), _timing(("tokens_per_s",), lambda v, fmt, t: figure(v, "tokens_per_s", fmt, t))),
-        (N_("Loading stalls"), _stalls),
-        (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, fmt, t: fmt.percent_of(v))),
-        (N_("Validation"), _timing(("validation_s",), seconds)),
-        (N_("Checkpoint write"), _checkpoint), (N_("Restore verified"), _restore),
-        (N_("Scaling efficiency"), _scaling),
-        # TRANSLATORS: row of the pilot runs table: the figures the guide says to act on (e.g. "loss growth").
-        (NP_("pilot run", "Flags"), _flag_names))),
+    (
+        N_("Hardware"),
+        (
+            (N_("Device"), _device),
+            (N_("Device type"), _device_type),
+            (N_("CPU threads"), lambda d, fmt, t: fmt.number(d["environment"]["cpu_threads"], 0)),
+        ),
+    ),
+    (
+        N_("Software"),
+        (
+            (N_("PyTorch"), _env("torch")),
+            (N_("CUDA"), _env("cuda")),
+            (N_("ROCm (HIP)"), _env("hip")),
+            (N_("Driver"), _env("driver")),
+            (N_("Python"), _env("python")),
+            (
+                N_("Pilot"),
+                lambda d, fmt, t: " ".join(
+                    filter(None, (d["environment"]["pilot_version"], (d["environment"]["git_revision"] or "")[:12]))
+                ),
+            ),
+        ),
+    ),
+    (
+        N_("Model and run"),
+        (
+            (N_("Model"), _model),
+            (N_("Shape"), _shape),
+            (N_("Method"), _method),
+            # Shown as the pilot records it ("bf16", "fp32"): the same word in every language, and no calculator
+            # input means the same thing (bf16 is autocast for a full fine-tune, the weights' type for LoRA).
+            (N_("Precision"), lambda d, fmt, t: d["config"]["train"]["precision"]),
+            (N_("Optimizer"), _optimizer),
+            (N_("Sequence length"), lambda d, fmt, t: figure(d["config"]["train"]["seq_len"], "tokens", fmt, t)),
+            (N_("Micro-batch × accumulation"), _batch),
+            (
+                N_("Gradient checkpointing"),
+                lambda d, fmt, t: figure(d["config"]["train"]["grad_checkpointing"], "bool", fmt, t),
+            ),
+            (N_("Timed steps"), _steps),
+            (N_("Outcome"), _outcome),
+        ),
+    ),
+    (
+        N_("Memory"),
+        (
+            (N_("Peak allocated"), _mem("peak_tensor_bytes")),
+            (N_("Traced peak"), _traced_peak),
+            (N_("Peak reserved"), _mem("reserved_bytes")),
+            (N_("Device memory at peak"), _device_memory),
+            (N_("Process memory at peak"), _mem("rss_peak_bytes")),
+            (N_("Calculator estimate"), _estimate),
+        ),
+    ),
+    (
+        N_("Time"),
+        (
+            (N_("Step time p50"), _timing(("step", "p50"), seconds)),
+            (N_("Step time p95"), _timing(("step", "p95"), seconds)),
+            (N_("Step time variation (CV)"), _timing(("step", "cv"), lambda v, fmt, t: fmt.percent_of(v))),
+            (N_("Throughput"), _timing(("tokens_per_s",), lambda v, fmt, t: figure(v, "tokens_per_s", fmt, t))),
+            (N_("Loading stalls"), _stalls),
+            (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, fmt, t: fmt.percent_of(v))),
+            (N_("Validation"), _timing(("validation_s",), seconds)),
+            (N_("Checkpoint write"), _checkpoint),
+            (N_("Restore verified"), _restore),
+            (N_("Scaling efficiency"), _scaling),
+            # TRANSLATORS: row of the pilot runs table: the figures the guide says to act on (e.g. "loss growth").
+            (NP_("pilot run", "Flags"), _flag_names),
+        ),
+    ),
 )
 
 
@@ -238,18 +315,25 @@ def runs_table(runs, anchors, fmt, t) -> str:
     # TRANSLATORS: column header over the pilot runs' names (a noun: one pilot run).
     run, caption = t(NP_("pilot run", "Run")), t(N_("Pilot runs"))
     head = f'<th scope="col">{escape(run)}</th>' + "".join(
-        f'<th scope="col"><a href="#{a}">{isolate(data["label"] or name)}</a></th>' for (name, data), a in zip(runs, anchors))
+        f'<th scope="col"><a href="#{a}">{isolate(data["label"] or name)}</a></th>'
+        for (name, data), a in zip(runs, anchors)
+    )
     body = []
     traces = any(_trace.is_trace(data) for _, data in runs)
     for group, rows in ROWS:
         rows = [r for r in rows if traces or r[1] is not _traced_peak]  # the row only where a trace is shown
-        body.append(f'<tr class="guide-results__group"><th scope="colgroup" colspan="{len(runs) + 1}">{escape(t(group))}</th></tr>')
+        body.append(
+            f'<tr class="guide-results__group"><th scope="colgroup" colspan="{len(runs) + 1}">{escape(t(group))}</th></tr>'
+        )
         for label, cell in rows:
             cells = "".join(f"<td>{bdi(cell(data, fmt, t))}</td>" for _, data in runs)
             body.append(f'<tr><th scope="row">{escape(t(label))}</th>{cells}</tr>')
-    return scroll_region(f'<table class="guide-table guide-results__table">'
-                         f'<caption>{escape(caption)}</caption><thead><tr>{head}</tr></thead>'
-                         f'<tbody>{"".join(body)}</tbody></table>', caption)
+    return scroll_region(
+        f'<table class="guide-table guide-results__table">'
+        f"<caption>{escape(caption)}</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>",
+        caption,
+    )
 
 
 def _list(title: str, items: list[str], cls: str) -> str:
@@ -262,9 +346,11 @@ def _list(title: str, items: list[str], cls: str) -> str:
 
 def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberFormat, t: Translator) -> str:
     file_label, error_label = t(N_("File")), t(N_("Error recorded"))
-    parts = [f'<section class="guide-results__run" id="{anchor}"><h3>{isolate(data["label"] or name)}</h3>',
-             f'<p class="guide-results__file">{escape(file_label)}: <code>{isolate(name)}</code> · '
-             f'{timestamp_html(data["created"], pack, t)}</p>']
+    parts = [
+        f'<section class="guide-results__run" id="{anchor}"><h3>{isolate(data["label"] or name)}</h3>',
+        f'<p class="guide-results__file">{escape(file_label)}: <code>{isolate(name)}</code> · '
+        f"{timestamp_html(data['created'], pack, t)}</p>",
+    ]
     if _trace.is_trace(data):
         parts.append(_trace.badge(t))
     elif is_cpu(data):
@@ -278,17 +364,29 @@ def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberForma
     parts.append(_list(t(N_("What to look at")), flagged, "guide-results__flags"))
     rows = comparisons(data)
     if _trace.is_trace(data):
-        parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory: traced and estimated")))
-                     + _trace.breakdown(data, rows[0], fmt, t))
+        parts.append(
+            comparison_table(rows, fmt, t, t(N_("Peak memory: traced and estimated")))
+            + _trace.breakdown(data, rows[0], fmt, t)
+        )
     elif rows:
         parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))
     parts.append(_charts.step_times(data, fmt, t) + _charts.memory(rows, fmt, t) + _charts.scaling(data, fmt, t))
     restore = data.get("restore")
     if restore and restore["performed"]:
-        parts.append(_list(t(N_("What the restore check verified")), _restore_lines.lines(restore, True, fmt, t),
-                           "guide-results__verified"))
-        parts.append(_list(t(N_("What the restore check found different")), _restore_lines.lines(restore, False, fmt, t),
-                           "guide-results__failures"))
+        parts.append(
+            _list(
+                t(N_("What the restore check verified")),
+                _restore_lines.lines(restore, True, fmt, t),
+                "guide-results__verified",
+            )
+        )
+        parts.append(
+            _list(
+                t(N_("What the restore check found different")),
+                _restore_lines.lines(restore, False, fmt, t),
+                "guide-results__failures",
+            )
+        )
     parts.append("</section>")
     return "".join(parts)
 

@@ -73,14 +73,22 @@ def insert_policy(text: str, locale: str, policy: str = "in progress") -> str:
 def _scalar(value: str) -> str:
     """A YAML scalar for `value`: plain where YAML reads it back unchanged, double-quoted otherwise."""
     try:
-        if value and yaml.safe_load(value) == value and value.strip() == value and ": " not in value and " #" not in value:
+        if (
+            value
+            and yaml.safe_load(value) == value
+            and value.strip() == value
+            and ": " not in value
+            and " #" not in value
+        ):
             return value
     except yaml.YAMLError:
         pass
     return json.dumps(value, ensure_ascii=False)
 
 
-def language_block(indent: str, locale: str, name: str, site_name: str | None, site_description: str | None) -> list[str]:
+def language_block(
+    indent: str, locale: str, name: str, site_name: str | None, site_description: str | None
+) -> list[str]:
     fields = [("name", name), ("build", "true")]
     fields += [("site_name", site_name)] if site_name else []
     fields += [("site_description", site_description)] if site_description else []
@@ -114,7 +122,9 @@ def insert_language(text: str, block_for) -> str:
     return "".join(lines[: last + 1] + block_for(item_indent) + lines[last + 1 :])
 
 
-def add_locale(root: Path, code: str, name: str, site_name: str | None = None, site_description: str | None = None) -> tuple[str, list[Path]]:
+def add_locale(
+    root: Path, code: str, name: str, site_name: str | None = None, site_description: str | None = None
+) -> tuple[str, list[Path]]:
     """Scaffolds the locale `code` names, declared `in progress`; returns (its code as the site spells it,
     the paths it created or changed). Raises ValueError, touching nothing, when Material or CLDR does
     not know the locale or it is already configured."""

@@ -46,8 +46,17 @@ def print_status(root: Path, locales: list[str] | None, strict: bool, diff: bool
     failing = shared + [p for report in reports for p in report.blocking]
     code = 1 if strict and failing else 0
     if mode == "json":
-        print(json.dumps({"ok": not failing, "project": [p.as_dict() | {"blocking": True} for p in shared],
-                          "locales": [report.as_dict() for report in reports]}, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {
+                    "ok": not failing,
+                    "project": [p.as_dict() | {"blocking": True} for p in shared],
+                    "locales": [report.as_dict() for report in reports],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return code
     template = [p for p in shared if p.kind == "template"]
     others = [p for p in shared if p.kind != "template"]
@@ -93,8 +102,13 @@ def _page_argument(project: Project, raw: str) -> tuple[str, str]:
 def _stamp_targets(project: Project, paths: list[str], every: bool, locales: list[str] | None) -> list[tuple[str, str]]:
     """(locale, page) pairs named on the command line, or every translated page with --all."""
     if every:
-        return [(locale, page) for locale in project.translations if not locales or locale in locales
-                for page in project.pages(locale) if page in project.pages(project.default_locale)]
+        return [
+            (locale, page)
+            for locale in project.translations
+            if not locales or locale in locales
+            for page in project.pages(locale)
+            if page in project.pages(project.default_locale)
+        ]
     targets = []
     for raw in paths:
         locale, page = _page_argument(project, raw)
@@ -116,9 +130,11 @@ def _untouched(project: Project, src: Path, dst: Path, source_text: str, text: s
         return None
     old = i18n_sources.load_snapshot(project.sources_dir, recorded)
     change = f" ({i18n_sources.describe_change(old, source_text).summary()})" if old else ""
-    return (f"{project.rel(dst)}: not stamped, it is unchanged since it was stamped against {recorded}, and "
-            f"{project.rel(src)} changed since{change}. Update the translation (`guide-i18n diff {project.rel(dst)}` "
-            "shows what changed), or pass --force if the change needs none")
+    return (
+        f"{project.rel(dst)}: not stamped, it is unchanged since it was stamped against {recorded}, and "
+        f"{project.rel(src)} changed since{change}. Update the translation (`guide-i18n diff {project.rel(dst)}` "
+        "shows what changed), or pass --force if the change needs none"
+    )
 
 
 def stamp(root: Path, paths: list[str], every: bool, locales: list[str] | None, force: bool) -> int:
@@ -134,7 +150,9 @@ def stamp(root: Path, paths: list[str], every: bool, locales: list[str] | None, 
         source_text, text = src.read_text(encoding="utf-8"), dst.read_text(encoding="utf-8")
         skew = differences(parse(source_text), parse(text), project.default_locale)
         if skew and not force:
-            print(f"{project.rel(dst)}: not stamped, its skeleton differs from {project.rel(src)} (--force stamps anyway):")
+            print(
+                f"{project.rel(dst)}: not stamped, its skeleton differs from {project.rel(src)} (--force stamps anyway):"
+            )
             print("  " + "\n  ".join(skew))
             refused += 1
             continue
@@ -155,7 +173,9 @@ def print_diff(project: Project, raw: str, locales: list[str] | None) -> int:
     locale, page = _page_argument(project, raw)
     if locale == project.default_locale:
         if not locales:
-            raise SystemExit(f"{raw} is a {locale} page: say which translation with --locale ({', '.join(project.translations)})")
+            raise SystemExit(
+                f"{raw} is a {locale} page: say which translation with --locale ({', '.join(project.translations)})"
+            )
     else:
         locales = [*(locales or []), locale]
     codes = {project.resolve(code) for code in locales}
@@ -176,16 +196,28 @@ def list_removable(project: Project, locales: list[str] | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="guide-i18n", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, help="project root (holds mkdocs.yml); default: the nearest one from the working directory up")
+    parser = argparse.ArgumentParser(
+        prog="guide-i18n", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        help="project root (holds mkdocs.yml); default: the nearest one from the working directory up",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("update", help="extract UI strings and update every locale's PO catalog")
     status_cmd = sub.add_parser("status", help="what is missing, outdated or broken, per locale")
-    status_cmd.add_argument("--strict", action="store_true", help="exit 1 on what the completeness policies do not tolerate (CI)")
+    status_cmd.add_argument(
+        "--strict", action="store_true", help="exit 1 on what the completeness policies do not tolerate (CI)"
+    )
     status_cmd.add_argument("--diff", action="store_true", help="print the Spanish diff behind each outdated page")
-    status_cmd.add_argument("--locale", action="append", help="only this locale (repeatable; `JA` or `pt_BR` are understood)")
+    status_cmd.add_argument(
+        "--locale", action="append", help="only this locale (repeatable; `JA` or `pt_BR` are understood)"
+    )
     mode = status_cmd.add_mutually_exclusive_group()
-    mode.add_argument("--json", dest="mode", action="store_const", const="json", default="full", help="the whole report as JSON")
+    mode.add_argument(
+        "--json", dest="mode", action="store_const", const="json", default="full", help="the whole report as JSON"
+    )
     mode.add_argument("--summary", dest="mode", action="store_const", const="summary", help="one line per locale")
     check_cmd = sub.add_parser("check", help="exit 1 on translations that must not ship")
     check_cmd.add_argument("--locale", action="append", help="only this locale (repeatable)")
@@ -193,8 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     stamp_cmd.add_argument("pages", nargs="*", help="translated pages, e.g. docs/ja/memory.md")
     stamp_cmd.add_argument("--all", action="store_true", help="every translated page (of --locale, if given)")
     stamp_cmd.add_argument("--locale", action="append", help="with --all: only this locale (repeatable)")
-    stamp_cmd.add_argument("--force", action="store_true",
-                           help="stamp even if the skeleton differs from the Spanish one, or the translation is unchanged since the Spanish page changed")
+    stamp_cmd.add_argument(
+        "--force",
+        action="store_true",
+        help="stamp even if the skeleton differs from the Spanish one, or the translation is unchanged since the Spanish page changed",
+    )
     diff_cmd = sub.add_parser("diff", help="changed Spanish paragraphs beside the translation, by section")
     diff_cmd.add_argument("page", help="a page, e.g. docs/ja/memory.md, or docs/es/memory.md with --locale")
     diff_cmd.add_argument("--locale", action="append", help="the translation to show (repeatable)")
@@ -226,7 +261,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, root: Path) 
     if args.command == "stamp":
         if bool(args.pages) == args.all:
             parser.error("stamp: name pages or pass --all, not both")
-        return stamp(root, args.pages, args.all, args.locale and [project.resolve(code) for code in args.locale], args.force)
+        return stamp(
+            root, args.pages, args.all, args.locale and [project.resolve(code) for code in args.locale], args.force
+        )
     if args.command == "diff":
         return print_diff(project, args.page, args.locale)
     if args.command == "list-removable":
@@ -234,9 +271,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, root: Path) 
     locale, changed = add_locale(root, args.locale, args.name, args.site_name, args.site_description)
     for path in changed:
         print(f"wrote {project.rel(path)}")
-    print(f"Next: translate {project.rel(project.po(locale))}, add nav_translations for {locale} in mkdocs.yml, "
-          f"translate pages into {project.rel(project.docs_dir / locale)}/ and stamp them (see EDITORS.md). "
-          f"{locale} is declared `in progress`: declare it `complete` once everything is translated.")
+    print(
+        f"Next: translate {project.rel(project.po(locale))}, add nav_translations for {locale} in mkdocs.yml, "
+        f"translate pages into {project.rel(project.docs_dir / locale)}/ and stamp them (see EDITORS.md). "
+        f"{locale} is declared `in progress`: declare it `complete` once everything is translated."
+    )
     return 0
 
 

@@ -41,7 +41,9 @@ def split_front_matter(text: str) -> tuple[dict[str, str], list[str]]:
 def closes_fence(line: str, fence: str) -> bool:
     """A fence of the same kind, at least as long, with nothing after it, closes an open block."""
     match = FENCE.match(line)
-    return bool(match and match[1][0] == fence[0] and len(match[1]) >= len(fence) and not line.strip()[len(match[1]) :].strip())
+    return bool(
+        match and match[1][0] == fence[0] and len(match[1]) >= len(fence) and not line.strip()[len(match[1]) :].strip()
+    )
 
 
 def scan(lines: list[str]) -> Iterator[tuple[Kind, str]]:

@@ -51,8 +51,13 @@ def _c_condition(node) -> str:
         return f"!{_c_condition(args[0])}"
     method, expr, (_, ranges) = args
     value = _c_value(expr)
-    return "(" + " || ".join(f"{value}=={lo[1][0]}" if lo == hi else f"({value}>={lo[1][0]} && {value}<={hi[1][0]})"
-                             for lo, hi in ranges) + ")"
+    return (
+        "("
+        + " || ".join(
+            f"{value}=={lo[1][0]}" if lo == hi else f"({value}>={lo[1][0]} && {value}<={hi[1][0]})" for lo, hi in ranges
+        )
+        + ")"
+    )
 
 
 def _c_value(node) -> str:

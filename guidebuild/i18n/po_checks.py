@@ -73,12 +73,15 @@ def placeholder_problem(msgid: str, msgstr: str, allow_missing: bool = False) ->
     extra = sorted(set(got) - set(want)) if allow_missing else sorted((got - want).elements())
     if not missing and not extra:
         return None
-    parts = ([f"missing {' '.join(missing)}"] if missing else []) + ([f"not in msgid {' '.join(extra)}"] if extra else [])
+    parts = ([f"missing {' '.join(missing)}"] if missing else []) + (
+        [f"not in msgid {' '.join(extra)}"] if extra else []
+    )
     return "placeholders differ: " + "; ".join(parts)
 
 
 def injected_tags(msgid: str, msgstr: str) -> list[str]:
     """HTML tags in the translation that the source string does not have (attributes included)."""
+
     def tags(text: str) -> Counter:
         return Counter(re.sub(r"\s+", " ", tag) for tag in TAG.findall(text))
 
@@ -114,7 +117,11 @@ def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[En
     if template is not None:
         for message in template:
             if message.id and catalog.get(message.id, message.context) is None:
-                problems.append(EntryProblem("unmerged", 0, _forms(message)[0], "in messages.pot but not in this catalog (run `make i18n`)"))
+                problems.append(
+                    EntryProblem(
+                        "unmerged", 0, _forms(message)[0], "in messages.pot but not in this catalog (run `make i18n`)"
+                    )
+                )
     return problems
 
 

@@ -30,10 +30,22 @@ REFERENCE_WIDTH = 79  # GNU's page width; it fills `#:` lines to it even with --
 KEYWORDS = ("N_", "NP_:1c,2", "NN_:1,2", "NNP_:1c,2,3")
 TRANSLATOR_TAG = "TRANSLATORS:"
 # GNU gettext's order of the header fields (Poedit writes them so); other fields follow in file order.
-HEADER_ORDER = ("Project-Id-Version", "Report-Msgid-Bugs-To", "POT-Creation-Date", "PO-Revision-Date",
-                "Last-Translator", "Language-Team", "Language", "MIME-Version", "Content-Type",
-                "Content-Transfer-Encoding", "Plural-Forms")
-PLACEHOLDER = re.compile(r"FULL NAME|EMAIL@ADDRESS|LL@li\.org|LANGUAGE|YEAR-MO-DA|ORGANIZATION|FIRST AUTHOR|PACKAGE VERSION")
+HEADER_ORDER = (
+    "Project-Id-Version",
+    "Report-Msgid-Bugs-To",
+    "POT-Creation-Date",
+    "PO-Revision-Date",
+    "Last-Translator",
+    "Language-Team",
+    "Language",
+    "MIME-Version",
+    "Content-Type",
+    "Content-Transfer-Encoding",
+    "Plural-Forms",
+)
+PLACEHOLDER = re.compile(
+    r"FULL NAME|EMAIL@ADDRESS|LL@li\.org|LANGUAGE|YEAR-MO-DA|ORGANIZATION|FIRST AUTHOR|PACKAGE VERSION"
+)
 DATE_FORMAT = "%Y-%m-%d %H:%M%z"
 
 
@@ -62,7 +74,7 @@ def raw_header(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     if i >= len(lines) or lines[i] != 'msgid ""':
         return [], []
     i += 2  # msgid "" / msgstr "" (possibly followed by the value on the same line)
-    value = unescape(lines[i - 1][len("msgstr "):]) if lines[i - 1] != 'msgstr ""' else ""
+    value = unescape(lines[i - 1][len("msgstr ") :]) if lines[i - 1] != 'msgstr ""' else ""
     while i < len(lines) and lines[i].startswith('"'):
         value += unescape(lines[i])
         i += 1
@@ -80,9 +92,11 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
         raw.decode("utf-8")
     except UnicodeDecodeError as error:
         # Babel's own message names neither the file nor the line; an editor needs both to fix it.
-        line = raw[:error.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[error.start]:02x}); "
-                         "save the catalog as UTF-8, as its header declares") from None
+        line = raw[: error.start].count(b"\n") + 1
+        raise ValueError(
+            f"{path}:{line}: not valid UTF-8 (byte 0x{raw[error.start]:02x}); "
+            "save the catalog as UTF-8, as its header declares"
+        ) from None
     catalog = read_po(io.BytesIO(raw), locale=locale)
     for message in [*catalog, *catalog.obsolete.values()]:
         previous = [c[1:].strip() for c in message.user_comments if c.startswith("|")]
@@ -156,17 +170,25 @@ def po_text(catalog: Catalog, comments: list[str], fields: list[tuple[str, str]]
     blocks = ["\n".join(comments + _string("msgid", "") + _string("msgstr", header))]
     blocks += ["\n".join(_entry(m, catalog.num_plurals)) for m in catalog if m.id]
     # An obsolete entry with no translation is dropped, as GNU msgcat drops it: nothing to reuse.
-    blocks += ["\n".join(_entry(m, catalog.num_plurals, obsolete=True)) for m in catalog.obsolete.values()
-               if any(m.string if isinstance(m.string, (list, tuple)) else [m.string])]
+    blocks += [
+        "\n".join(_entry(m, catalog.num_plurals, obsolete=True))
+        for m in catalog.obsolete.values()
+        if any(m.string if isinstance(m.string, (list, tuple)) else [m.string])
+    ]
     return "\n\n".join(blocks) + "\n"
 
 
-def merged_fields(old: list[tuple[str, str]], managed: dict[str, str], defaults: dict[str, str]) -> list[tuple[str, str]]:
+def merged_fields(
+    old: list[tuple[str, str]], managed: dict[str, str], defaults: dict[str, str]
+) -> list[tuple[str, str]]:
     """Header fields in GNU's order: `managed` values always, a kept value unless it is a template
     placeholder (then `defaults`), then any other field the file has (Poedit's X-Generator...)."""
     have = dict(old)
-    values = {**{k: v for k, v in defaults.items() if not have.get(k) or PLACEHOLDER.search(have[k])},
-              **{k: v for k, v in have.items() if k not in defaults or not PLACEHOLDER.search(v)}, **managed}
+    values = {
+        **{k: v for k, v in defaults.items() if not have.get(k) or PLACEHOLDER.search(have[k])},
+        **{k: v for k, v in have.items() if k not in defaults or not PLACEHOLDER.search(v)},
+        **managed,
+    }
     values.pop("Generated-By", None)  # Babel's stamp: it changed with every Babel release
     ordered = [(k, values[k]) for k in HEADER_ORDER if k in values]
     return ordered + [(k, v) for k, v in values.items() if k not in HEADER_ORDER]
@@ -192,15 +214,24 @@ def extract(root: Path, output: Path) -> bool:
     template = Catalog(fuzzy=False)
     # Paths relative to the root (`#: calcui/_text.py:12`), the same in every checkout.
     for filename, lineno, msg, comments, context in extract_from_dir(
-            str(root), method_map, options_map, keywords=keywords, comment_tags=(TRANSLATOR_TAG,), strip_comment_tags=False):
+        str(root), method_map, options_map, keywords=keywords, comment_tags=(TRANSLATOR_TAG,), strip_comment_tags=False
+    ):
         template.add(msg, None, [(filename, lineno)], auto_comments=comments, context=context)
     name, version, bugs_to = project_id(root)
     old_comments, old_fields = raw_header(output.read_text(encoding="utf-8")) if output.is_file() else ([], [])
-    comments = [f"# Translations template for {name}.",
-                f"# This file is distributed under the same license as the {name} project.", "#"]
-    fields = [("Project-Id-Version", f"{name} {version}"), ("Report-Msgid-Bugs-To", bugs_to),
-              ("POT-Creation-Date", dict(old_fields).get("POT-Creation-Date", "")), ("MIME-Version", "1.0"),
-              ("Content-Type", "text/plain; charset=UTF-8"), ("Content-Transfer-Encoding", "8bit")]
+    comments = [
+        f"# Translations template for {name}.",
+        f"# This file is distributed under the same license as the {name} project.",
+        "#",
+    ]
+    fields = [
+        ("Project-Id-Version", f"{name} {version}"),
+        ("Report-Msgid-Bugs-To", bugs_to),
+        ("POT-Creation-Date", dict(old_fields).get("POT-Creation-Date", "")),
+        ("MIME-Version", "1.0"),
+        ("Content-Type", "text/plain; charset=UTF-8"),
+        ("Content-Transfer-Encoding", "8bit"),
+    ]
     text = po_text(template, comments, fields)
     if output.is_file() and output.read_text(encoding="utf-8") == text:
         return False
@@ -242,13 +273,28 @@ def update_catalog(root: Path, template_path: Path, po_path: Path, locale: str) 
     _, template_fields = raw_header(template_path.read_text(encoding="utf-8"))
     old_comments, old_fields = raw_header(text)
     language = babel_locale(locale).english_name
-    comments = old_comments if old_comments and not any(PLACEHOLDER.search(c) for c in old_comments) else [
-        f"# {language} translations for {name}.",
-        f"# This file is distributed under the same license as the {name} project.", "#"]
-    managed = {"Project-Id-Version": f"{name} {version}", "Report-Msgid-Bugs-To": bugs_to,
-               "POT-Creation-Date": dict(template_fields).get("POT-Creation-Date", ""), "Language": babel_code,
-               "MIME-Version": "1.0", "Content-Type": "text/plain; charset=UTF-8",
-               "Content-Transfer-Encoding": "8bit", "Plural-Forms": plurals.plural_forms_header(locale)}
-    defaults = {"PO-Revision-Date": managed["POT-Creation-Date"], "Last-Translator": f"{name} translators",
-                "Language-Team": f"{language} ({name})"}
+    comments = (
+        old_comments
+        if old_comments and not any(PLACEHOLDER.search(c) for c in old_comments)
+        else [
+            f"# {language} translations for {name}.",
+            f"# This file is distributed under the same license as the {name} project.",
+            "#",
+        ]
+    )
+    managed = {
+        "Project-Id-Version": f"{name} {version}",
+        "Report-Msgid-Bugs-To": bugs_to,
+        "POT-Creation-Date": dict(template_fields).get("POT-Creation-Date", ""),
+        "Language": babel_code,
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+        "Plural-Forms": plurals.plural_forms_header(locale),
+    }
+    defaults = {
+        "PO-Revision-Date": managed["POT-Creation-Date"],
+        "Last-Translator": f"{name} translators",
+        "Language-Team": f"{language} ({name})",
+    }
     return _write_if_changed(po_path, po_text(catalog, comments, merged_fields(old_fields, managed, defaults)))

@@ -24,7 +24,9 @@ def find_root(start: Path) -> Path:
     for folder in (start, *start.parents):
         if (folder / "mkdocs.yml").is_file():
             return folder
-    raise SystemExit(f"no mkdocs.yml in {start} or any folder above it; run guide-i18n inside the project, or pass --root")
+    raise SystemExit(
+        f"no mkdocs.yml in {start} or any folder above it; run guide-i18n inside the project, or pass --root"
+    )
 
 
 def check_policy(value: object) -> dict[str, str]:

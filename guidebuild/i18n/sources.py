@@ -65,7 +65,11 @@ def translation_hash(text: str) -> str:
     """The hash of a translated page without its stamp lines: what the translator wrote."""
     lines = normalized(text).splitlines(keepends=True)
     end = front_matter_end([line.rstrip("\n") for line in lines]) or 0
-    kept = [line for i, line in enumerate(lines) if not (0 < i < end and (HASH_LINE.match(line.strip()) or TRANSLATION_LINE.match(line.strip())))]
+    kept = [
+        line
+        for i, line in enumerate(lines)
+        if not (0 < i < end and (HASH_LINE.match(line.strip()) or TRANSLATION_LINE.match(line.strip())))
+    ]
     return content_hash("".join(kept))
 
 
@@ -173,7 +177,11 @@ class SourceChange:
         parts = []
         if self.front_matter:
             parts.append("front matter " + ", ".join(self.front_matter) + " changed")
-        counts = [(n, label) for n, label in ((self.changed, "changed"), (self.added, "added"), (self.removed, "removed")) if n]
+        counts = [
+            (n, label)
+            for n, label in ((self.changed, "changed"), (self.added, "added"), (self.removed, "removed"))
+            if n
+        ]
         if counts:
             # "1 paragraph changed", "2 paragraphs changed and 1 added", "1 changed, 2 added and 1 removed"
             (first, label), rest = counts[0], [f"{n} {label}" for n, label in counts[1:]]
@@ -184,8 +192,12 @@ class SourceChange:
             if headings:
                 parts.append(label + "s" * (len(headings) != 1) + " " + ", ".join(headings))
         if self.headings_renamed:
-            parts.append("heading" + "s" * (len(self.headings_renamed) != 1) + " renamed "
-                         + ", ".join(f"{before} → {after}" for before, after in self.headings_renamed))
+            parts.append(
+                "heading"
+                + "s" * (len(self.headings_renamed) != 1)
+                + " renamed "
+                + ", ".join(f"{before} → {after}" for before, after in self.headings_renamed)
+            )
         parts.append(f"+{self.lines_added} -{self.lines_removed} lines")
         return "; ".join(parts)
 
@@ -203,7 +215,9 @@ def _headings(body: list[str]) -> list[tuple[str | None, str]]:
 def describe_change(old: str, new: str) -> SourceChange:
     old_fm, old_body = split_front_matter(normalized(old))
     new_fm, new_body = split_front_matter(normalized(new))
-    change = SourceChange(front_matter=sorted(k for k in old_fm.keys() | new_fm.keys() if old_fm.get(k) != new_fm.get(k)))
+    change = SourceChange(
+        front_matter=sorted(k for k in old_fm.keys() | new_fm.keys() if old_fm.get(k) != new_fm.get(k))
+    )
     old_blocks, new_blocks = blocks(old_body), blocks(new_body)
     touched: list[str] = []
     matcher = difflib.SequenceMatcher(a=[b.text for b in old_blocks], b=[b.text for b in new_blocks], autojunk=False)
@@ -224,12 +238,21 @@ def describe_change(old: str, new: str) -> SourceChange:
     change.headings_renamed = [(h, next(n for a2, n in added if a2 == a)) for a, h in removed if a in renamed_anchors]
     change.headings_added = [h for a, h in added if a not in renamed_anchors]
     change.headings_removed = [h for a, h in removed if a not in renamed_anchors]
-    for line in list(difflib.unified_diff(normalized(old).splitlines(), normalized(new).splitlines(), n=0, lineterm=""))[2:]:
+    for line in list(
+        difflib.unified_diff(normalized(old).splitlines(), normalized(new).splitlines(), n=0, lineterm="")
+    )[2:]:
         change.lines_added += line.startswith("+")
         change.lines_removed += line.startswith("-")
     return change
 
 
 def unified_diff(old: str, new: str, old_label: str, new_label: str) -> str:
-    return "".join(difflib.unified_diff(normalized(old).splitlines(keepends=True), normalized(new).splitlines(keepends=True),
-                                        old_label, new_label, n=1))
+    return "".join(
+        difflib.unified_diff(
+            normalized(old).splitlines(keepends=True),
+            normalized(new).splitlines(keepends=True),
+            old_label,
+            new_label,
+            n=1,
+        )
+    )

@@ -46,9 +46,16 @@ class LocaleReport:
         return f"{self.locale}: {len(self.problems)} problem{'s' * (len(self.problems) != 1)}{note} ({counts})"
 
     def as_dict(self) -> dict:
-        return {"locale": self.locale, "source": self.source, "policy": self.policy, "pages": self.pages,
-                "pages_current": self.pages_current, "strings": self.strings, "strings_translated": self.strings_translated,
-                "problems": [problem.as_dict() | {"blocking": problem.blocks(self.policy)} for problem in self.problems]}
+        return {
+            "locale": self.locale,
+            "source": self.source,
+            "policy": self.policy,
+            "pages": self.pages,
+            "pages_current": self.pages_current,
+            "strings": self.strings,
+            "strings_translated": self.strings_translated,
+            "problems": [problem.as_dict() | {"blocking": problem.blocks(self.policy)} for problem in self.problems],
+        }
 
 
 # -- pages ---------------------------------------------------------------------------------------------
@@ -70,7 +77,9 @@ def source_url(page: str, use_directory_urls: bool = True) -> str:
     return f"{stem}/" if use_directory_urls else f"{stem}.html"
 
 
-def page_state(docs_dir: Path, locale: str, src_uri: str, default_locale: str = "es", use_directory_urls: bool = True) -> dict:
+def page_state(
+    docs_dir: Path, locale: str, src_uri: str, default_locale: str = "es", use_directory_urls: bool = True
+) -> dict:
     """What the reader of `src_uri` in `locale` should be told.
 
     state: "current" (the default locale, or a translation stamped against today's Spanish page),
@@ -80,8 +89,12 @@ def page_state(docs_dir: Path, locale: str, src_uri: str, default_locale: str = 
     docs_dir = Path(docs_dir)
     page = _in_locale(src_uri, (locale, default_locale))
     source = docs_dir / default_locale / page
-    state = {"state": "current", "source_url": source_url(page, use_directory_urls),
-             "source_hash": i18n_sources.file_hash(source) if source.is_file() else None, "translated_hash": None}
+    state = {
+        "state": "current",
+        "source_url": source_url(page, use_directory_urls),
+        "source_hash": i18n_sources.file_hash(source) if source.is_file() else None,
+        "translated_hash": None,
+    }
     if locale == default_locale:
         return state
     target = docs_dir / locale / page
@@ -99,10 +112,17 @@ def _outdated(project: Project, locale: str, page: str, recorded: str, source_te
     head = f"translates {project.rel(src)} as of {recorded}, which is now {current}"
     if old is None:
         snapshot = project.rel(i18n_sources.snapshot_path(project.sources_dir, recorded))
-        return Problem(locale, "outdated", project.rel(dst), f"{head} (no snapshot {snapshot}; see `git log -p {project.rel(src)}`)",
-                       line=line)
+        return Problem(
+            locale,
+            "outdated",
+            project.rel(dst),
+            f"{head} (no snapshot {snapshot}; see `git log -p {project.rel(src)}`)",
+            line=line,
+        )
     change = i18n_sources.describe_change(old, source_text)
-    diff = i18n_sources.unified_diff(old, source_text, f"{project.rel(src)} @{recorded}", f"{project.rel(src)} @{current}")
+    diff = i18n_sources.unified_diff(
+        old, source_text, f"{project.rel(src)} @{recorded}", f"{project.rel(src)} @{current}"
+    )
     return Problem(locale, "outdated", project.rel(dst), f"{head}: {change.summary()}", diff, line)
 
 
@@ -115,8 +135,13 @@ def rule_problems(project: Project, locale: str, page: str, skeleton) -> list[Pr
 def source_problems(project: Project) -> list[Problem]:
     """The source locale's pages against the page rules."""
     locale = project.default_locale
-    return [problem for page in project.pages(locale)
-            for problem in rule_problems(project, locale, page, parse(project.page(locale, page).read_text(encoding="utf-8")))]
+    return [
+        problem
+        for page in project.pages(locale)
+        for problem in rule_problems(
+            project, locale, page, parse(project.page(locale, page).read_text(encoding="utf-8"))
+        )
+    ]
 
 
 def page_problems(project: Project, locale: str) -> tuple[list[Problem], int]:
@@ -128,7 +153,14 @@ def page_problems(project: Project, locale: str) -> tuple[list[Problem], int]:
         src, dst = project.page(project.default_locale, page), project.page(locale, page)
         where = project.rel(dst)
         if not dst.is_file():
-            problems.append(Problem(locale, "missing", where, f"no translation of {project.rel(src)}; readers get the Spanish page with a notice"))
+            problems.append(
+                Problem(
+                    locale,
+                    "missing",
+                    where,
+                    f"no translation of {project.rel(src)}; readers get the Spanish page with a notice",
+                )
+            )
             continue
         source_text, text = src.read_text(encoding="utf-8"), dst.read_text(encoding="utf-8")
         source, translation = parse(source_text), parse(text)
@@ -142,15 +174,38 @@ def page_problems(project: Project, locale: str) -> tuple[list[Problem], int]:
         page_ok = page_ok and not rules
         recorded = i18n_sources.recorded_hash(text)
         if recorded is None:
-            problems.append(Problem(locale, "unstamped", where, f"no source_hash: once it matches {project.rel(src)}, run `guide-i18n stamp {where}`", line=1))
+            problems.append(
+                Problem(
+                    locale,
+                    "unstamped",
+                    where,
+                    f"no source_hash: once it matches {project.rel(src)}, run `guide-i18n stamp {where}`",
+                    line=1,
+                )
+            )
             page_ok = False
         elif recorded != i18n_sources.content_hash(source_text):
-            problems.append(_outdated(project, locale, page, recorded, source_text, translation.front_matter_lines.get(i18n_sources.HASH_KEY)))
+            problems.append(
+                _outdated(
+                    project,
+                    locale,
+                    page,
+                    recorded,
+                    source_text,
+                    translation.front_matter_lines.get(i18n_sources.HASH_KEY),
+                )
+            )
             page_ok = False
         current += page_ok
     for page in removable(project, locale):
-        problems.append(Problem(locale, "orphan", project.rel(project.page(locale, page)),
-                                f"no {project.default_locale} source page {page}; translate only pages that exist in {project.default_locale}"))
+        problems.append(
+            Problem(
+                locale,
+                "orphan",
+                project.rel(project.page(locale, page)),
+                f"no {project.default_locale} source page {page}; translate only pages that exist in {project.default_locale}",
+            )
+        )
     return problems, current
 
 
@@ -169,11 +224,19 @@ def catalog_problems(project: Project, locale: str, template=None) -> tuple[list
         return [Problem(locale, "missing", project.rel(po), "no catalog; run `make i18n` (guide-i18n update)")], 0, 0
     catalog = po_checks.read_catalog(po)
     problems = [
-        Problem(locale, entry.kind, project.rel(po), _short(entry.msgid) + (f": {entry.message}" if entry.message else ""), line=entry.lineno or None)
+        Problem(
+            locale,
+            entry.kind,
+            project.rel(po),
+            _short(entry.msgid) + (f": {entry.message}" if entry.message else ""),
+            line=entry.lineno or None,
+        )
         for entry in po_checks.entry_problems(catalog, template)
     ]
     entries = [m for m in catalog if m.id]
-    translated = sum(1 for m in entries if not m.fuzzy and all(m.string if isinstance(m.string, (list, tuple)) else [m.string]))
+    translated = sum(
+        1 for m in entries if not m.fuzzy and all(m.string if isinstance(m.string, (list, tuple)) else [m.string])
+    )
     return problems, len(entries), translated
 
 
@@ -190,10 +253,21 @@ def template_problems(project: Project) -> list[Problem]:
     if not project.pot.is_file():
         return [Problem("", "template", project.rel(project.pot), "missing; run `make i18n`")]
     have = {m.id for m in po_checks.read_catalog(project.pot) if m.id}
-    problems = [Problem("", "template", project.rel(project.pot), f"{_short(str(m))}: marked in the sources but not extracted; run `make i18n`")
-                for m in sorted(wanted - have, key=str)]
-    problems += [Problem("", "template", project.rel(project.pot), f"{_short(str(m))}: no longer in the sources; run `make i18n`")
-                 for m in sorted(have - wanted, key=str)]
+    problems = [
+        Problem(
+            "",
+            "template",
+            project.rel(project.pot),
+            f"{_short(str(m))}: marked in the sources but not extracted; run `make i18n`",
+        )
+        for m in sorted(wanted - have, key=str)
+    ]
+    problems += [
+        Problem(
+            "", "template", project.rel(project.pot), f"{_short(str(m))}: no longer in the sources; run `make i18n`"
+        )
+        for m in sorted(have - wanted, key=str)
+    ]
     return problems
 
 
@@ -215,7 +289,9 @@ def locale_report(project: Project, locale: str, template=None) -> LocaleReport:
     return report
 
 
-def status(root: Path, locales: list[str] | None = None, check_template: bool = True) -> tuple[list[Problem], list[LocaleReport]]:
+def status(
+    root: Path, locales: list[str] | None = None, check_template: bool = True
+) -> tuple[list[Problem], list[LocaleReport]]:
     """(problems the whole project shares, one report per locale: the source locale first, then mkdocs.yml's order).
 
     `locales` may be spelt loosely (`JA`, `pt_br`); an unknown one raises ValueError."""

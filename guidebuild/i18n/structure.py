@@ -98,8 +98,11 @@ def parse(text: str) -> Skeleton:
         if heading := heading_of(line):
             page.headings.append(heading)
             page.heading_lines.append(number)
-        page.unknown_comments += [(number, comment) for comment in COMMENT.findall(line)
-                                  if not any(marker.pattern.fullmatch(comment) for marker in markers.MARKERS)]
+        page.unknown_comments += [
+            (number, comment)
+            for comment in COMMENT.findall(line)
+            if not any(marker.pattern.fullmatch(comment) for marker in markers.MARKERS)
+        ]
         if is_table_rule(line) and "|" in previous:
             page.tables += 1
         if admonition := ADMONITION.match(line):
@@ -125,7 +128,7 @@ def first_difference(expected: list, actual: list, source: str = "es") -> str:
         if want != got:
             return f"first difference at #{index + 1}: {source} has {want!r}, translation has {got!r}"
     longer, label = (expected, source) if len(expected) > len(actual) else (actual, "translation")
-    return f"{len(expected)} vs {len(actual)}; only {label} has {longer[min(len(expected), len(actual)):]!r}"
+    return f"{len(expected)} vs {len(actual)}; only {label} has {longer[min(len(expected), len(actual)) :]!r}"
 
 
 def differences(source: Skeleton, translation: Skeleton, source_locale: str = "es") -> list[str]:
@@ -133,7 +136,10 @@ def differences(source: Skeleton, translation: Skeleton, source_locale: str = "e
     label = source_locale
     problems = []
     if source.heading_ids != translation.heading_ids:
-        problems.append("headings (level and anchor, in order): " + first_difference(source.heading_ids, translation.heading_ids, label))
+        problems.append(
+            "headings (level and anchor, in order): "
+            + first_difference(source.heading_ids, translation.heading_ids, label)
+        )
     for feature in ("tables", "code_blocks", "tabs"):
         want, got = getattr(source, feature), getattr(translation, feature)
         if want != got:
@@ -143,9 +149,13 @@ def differences(source: Skeleton, translation: Skeleton, source_locale: str = "e
     if source.internal_links != translation.internal_links:
         missing = Counter(source.internal_links) - Counter(translation.internal_links)
         extra = Counter(translation.internal_links) - Counter(source.internal_links)
-        problems.append(f"relative link targets: missing {sorted(missing.elements())}, extra {sorted(extra.elements())}")
+        problems.append(
+            f"relative link targets: missing {sorted(missing.elements())}, extra {sorted(extra.elements())}"
+        )
     if source.admonitions != translation.admonitions:
-        problems.append("admonitions (type, in order): " + first_difference(source.admonitions, translation.admonitions, label))
+        problems.append(
+            "admonitions (type, in order): " + first_difference(source.admonitions, translation.admonitions, label)
+        )
     if source.markers != translation.markers:
         problems.append("build markers: " + first_difference(source.markers, translation.markers, label))
     if source.figures != translation.figures:
@@ -174,7 +184,9 @@ def own_problem_lines(page: Skeleton) -> list[tuple[int | None, str]]:
         problems.append((fm.get("description"), "front matter has no non-empty `description`"))
     elif not DESCRIPTION_COLUMNS[0] <= (width := display_columns(description)) <= DESCRIPTION_COLUMNS[1]:
         low, high = DESCRIPTION_COLUMNS
-        problems.append((fm["description"], f"description is {width} columns wide (wide characters count 2), expected {low}-{high}"))
+        problems.append(
+            (fm["description"], f"description is {width} columns wide (wide characters count 2), expected {low}-{high}")
+        )
     h1 = [(line, text) for (level, _, text), line in zip(page.headings, page.heading_lines) if level == 1]
     if len(h1) != 1:
         problems.append((h1[1][0] if h1 else None, f"expected exactly one H1, found {len(h1)}"))
@@ -182,7 +194,9 @@ def own_problem_lines(page: Skeleton) -> list[tuple[int | None, str]]:
         problems.append((h1[0][0], f"H1 {h1[0][1]!r} differs from the front-matter title {title!r}"))
     unanchored = [(line, text) for (_, anchor, text), line in zip(page.headings, page.heading_lines) if anchor is None]
     if unanchored:
-        problems.append((unanchored[0][0], f"headings without an explicit {{#anchor}}: {[text for _, text in unanchored]}"))
+        problems.append(
+            (unanchored[0][0], f"headings without an explicit {{#anchor}}: {[text for _, text in unanchored]}")
+        )
     seen: dict[str, int] = {}
     for (_, anchor, _), line in zip(page.headings, page.heading_lines):
         if anchor and anchor in seen:
@@ -190,5 +204,7 @@ def own_problem_lines(page: Skeleton) -> list[tuple[int | None, str]]:
         elif anchor:
             seen[anchor] = line
     for line, comment in page.unknown_comments:
-        problems.append((line, f"HTML comment {comment!r} is not a build marker (guidebuild/markers/__init__.py lists them)"))
+        problems.append(
+            (line, f"HTML comment {comment!r} is not a build marker (guidebuild/markers/__init__.py lists them)")
+        )
     return problems

@@ -57,29 +57,45 @@ def load(path: Path) -> list[Term]:
     for i, entry in enumerate(data.get("term", []), 1):
         rejected, patterns, uses = entry.get("rejected", []), entry.get("patterns", []), entry.get("uses", [])
         glossary = entry.get("glossary")
-        if not (isinstance(entry.get("concept"), str) and isinstance(entry.get("preferred"), str) and entry["preferred"]
-                and isinstance(rejected, list) and isinstance(patterns, list) and (rejected or patterns or glossary)
-                and all(isinstance(r, str) and r for r in rejected + patterns)):
-            raise ValueError(f"{path}: term {i} needs `concept`, a non-empty `preferred` and a non-empty list "
-                             "`rejected` or `patterns`, or a `glossary` entry")
+        if not (
+            isinstance(entry.get("concept"), str)
+            and isinstance(entry.get("preferred"), str)
+            and entry["preferred"]
+            and isinstance(rejected, list)
+            and isinstance(patterns, list)
+            and (rejected or patterns or glossary)
+            and all(isinstance(r, str) and r for r in rejected + patterns)
+        ):
+            raise ValueError(
+                f"{path}: term {i} needs `concept`, a non-empty `preferred` and a non-empty list "
+                "`rejected` or `patterns`, or a `glossary` entry"
+            )
         if glossary is not None and not (isinstance(glossary, str) and _ANCHOR.fullmatch(glossary)):
-            raise ValueError(f"{path}: term {i} ({entry['concept']}): `glossary` must be an entry id such as "
-                             f"\"logits\" (letters, digits, - and _), not {glossary!r}")
+            raise ValueError(
+                f"{path}: term {i} ({entry['concept']}): `glossary` must be an entry id such as "
+                f'"logits" (letters, digits, - and _), not {glossary!r}'
+            )
         if uses and not (glossary and isinstance(uses, list) and all(isinstance(u, str) and u for u in uses)):
-            raise ValueError(f"{path}: term {i} ({entry['concept']}): `uses` is a list of regular expressions "
-                             "for a term with a `glossary` entry")
+            raise ValueError(
+                f"{path}: term {i} ({entry['concept']}): `uses` is a list of regular expressions "
+                "for a term with a `glossary` entry"
+            )
         if any(entry["preferred"] == r for r in rejected):
             raise ValueError(f"{path}: term {i} ({entry['concept']}) rejects its own preferred form")
         compiled, forms = [], []
         for pattern in patterns:
             compiled.append(_compile(path, i, entry["concept"], pattern))
             if compiled[-1].search(entry["preferred"]):
-                raise ValueError(f"{path}: term {i} ({entry['concept']}): pattern {pattern!r} matches the preferred form")
+                raise ValueError(
+                    f"{path}: term {i} ({entry['concept']}): pattern {pattern!r} matches the preferred form"
+                )
         for use in uses:
             forms.append(_compile(path, i, entry["concept"], use))
             if forms[-1].search(entry["preferred"]) is None:
                 raise ValueError(f"{path}: term {i} ({entry['concept']}): `uses` {use!r} misses the preferred form")
-        terms.append(Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled), glossary, tuple(forms)))
+        terms.append(
+            Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled), glossary, tuple(forms))
+        )
     return terms
 
 
@@ -105,8 +121,9 @@ def _found(text: str, term: Term) -> list[str]:
     (a rejected パラメ would otherwise match every パラメータ). A variant that contains the preferred
     form (パラメーター contains パラメータ) is looked for in the text as written."""
     masked = text.replace(term.preferred, "\0")
-    return ([variant for variant in term.rejected if variant in (text if term.preferred in variant else masked)]
-            + [match.group(0) for pattern in term.patterns for match in pattern.finditer(text)])
+    return [variant for variant in term.rejected if variant in (text if term.preferred in variant else masked)] + [
+        match.group(0) for pattern in term.patterns for match in pattern.finditer(text)
+    ]
 
 
 def _problem(locale: str, where: str, line: int | None, term: Term, variant: str) -> Problem:
@@ -157,18 +174,33 @@ def first_use_problems(locale: str, where: str, text: str, terms: list[Term]) ->
             (at, form), target = use, f"{GLOSSARY_PAGE}#{ENTRY_PREFIX}{term.glossary}"
             linked = any(m.start(1) <= at < m.end(1) and m.group(2).endswith(target) for m in _LINK.finditer(line))
             if not linked:
-                problems.append(Problem(locale, "term", where, f"the first use of «{form}» ({term.concept}) "
-                                        f"is not linked to its glossary entry: write [{form}]({target})",
-                                        line=number))
+                problems.append(
+                    Problem(
+                        locale,
+                        "term",
+                        where,
+                        f"the first use of «{form}» ({term.concept}) "
+                        f"is not linked to its glossary entry: write [{form}]({target})",
+                        line=number,
+                    )
+                )
             break
     return problems
 
 
 def glossary_problems(locale: str, where: str, text: str, terms: list[Term]) -> list[Problem]:
     """Glossary entries the terms name that the glossary page does not hold (as `id="term-…"`)."""
-    return [Problem(locale, "term", where, f"no entry for {term.concept}: give the row of «{term.preferred}» "
-                    f'its anchor, <span id="{ENTRY_PREFIX}{term.glossary}"></span>')
-            for term in terms if term.glossary and f'id="{ENTRY_PREFIX}{term.glossary}"' not in text]
+    return [
+        Problem(
+            locale,
+            "term",
+            where,
+            f"no entry for {term.concept}: give the row of «{term.preferred}» "
+            f'its anchor, <span id="{ENTRY_PREFIX}{term.glossary}"></span>',
+        )
+        for term in terms
+        if term.glossary and f'id="{ENTRY_PREFIX}{term.glossary}"' not in text
+    ]
 
 
 def catalog_problems(locale: str, where: str, catalog, terms: list[Term]) -> list[Problem]:
@@ -179,8 +211,11 @@ def catalog_problems(locale: str, where: str, catalog, terms: list[Term]) -> lis
             continue
         strings = message.string if isinstance(message.string, (list, tuple)) else (message.string,)
         for text in strings:
-            problems += [_problem(locale, where, getattr(message, "lineno", None), term, variant)
-                         for term in terms for variant in _found(text, term)]
+            problems += [
+                _problem(locale, where, getattr(message, "lineno", None), term, variant)
+                for term in terms
+                for variant in _found(text, term)
+            ]
     return problems
 
 
@@ -201,8 +236,14 @@ def locale_problems(project, locale: str) -> list[Problem]:
         check = glossary_problems if page == GLOSSARY_PAGE else first_use_problems
         problems += check(locale, project.rel(file), text, terms)
     if any(t.glossary for t in terms) and GLOSSARY_PAGE not in project.pages(locale):
-        problems.append(Problem(locale, "term", project.rel(project.page(locale, GLOSSARY_PAGE)),
-                                "the terminology names glossary entries, but this locale has no glossary page"))
+        problems.append(
+            Problem(
+                locale,
+                "term",
+                project.rel(project.page(locale, GLOSSARY_PAGE)),
+                "the terminology names glossary entries, but this locale has no glossary page",
+            )
+        )
     po = project.po(locale)
     if po.is_file():
         problems += catalog_problems(locale, project.rel(po), read_catalog(po), terms)
@@ -212,6 +253,15 @@ def locale_problems(project, locale: str) -> list[Problem]:
 def config_problems(project, locale: str, terms: list[Term]) -> list[Problem]:
     """Rejected variants in what mkdocs.yml says in `locale`: site name, description, navigation titles."""
     language = next((lang for lang in project.languages if lang["locale"] == locale), {})
-    texts = [language.get("site_name"), language.get("site_description"), *(language.get("nav_translations") or {}).values()]
-    return [_problem(locale, "mkdocs.yml", None, term, variant)
-            for text in texts if isinstance(text, str) for term in terms for variant in _found(text, term)]
+    texts = [
+        language.get("site_name"),
+        language.get("site_description"),
+        *(language.get("nav_translations") or {}).values(),
+    ]
+    return [
+        _problem(locale, "mkdocs.yml", None, term, variant)
+        for text in texts
+        if isinstance(text, str)
+        for term in terms
+        for variant in _found(text, term)
+    ]

@@ -36,7 +36,10 @@ def page_diff(project: Project, locale: str, page: str) -> tuple[int, str]:
         return 0, f"{project.rel(dst)} is current: {project.rel(src)} has not changed since it was stamped"
     old = i18n_sources.load_snapshot(project.sources_dir, recorded)
     if old is None:
-        return 1, f"{project.rel(dst)}: no snapshot {project.rel(i18n_sources.snapshot_path(project.sources_dir, recorded))}; see `git log -p {project.rel(src)}`"
+        return (
+            1,
+            f"{project.rel(dst)}: no snapshot {project.rel(i18n_sources.snapshot_path(project.sources_dir, recorded))}; see `git log -p {project.rel(src)}`",
+        )
     before, now, translated = _body_blocks(old), _body_blocks(source_text), _body_blocks(text)
     by_section: dict[str, list[i18n_sources.Block]] = {}
     for block in translated:
@@ -57,8 +60,13 @@ def page_diff(project: Project, locale: str, page: str) -> tuple[int, str]:
             match = candidates[position] if position < len(candidates) else None
             where = f"{project.rel(src)}:{new_block.line}" if new_block else f"{project.rel(src)} (removed)"
             out.append(f"\n{section or '(top of the page)'} — {where}")
-            out.append(f"  {project.default_locale} before:\n" + (_indent(old_block.text) if old_block else "    (new paragraph)"))
-            out.append(f"  {project.default_locale} now:\n" + (_indent(new_block.text) if new_block else "    (removed)"))
+            out.append(
+                f"  {project.default_locale} before:\n"
+                + (_indent(old_block.text) if old_block else "    (new paragraph)")
+            )
+            out.append(
+                f"  {project.default_locale} now:\n" + (_indent(new_block.text) if new_block else "    (removed)")
+            )
             label = f"  {locale} now ({project.rel(dst)}:{match.line}):" if match else f"  {locale} now:"
             out.append(label + "\n" + (_indent(match.text) if match else "    (nothing in this place of the section)"))
     return 0, "\n".join(out)

@@ -139,7 +139,7 @@ def figure_names(line: str) -> list[str]:
 def _outside_code_spans(line: str, change: Callable[[str], str]) -> str:
     pieces, start = [], 0
     for span in CODE_SPAN.finditer(line):
-        pieces += [change(line[start:span.start()]), span[0]]
+        pieces += [change(line[start : span.start()]), span[0]]
         start = span.end()
     return "".join([*pieces, change(line[start:])])
 
@@ -148,19 +148,23 @@ def inline_slots(markdown: str) -> str:
     """A page's Markdown with each inline marker of its prose replaced by the marker's slot; markers in fenced
     code and code spans stay as written, to be shown. (Indented code blocks are not told apart: the pages
     fence their code.)"""
+
     def slots(prose: str) -> str:
         for marker in MARKERS:
             if marker.inline:
                 prose = marker.pattern.sub(marker.slot, prose)
         return prose
 
-    return "".join(_outside_code_spans(line, slots) if kind == "text" else line
-                   for kind, line in scan(markdown.splitlines(keepends=True)))
+    return "".join(
+        _outside_code_spans(line, slots) if kind == "text" else line
+        for kind, line in scan(markdown.splitlines(keepends=True))
+    )
 
 
 def embed(html: str, ctx: PageContext) -> str:
     """Every marker in a page's HTML, and every inline marker's slot, replaced by what its renderer makes."""
     for marker in MARKERS:
+
         def render(match: re.Match, marker: Marker = marker) -> str:
             return marker.render(match, ctx)
 

@@ -24,8 +24,10 @@ def _groups(inputs: list[dict]) -> list[dict]:
     groups: dict[tuple, dict] = {}
     for inp in inputs:
         params = inp.get("group_params") or {}
-        group = groups.setdefault((inp["group"], tuple(sorted(params.items()))),
-                                  {"title": inp["group"], "params": params, "inputs": [], "advanced": []})
+        group = groups.setdefault(
+            (inp["group"], tuple(sorted(params.items()))),
+            {"title": inp["group"], "params": params, "inputs": [], "advanced": []},
+        )
         group["advanced" if inp["advanced"] else "inputs"].append(inp)
     return list(groups.values())
 
@@ -34,9 +36,15 @@ def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
     """Input name -> the unit shown beside its label, with the input's declared range where the unit
     names one ("share, 0–0.9"): from the same min and max the calculator checks, in the locale's digits."""
     t, fmt = calcui.Translator(pack), calcui.NumberFormat(pack)
-    return {i["name"]: t(UNIT_LABELS[i["unit"]], min=fmt.number(i["min"], max_frac=4) if i["min"] is not None else "",
-                         max=fmt.number(i["max"], max_frac=4) if i["max"] is not None else "")
-            for i in inputs if UNIT_LABELS[i["unit"]]}
+    return {
+        i["name"]: t(
+            UNIT_LABELS[i["unit"]],
+            min=fmt.number(i["min"], max_frac=4) if i["min"] is not None else "",
+            max=fmt.number(i["max"], max_frac=4) if i["max"] is not None else "",
+        )
+        for i in inputs
+        if UNIT_LABELS[i["unit"]]
+    }
 
 
 def input_texts(inputs: list[dict], values: dict, pack: dict) -> dict[str, str]:

@@ -32,8 +32,9 @@ def render_table(env, pack: dict) -> str:
             "memory": Markup(num(fmt.unit("gb", g["memory_gb"], fmt.number(g["memory_gb"], 0)))),
             "bandwidth": Markup(num(fmt.number(g["bandwidth_gb_s"], 0) + " GB/s")),
             "bf16": Markup(num(fmt.number(g["bf16_dense_tflops"], 0) + " TFLOPS")),
-            "interconnect": Markup(num(g["interconnect"]["name"] + " · " + fmt.number(g["interconnect"]["gb_s"], 0)
-                                       + " GB/s")),
+            "interconnect": Markup(
+                num(g["interconnect"]["name"] + " · " + fmt.number(g["interconnect"]["gb_s"], 0) + " GB/s")
+            ),
             "stack": g["stack"],
         }
         for g in gpus

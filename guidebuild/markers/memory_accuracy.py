@@ -48,8 +48,13 @@ def _signed(error: float | None, fmt: NumberFormat) -> str:
 
 def _caption(t: Translator, fmt: NumberFormat, data: dict, shown: int, msgid) -> str:
     errors = [abs(r["relative_error"]) for r in data["rows"] if r["relative_error"] is not None]
-    return t(msgid, n=shown, count=fmt.number(shown, 0), worst=fmt.percent_of(max(errors)) if errors else "—",
-             goal=fmt.percent_of(data["goal"], 0))
+    return t(
+        msgid,
+        n=shown,
+        count=fmt.number(shown, 0),
+        worst=fmt.percent_of(max(errors)) if errors else "—",
+        goal=fmt.percent_of(data["goal"], 0),
+    )
 
 
 def render_table(env, pack: dict, data: dict) -> str:
@@ -57,31 +62,56 @@ def render_table(env, pack: dict, data: dict) -> str:
     rows = []
     for r in data["rows"]:
         optimizer = "SGD" if r["optimizer"] == "sgd" else f"AdamW {r['impl'].replace('_', '-')}"
-        parts = [t(choice_label("memory", "method", r["method"])), _precision(r),
-                 "SDPA" if r["attention"] == "sdpa" else "eager", optimizer]
+        parts = [
+            t(choice_label("memory", "method", r["method"])),
+            _precision(r),
+            "SDPA" if r["attention"] == "sdpa" else "eager",
+            optimizer,
+        ]
         parts += [t(N_("LoRA dropout"))] * r["dropout"] + [t(N_("Gradient checkpointing"))] * r["ckpt"]
         if r.get("targets"):  # LoRA on some projections only (on a mixture of experts: the experts frozen)
             parts.append(t(N_("LoRA on {modules}"), modules=", ".join(f"{n}_proj" for n in r["targets"])))
         parts += [t(N_("Router auxiliary loss"))] * bool(r.get("router_aux_loss"))
-        rows.append({
-            "model": f"{_family(r['family'])} · {r['seq_len']} × {r['micro_batch']}",
-            "parts": parts,  # each isolated in the page, so mixed scripts keep their order right to left
-            "measured": fmt.number(r["measured_bytes"] / 1e6, 1, 1),
-            "estimate": fmt.number(r["estimated_bytes"] / 1e6, 1, 1) if r["estimated_bytes"] else "—",
-            "error": _signed(r["relative_error"], fmt),
-        })
-    caption = _caption(t, fmt, data, len(rows), NN_(
-        "Memory estimate against the measured peak: {count} configuration, worst difference {worst} (goal: within {goal})",
-        "Memory estimate against the measured peak: {count} configurations, worst difference {worst} (goal: within {goal})"))
+        rows.append(
+            {
+                "model": f"{_family(r['family'])} · {r['seq_len']} × {r['micro_batch']}",
+                "parts": parts,  # each isolated in the page, so mixed scripts keep their order right to left
+                "measured": fmt.number(r["measured_bytes"] / 1e6, 1, 1),
+                "estimate": fmt.number(r["estimated_bytes"] / 1e6, 1, 1) if r["estimated_bytes"] else "—",
+                "error": _signed(r["relative_error"], fmt),
+            }
+        )
+    caption = _caption(
+        t,
+        fmt,
+        data,
+        len(rows),
+        NN_(
+            "Memory estimate against the measured peak: {count} configuration, worst difference {worst} (goal: within {goal})",
+            "Memory estimate against the measured peak: {count} configurations, worst difference {worst} (goal: within {goal})",
+        ),
+    )
     v = data["versions"]
-    provenance = t(N_("Measured on the CPU with torch {torch}, transformers {transformers} and peft {peft} on "
-                      "{date}: models of each family built from their configuration with random weights, two "
-                      "optimizer steps each, peak of live tensor memory. The estimate counts CPU dropout masks as "
-                      "the CPU stores them; on a GPU a mask takes one byte per value, as the calculator assumes."),
-                   torch=v["torch"], transformers=v["transformers"], peft=v["peft"], date=v["date"])
+    provenance = t(
+        N_(
+            "Measured on the CPU with torch {torch}, transformers {transformers} and peft {peft} on "
+            "{date}: models of each family built from their configuration with random weights, two "
+            "optimizer steps each, peak of live tensor memory. The estimate counts CPU dropout masks as "
+            "the CPU stores them; on a GPU a mask takes one byte per value, as the calculator assumes."
+        ),
+        torch=v["torch"],
+        transformers=v["transformers"],
+        peft=v["peft"],
+        date=v["date"],
+    )
     return env.get_template("partials/memory-accuracy.html").render(
-        rows=rows, caption=caption, provenance=provenance, label=t(N_("Memory estimate against the measured peak")),
-        peak_header=t(N_("Measured peak (MB)")), estimate_header=t(N_("Estimate (MB)")))
+        rows=rows,
+        caption=caption,
+        provenance=provenance,
+        label=t(N_("Memory estimate against the measured peak")),
+        peak_header=t(N_("Measured peak (MB)")),
+        estimate_header=t(N_("Estimate (MB)")),
+    )
 
 
 def render_traced(env, pack: dict, data: dict, models: dict[str, dict]) -> str:
@@ -92,22 +122,46 @@ def render_traced(env, pack: dict, data: dict, models: dict[str, dict]) -> str:
     for r in data["rows"]:
         parts = [t(choice_label("memory", "method", r["method"])), _precision(r)]
         parts += [t(N_("Gradient checkpointing"))] * r["ckpt"]
-        rows.append({"model": f"{models[r['preset']]['name']} · {r['seq_len']} × {r['micro_batch']}", "parts": parts,
-                     "measured": gb(r["traced_bytes"]), "estimate": gb(r["estimated_bytes"]),
-                     "error": _signed(r["relative_error"], fmt)})
-    caption = _caption(t, fmt, data, len(rows), NN_(
-        "Memory estimate against the traced peak at full size: {count} configuration, worst difference {worst} "
-        "(goal: within {goal})",
-        "Memory estimate against the traced peak at full size: {count} configurations, worst difference {worst} "
-        "(goal: within {goal})"))
+        rows.append(
+            {
+                "model": f"{models[r['preset']]['name']} · {r['seq_len']} × {r['micro_batch']}",
+                "parts": parts,
+                "measured": gb(r["traced_bytes"]),
+                "estimate": gb(r["estimated_bytes"]),
+                "error": _signed(r["relative_error"], fmt),
+            }
+        )
+    caption = _caption(
+        t,
+        fmt,
+        data,
+        len(rows),
+        NN_(
+            "Memory estimate against the traced peak at full size: {count} configuration, worst difference {worst} "
+            "(goal: within {goal})",
+            "Memory estimate against the traced peak at full size: {count} configurations, worst difference {worst} "
+            "(goal: within {goal})",
+        ),
+    )
     v = data["versions"]
-    provenance = t(N_("Traced on the CPU under PyTorch's FakeTensorMode with torch {torch}, transformers {transformers} "
-                      "and peft {peft} on {date}: each model at its published size with all its layers, two optimizer "
-                      "steps of AdamW (LoRA rank 16 on every projection), peak of live tensor memory. Fake tensors "
-                      "have sizes but no data, so nothing is allocated and no time is measured; the estimate "
-                      "compared is the calculator's for a CPU run, as in the measured table."),
-                   torch=v["torch"], transformers=v["transformers"], peft=v["peft"], date=v["date"])
+    provenance = t(
+        N_(
+            "Traced on the CPU under PyTorch's FakeTensorMode with torch {torch}, transformers {transformers} "
+            "and peft {peft} on {date}: each model at its published size with all its layers, two optimizer "
+            "steps of AdamW (LoRA rank 16 on every projection), peak of live tensor memory. Fake tensors "
+            "have sizes but no data, so nothing is allocated and no time is measured; the estimate "
+            "compared is the calculator's for a CPU run, as in the measured table."
+        ),
+        torch=v["torch"],
+        transformers=v["transformers"],
+        peft=v["peft"],
+        date=v["date"],
+    )
     return env.get_template("partials/memory-accuracy.html").render(
-        rows=rows, caption=caption, provenance=provenance,
+        rows=rows,
+        caption=caption,
+        provenance=provenance,
         label=t(N_("Memory estimate against the traced peak at full size")),
-        peak_header=t(N_("Traced peak (GB)")), estimate_header=t(N_("Estimate (GB)")))
+        peak_header=t(N_("Traced peak (GB)")),
+        estimate_header=t(N_("Estimate (GB)")),
+    )

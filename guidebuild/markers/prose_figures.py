@@ -20,12 +20,15 @@ def render_figure(name: str, pack: dict, page: str) -> str:
     except ValueError as exc:  # a figure that refuses to back its sentence (e.g. a "cheapest" that does not hold)
         raise PluginError(f"{page}: figure {name!r} in <!-- figure: ... -->: {exc}") from None
     if found is None:
-        raise PluginError(f"{page}: unknown figure {name!r} in <!-- figure: ... -->; "
-                          f"known: {', '.join(calculators.figure_names())}")
+        raise PluginError(
+            f"{page}: unknown figure {name!r} in <!-- figure: ... -->; known: {', '.join(calculators.figure_names())}"
+        )
     fmt, t = NumberFormat(pack), Translator(pack)
     text = figure(found["value"], found["unit"], fmt, t)
     # Blank, or the mark calcui writes for a missing value ("—"): either leaves a hole in the sentence.
     if text.strip() in ("", figure(None, found["unit"], fmt, t)):
-        raise PluginError(f"{page}: figure {name!r} in <!-- figure: ... --> is empty: the calculators gave it "
-                          f"{found['value']!r} ({found['unit']}), which writes nothing into the sentence")
+        raise PluginError(
+            f"{page}: figure {name!r} in <!-- figure: ... --> is empty: the calculators gave it "
+            f"{found['value']!r} ({found['unit']}), which writes nothing into the sentence"
+        )
     return num(text, figure_name=name)

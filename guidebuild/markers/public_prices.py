@@ -54,7 +54,9 @@ def _problem(where: str, row: object) -> str | None:
     if not row["url"].startswith("https://"):
         return f"{where}.url must start with https://, got {row['url']!r}"
     if not _DATE.fullmatch(row["date"]):
-        return f"{where}.date must be YYYY-MM-DD (or YYYY-MM where the source gives only the month), got {row['date']!r}"
+        return (
+            f"{where}.date must be YYYY-MM-DD (or YYYY-MM where the source gives only the month), got {row['date']!r}"
+        )
     try:
         dt.date.fromisoformat(row["date"] if len(row["date"]) == 10 else row["date"] + "-01")
     except ValueError:
@@ -65,6 +67,7 @@ def _problem(where: str, row: object) -> str | None:
 def parse(data: object, cards: dict[str, str], shown: str = SHOWN) -> list[PublicPrice]:
     """The rows of a public price file, or PublicPricesError naming `shown` and the first problem.
     `cards` maps the catalog's data-centre GPU ids to their names: each needs `MIN_PROVIDERS` providers."""
+
     def refuse(problem: str) -> PublicPricesError:
         return PublicPricesError(f"{shown}: {problem}")
 
@@ -76,15 +79,27 @@ def parse(data: object, cards: dict[str, str], shown: str = SHOWN) -> list[Publi
         if problem := _problem(f"prices[{i}]", row):
             raise refuse(problem)
         if row["gpu"] not in cards:
-            raise refuse(f"prices[{i}].gpu {row['gpu']!r} is not a data-centre card of the catalog "
-                         f"(expected one of {', '.join(cards)})")
-        prices.append(PublicPrice(row["gpu"], row["provider"].strip(), float(row["usd_per_gpu_hour"]), row["date"],
-                                  row["source_title"].strip(), row["url"]))
+            raise refuse(
+                f"prices[{i}].gpu {row['gpu']!r} is not a data-centre card of the catalog "
+                f"(expected one of {', '.join(cards)})"
+            )
+        prices.append(
+            PublicPrice(
+                row["gpu"],
+                row["provider"].strip(),
+                float(row["usd_per_gpu_hour"]),
+                row["date"],
+                row["source_title"].strip(),
+                row["url"],
+            )
+        )
     for gpu, name in cards.items():
         providers = {p.provider for p in prices if p.gpu == gpu}
         if len(providers) < MIN_PROVIDERS:
-            raise refuse(f"{name} ({gpu}) has prices from {len(providers)} provider(s); "
-                         f"the table needs at least {MIN_PROVIDERS} named providers per card")
+            raise refuse(
+                f"{name} ({gpu}) has prices from {len(providers)} provider(s); "
+                f"the table needs at least {MIN_PROVIDERS} named providers per card"
+            )
     return prices
 
 
@@ -129,9 +144,15 @@ def outliers(prices: list[PublicPrice], catalog: dict) -> list[str]:
             quoted.append(("on demand", pricing["on_demand_usd_per_card_hour"][gpu]))
         for what, usd in quoted:
             if usd < low * (1 - OUTSIDE) or usd > high * (1 + OUTSIDE):
-                off = f"{(1 - usd / low):.0%} below the lowest" if usd < low else f"{(usd / high - 1):.0%} above the highest"
-                lines.append(f"calculators/data/catalog.json: {gpu} {what} at ${usd:g} per card-hour is {off} public "
-                             f"on-demand price (${low:g} to ${high:g} in {SHOWN}); check the catalog price")
+                off = (
+                    f"{(1 - usd / low):.0%} below the lowest"
+                    if usd < low
+                    else f"{(usd / high - 1):.0%} above the highest"
+                )
+                lines.append(
+                    f"calculators/data/catalog.json: {gpu} {what} at ${usd:g} per card-hour is {off} public "
+                    f"on-demand price (${low:g} to ${high:g} in {SHOWN}); check the catalog price"
+                )
     return lines
 
 
@@ -150,19 +171,38 @@ def render_table(env, pack: dict) -> str:
     prices = _shipped()
     names = datacenter_cards(calculators.catalog())
     order = list(names)
-    rows = [{"card": names[p.gpu], "provider": p.provider, "price": fmt.money(p.usd_per_gpu_hour), "date": p.date,
-             "source": _source_name(p.source_title), "url": p.url}
-            for p in sorted(prices, key=lambda p: (order.index(p.gpu), p.usd_per_gpu_hour))]
-    bands = [t(N_("{card}: {low} to {high}"), card=names[gpu], low=fmt.money(low), high=fmt.money(high))
-             for gpu, (low, high) in sorted(band(list(prices)).items(), key=lambda item: order.index(item[0]))]
+    rows = [
+        {
+            "card": names[p.gpu],
+            "provider": p.provider,
+            "price": fmt.money(p.usd_per_gpu_hour),
+            "date": p.date,
+            "source": _source_name(p.source_title),
+            "url": p.url,
+        }
+        for p in sorted(prices, key=lambda p: (order.index(p.gpu), p.usd_per_gpu_hour))
+    ]
+    bands = [
+        t(N_("{card}: {low} to {high}"), card=names[gpu], low=fmt.money(low), high=fmt.money(high))
+        for gpu, (low, high) in sorted(band(list(prices)).items(), key=lambda item: order.index(item[0]))
+    ]
     providers = len({p.provider for p in prices})
-    caption = t(NN_("Public on-demand list prices per card-hour from {count} provider, each with its source and date",
-                    "Public on-demand list prices per card-hour from {count} providers, each with its source and date"),
-                n=providers, count=fmt.number(providers, 0))
+    caption = t(
+        NN_(
+            "Public on-demand list prices per card-hour from {count} provider, each with its source and date",
+            "Public on-demand list prices per card-hour from {count} providers, each with its source and date",
+        ),
+        n=providers,
+        count=fmt.number(providers, 0),
+    )
     notes = [
         t(N_("Lowest to highest public price per card-hour: {bands}."), bands=fmt.join(bands)),
-        t(N_("Where a provider rents only whole machines, the price per card-hour is the machine's price divided by "
-             "its cards. Prices change often: check the provider's page before you compare.")),
+        t(
+            N_(
+                "Where a provider rents only whole machines, the price per card-hour is the machine's price divided by "
+                "its cards. Prices change often: check the provider's page before you compare."
+            )
+        ),
     ]
     return env.get_template("partials/public-prices.html").render(rows=rows, caption=caption, notes=notes)
 

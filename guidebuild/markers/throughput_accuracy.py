@@ -40,53 +40,99 @@ def render_table(env, pack: dict) -> str:
     rows = []
     for r in acc["rows"]:
         precision = PRECISION.get(r["precision"], "4-bit" if r["method"] == "qlora" else r["precision"])
-        parts = [r["model"].split(" (")[0], _method(r["method"], t), precision,
-                 f"{fmt.number(r['seq_len'], 0)} × {fmt.number(r['micro_batch'], 0)}",
-                 t(NN_("{count} card", "{count} cards"), n=r["gpus"], count=fmt.number(r["gpus"], 0))]
+        parts = [
+            r["model"].split(" (")[0],
+            _method(r["method"], t),
+            precision,
+            f"{fmt.number(r['seq_len'], 0)} × {fmt.number(r['micro_batch'], 0)}",
+            t(NN_("{count} card", "{count} cards"), n=r["gpus"], count=fmt.number(r["gpus"], 0)),
+        ]
         if r["checkpointing"]:
             parts.append(t(N_("Gradient checkpointing")))
-        rows.append({
-            "card": r["gpu_name"], "parts": parts, "source": r["label"], "url": r["url"],
-            "measured": fmt.number(r["measured"], 0), "estimate": fmt.number(r["estimate"], 0),
-            "error": _signed(r["error"], fmt),
-            "loo": _signed(r["loo_error"], fmt) if r["use"] == "calibration" or r["lora_twin"] else "—",
-            "use": t(N_("Fitted")) if r["use"] == "calibration" else t(EXCLUDED[r["excluded"]]),
-            "calibrates": r["use"] == "calibration",
-        })
+        rows.append(
+            {
+                "card": r["gpu_name"],
+                "parts": parts,
+                "source": r["label"],
+                "url": r["url"],
+                "measured": fmt.number(r["measured"], 0),
+                "estimate": fmt.number(r["estimate"], 0),
+                "error": _signed(r["error"], fmt),
+                "loo": _signed(r["loo_error"], fmt) if r["use"] == "calibration" or r["lora_twin"] else "—",
+                "use": t(N_("Fitted")) if r["use"] == "calibration" else t(EXCLUDED[r["excluded"]]),
+                "calibrates": r["use"] == "calibration",
+            }
+        )
     s = acc["summary"]
-    caption = t(NN_("Throughput estimate against {count} published measurement that calibrates it: worst difference "
-                    "{worst}, {loo} with each left out of the fit (goal: within {goal})",
-                    "Throughput estimate against {count} published measurements that calibrate it: worst difference "
-                    "{worst}, {loo} with each left out of the fit (goal: within {goal})"),
-                n=s["calibration_rows"], count=fmt.number(s["calibration_rows"], 0),
-                worst=fmt.percent_of(s["worst_error"]), loo=fmt.percent_of(s["worst_loo_error"]),
-                goal=fmt.percent_of(acc["target"], 0))
+    caption = t(
+        NN_(
+            "Throughput estimate against {count} published measurement that calibrates it: worst difference "
+            "{worst}, {loo} with each left out of the fit (goal: within {goal})",
+            "Throughput estimate against {count} published measurements that calibrate it: worst difference "
+            "{worst}, {loo} with each left out of the fit (goal: within {goal})",
+        ),
+        n=s["calibration_rows"],
+        count=fmt.number(s["calibration_rows"], 0),
+        worst=fmt.percent_of(s["worst_error"]),
+        loo=fmt.percent_of(s["worst_loo_error"]),
+        goal=fmt.percent_of(acc["target"], 0),
+    )
     names = {g: r["gpu_name"] for r in acc["rows"] for g in [r["gpu"]]}
-    shares = [t(N_("{label}: {value}"), label=names[g], value=fmt.percent_of(share))
-              for g, share in acc["shares"].items()]
+    shares = [
+        t(N_("{label}: {value}"), label=names[g], value=fmt.percent_of(share)) for g, share in acc["shares"].items()
+    ]
     low, high = acc["band"]
     wide_low, wide_high = acc["uncalibrated_band"]
     notes = [
-        t(N_("Fitted share of each card's dense matrix peak: {shares}. QLoRA's dequantisation runs at {dequant} of the "
-             "achieved memory bandwidth, fitted to the 4-bit rows against their LoRA twins."),
-          shares=fmt.join(shares),
-          dequant=fmt.percent_of(acc["dequant_share"])),
-        t(N_("A card with no measurement of its own gets a wider range than the {low} below to {high} above of the "
-             "others: {wide_low} below to {wide_high} above, how far the model missed each card estimated from the "
-             "others' shares."),
-          low=fmt.percent_of(1 - low), high=fmt.percent_of(high - 1), wide_low=fmt.percent_of(1 - wide_low),
-          wide_high=fmt.percent_of(wide_high - 1)),
-        t(N_("On every workload measured on several cards, the estimates put the cards in the measured order.")
-          if s["orders_hold"] and s["loo_orders_hold"] else
-          N_("On some workload measured on several cards, the estimates do not put the cards in the measured order.")),
+        t(
+            N_(
+                "Fitted share of each card's dense matrix peak: {shares}. QLoRA's dequantisation runs at {dequant} of the "
+                "achieved memory bandwidth, fitted to the 4-bit rows against their LoRA twins."
+            ),
+            shares=fmt.join(shares),
+            dequant=fmt.percent_of(acc["dequant_share"]),
+        ),
+        t(
+            N_(
+                "A card with no measurement of its own gets a wider range than the {low} below to {high} above of the "
+                "others: {wide_low} below to {wide_high} above, how far the model missed each card estimated from the "
+                "others' shares."
+            ),
+            low=fmt.percent_of(1 - low),
+            high=fmt.percent_of(high - 1),
+            wide_low=fmt.percent_of(1 - wide_low),
+            wide_high=fmt.percent_of(wide_high - 1),
+        ),
+        t(
+            N_("On every workload measured on several cards, the estimates put the cards in the measured order.")
+            if s["orders_hold"] and s["loo_orders_hold"]
+            else N_(
+                "On some workload measured on several cards, the estimates do not put the cards in the measured order."
+            )
+        ),
     ]
     for rel in acc["relative"]:
-        notes.append(t(N_("A published comparison on one card each, in {precision}, measured the {faster} {low}× to {high}× "
-                          "as fast as the {slower}; the model gives {model}× for the calculator's default workload."),
-                       precision=rel["precision"], faster=names.get(rel["faster"], rel["faster"]),
-                       slower=names.get(rel["slower"], rel["slower"]), low=fmt.number(rel["ratio_low"], 2),
-                       high=fmt.number(rel["ratio_high"], 2), model=fmt.number(rel["modelled_ratio"], 2)))
-    notes.append(t(N_("The fitted rows come from tuned stacks (NVIDIA NeMo, MosaicML llm-foundry, MLPerf submissions). A "
-                      "generic stack measured on the same cards ran up to several times slower: measure yours with the "
-                      "pilot and enter it in the calculator.")))
+        notes.append(
+            t(
+                N_(
+                    "A published comparison on one card each, in {precision}, measured the {faster} {low}× to {high}× "
+                    "as fast as the {slower}; the model gives {model}× for the calculator's default workload."
+                ),
+                precision=rel["precision"],
+                faster=names.get(rel["faster"], rel["faster"]),
+                slower=names.get(rel["slower"], rel["slower"]),
+                low=fmt.number(rel["ratio_low"], 2),
+                high=fmt.number(rel["ratio_high"], 2),
+                model=fmt.number(rel["modelled_ratio"], 2),
+            )
+        )
+    notes.append(
+        t(
+            N_(
+                "The fitted rows come from tuned stacks (NVIDIA NeMo, MosaicML llm-foundry, MLPerf submissions). A "
+                "generic stack measured on the same cards ran up to several times slower: measure yours with the "
+                "pilot and enter it in the calculator."
+            )
+        )
+    )
     return env.get_template("partials/throughput-accuracy.html").render(rows=rows, caption=caption, notes=notes)

@@ -23,11 +23,14 @@ BUNDLES = "assets/javascripts/bundle.*.min.js"
 def _hashed(theme_dirs: list[str], pattern: str) -> str:
     """One of Material's scripts, relative to the site root, as the theme ships it: its file name carries
     a content hash that changes with each Material release, so it is found, never written down."""
-    found = sorted({path.relative_to(folder).as_posix() for folder in map(Path, theme_dirs)
-                    for path in folder.glob(pattern)})
+    found = sorted(
+        {path.relative_to(folder).as_posix() for folder in map(Path, theme_dirs) for path in folder.glob(pattern)}
+    )
     if len(found) != 1:
-        raise PluginError(f"Expected one {pattern} in the theme folders {theme_dirs}, found {found or 'none'}: "
-                          "is mkdocs-material installed as pyproject.toml pins it?")
+        raise PluginError(
+            f"Expected one {pattern} in the theme folders {theme_dirs}, found {found or 'none'}: "
+            "is mkdocs-material installed as pyproject.toml pins it?"
+        )
     return found[0]
 
 
@@ -44,9 +47,7 @@ def copy_pyodide(source: Path, site_dir: Path) -> Path:
     target = site_dir / "assets" / "pyodide"
     missing = [name for name in PYODIDE_FILES if not (source / name).is_file()]
     if missing:
-        raise PluginError(
-            f"Pyodide runtime not found in {source} (missing {', '.join(missing)}). Run 'npm ci' first."
-        )
+        raise PluginError(f"Pyodide runtime not found in {source} (missing {', '.join(missing)}). Run 'npm ci' first.")
     target.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_FILES:
         shutil.copy2(source / name, target / name)
@@ -54,9 +55,23 @@ def copy_pyodide(source: Path, site_dir: Path) -> Path:
 
 
 # What a wheel is never built from: version control, environments, caches, build outputs, test artifacts.
-_NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "venv", "node_modules", "site", "build", "dist", "*.egg-info",
-                                      ".tmp", "test-artifacts", "__pycache__", ".hypothesis", ".pytest_cache",
-                                      ".mypy_cache", ".ruff_cache")
+_NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "venv",
+    "node_modules",
+    "site",
+    "build",
+    "dist",
+    "*.egg-info",
+    ".tmp",
+    "test-artifacts",
+    "__pycache__",
+    ".hypothesis",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+)
 
 
 def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
@@ -71,17 +86,31 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
     # removed since the last build would still ship, and two builds at once (a test run's workers, `mkdocs
     # serve` beside `make site`) would write the same files. Each build works on its own copy of the sources.
     with tempfile.TemporaryDirectory(prefix="guide-wheel-") as scratch:
-        copies = [shutil.copytree(project, Path(scratch) / str(i), ignore=_NOT_SOURCES) for i, project in enumerate(projects)]
+        copies = [
+            shutil.copytree(project, Path(scratch) / str(i), ignore=_NOT_SOURCES) for i, project in enumerate(projects)
+        ]
         result = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-             "--wheel-dir", str(out_dir), *map(str, copies)],
-            capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "--no-build-isolation",
+                "--wheel-dir",
+                str(out_dir),
+                *map(str, copies),
+            ],
+            capture_output=True,
+            text=True,
         )
     wheels = sorted(out_dir.glob("*.whl"))
     impure = [w.name for w in wheels if not w.name.endswith("-py3-none-any.whl")]
     if result.returncode != 0 or len(wheels) != len(projects) or impure:
-        raise PluginError(f"Could not build pure-Python wheels of {projects} for Pyodide:\n"
-                          f"{result.stderr.strip() or impure}")
+        raise PluginError(
+            f"Could not build pure-Python wheels of {projects} for Pyodide:\n{result.stderr.strip() or impure}"
+        )
     return wheels
 
 
@@ -102,6 +131,7 @@ def browser_only(wheel: Path, keep: tuple[str, ...]) -> int:
 
     This project's wheel also packs the build (`guidebuild`) and the pilot, which no browser runs: a
     quarter of its bytes, fetched on every reader's first visit."""
+
     def kept(name: str) -> bool:
         return name.split("/", 1)[0].endswith(".dist-info") or name.startswith(keep)
 
@@ -111,8 +141,9 @@ def browser_only(wheel: Path, keep: tuple[str, ...]) -> int:
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
         for info, data in members:
             if info.filename == record:
-                data = "".join(line for line in data.decode().splitlines(keepends=True)
-                               if kept(line.split(",", 1)[0])).encode()
+                data = "".join(
+                    line for line in data.decode().splitlines(keepends=True) if kept(line.split(",", 1)[0])
+                ).encode()
             if kept(info.filename):
                 out.writestr(info, data)
     return sum(not kept(info.filename) for info, _ in members)

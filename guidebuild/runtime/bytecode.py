@@ -55,13 +55,23 @@ def add_bytecode(wheel: str, packages: list[str]) -> int:
                 os.makedirs(os.path.dirname(source), exist_ok=True)
                 with open(source, "wb") as f:
                     f.write(data)
-                target = source + "c"   # beside its source, where zipimport looks
-                py_compile.compile(source, cfile=target, dfile=info.filename, doraise=True,
-                                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+                target = source + "c"  # beside its source, where zipimport looks
+                py_compile.compile(
+                    source,
+                    cfile=target,
+                    dfile=info.filename,
+                    doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+                )
                 with open(target, "rb") as f:
                     added.append((os.path.relpath(target, tmp).replace(os.sep, "/"), f.read()))
-    listed = [line for info, data in members if info.filename == record for line in data.decode().splitlines()
-              if not line.startswith(f"{record},")]
+    listed = [
+        line
+        for info, data in members
+        if info.filename == record
+        for line in data.decode().splitlines()
+        if not line.startswith(f"{record},")
+    ]
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
         for info, data in members:
             if info.filename != record:
@@ -85,8 +95,12 @@ def compile_wheels(wheels: list[Path], packages: list[str], pyodide_dir: Path) -
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "compile.mjs"
         script.write_text(NODE_SCRIPT, encoding="utf-8")
-        run = subprocess.run([node, str(script), str(Path(pyodide_dir).resolve()), __file__, " ".join(packages),
-                              *map(str, wheels)], capture_output=True, text=True, timeout=600)
+        run = subprocess.run(
+            [node, str(script), str(Path(pyodide_dir).resolve()), __file__, " ".join(packages), *map(str, wheels)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     if run.returncode != 0:
         raise RuntimeError(f"Compiling the calculators for Pyodide failed:\n{run.stderr.strip()[-2000:]}")
     return run.stdout.strip()

@@ -22,7 +22,8 @@ COMPRESSED_SUFFIXES = (".br", ".gz")
 
 def _site_files(site_dir: Path) -> list[str]:
     return sorted(
-        p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*")
+        p.relative_to(site_dir).as_posix()
+        for p in site_dir.rglob("*")
         if p.is_file() and p.suffix not in COMPRESSED_SUFFIXES and p.name != SW_NAME
     )
 
@@ -95,8 +96,10 @@ def precompress(site_dir: Path) -> dict[str, int]:
         # Brotli's top quality costs minutes on Pyodide's 9 MB of WebAssembly; 9 is close in size.
         quality = 11 if len(data) < 1_000_000 else 9
         sizes = {}
-        for suffix, packed in ((".br", brotli.compress(data, quality=quality)),
-                               (".gz", gzip.compress(data, compresslevel=9, mtime=0))):
+        for suffix, packed in (
+            (".br", brotli.compress(data, quality=quality)),
+            (".gz", gzip.compress(data, compresslevel=9, mtime=0)),
+        ):
             target = path.with_name(path.name + suffix)
             if len(packed) < len(data):
                 target.write_bytes(packed)

@@ -11,6 +11,22 @@ from ._validator import DATE_TIME, SCHEMA_FILE, SchemaFeatureError, Validator, i
 
 SCHEMA_VERSION = "1"
 
-__all__ = ["DATE_TIME", "MAX_BYTES", "PROBLEM_CODES", "SCHEMA_FILE", "SCHEMA_VERSION", "SchemaFeatureError",
-           "TOP_LEVEL", "TYPE_NAMES", "UNKNOWN", "Validator", "is_date_time", "load_schema", "parse", "problem",
-           "supported_versions", "validate", "validator"]
+__all__ = [
+    "DATE_TIME",
+    "MAX_BYTES",
+    "PROBLEM_CODES",
+    "SCHEMA_FILE",
+    "SCHEMA_VERSION",
+    "SchemaFeatureError",
+    "TOP_LEVEL",
+    "TYPE_NAMES",
+    "UNKNOWN",
+    "Validator",
+    "is_date_time",
+    "load_schema",
+    "parse",
+    "problem",
+    "supported_versions",
+    "validate",
+    "validator",
+]

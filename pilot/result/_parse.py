@@ -17,8 +17,8 @@ from calculators import jsontext
 from ._validator import json_type, pointer_join, validator
 
 MAX_BYTES = 5_000_000
-MAX_DEPTH = 32      # the schema nests 6 levels; deeper is junk, refused before json (and the stack) sees it
-MAX_PROBLEMS = 50   # a file of 100,000 unknown keys gets 50 lines and a count
+MAX_DEPTH = 32  # the schema nests 6 levels; deeper is junk, refused before json (and the stack) sees it
+MAX_PROBLEMS = 50  # a file of 100,000 unknown keys gets 50 lines and a count
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate escape: valid JSON, but no UTF-8 text can hold it
 # Where a value sits, built as the walk goes down: (the parent's path, the key or index), None at the root.
 _Path = tuple["_Path", str | int] | None
@@ -147,8 +147,7 @@ def parse(text: object, max_bytes: int = MAX_BYTES) -> tuple[dict[str, Any] | No
         return None, _finish(bad)
     if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():
         found = _bounded(json.dumps(data["schema_version"], ensure_ascii=False), 40)
-        return None, [problem("/schema_version", "schema_version", supported=list(supported_versions()),
-                              found=found)]
+        return None, [problem("/schema_version", "schema_version", supported=list(supported_versions()), found=found)]
     problems = validate(data)
     # The schema's root is an object, so a valid file is a dict.
     return (None, problems) if problems or not isinstance(data, dict) else (data, [])

@@ -26,9 +26,28 @@ Schema = dict[str, Any] | bool
 Problem = tuple[str, str, dict[str, Any]]  # (pointer, code, params)
 
 IMPLEMENTED = {
-    "$ref", "type", "const", "enum", "minimum", "maximum", "exclusiveMaximum", "maxLength", "pattern", "format",
-    "items", "minItems", "maxItems", "uniqueItems", "required", "properties",
-    "additionalProperties", "maxProperties", "anyOf", "allOf", "if", "then",
+    "$ref",
+    "type",
+    "const",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMaximum",
+    "maxLength",
+    "pattern",
+    "format",
+    "items",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "required",
+    "properties",
+    "additionalProperties",
+    "maxProperties",
+    "anyOf",
+    "allOf",
+    "if",
+    "then",
 }
 ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description"}
 FORMATS = {"date-time"}
@@ -49,8 +68,15 @@ def pointer_join(pointer: str, key: str | int) -> str:
     return pointer + "/" + str(key).replace("~", "~0").replace("/", "~1")
 
 
-_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
-               list: "array", dict: "object"}  # exact types: json.loads makes no subclasses
+_JSON_TYPES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}  # exact types: json.loads makes no subclasses
 
 
 def json_type(value: object) -> str:
@@ -123,7 +149,9 @@ class Validator:
                 raise SchemaFeatureError(f"{where}: format {sub!r} is not implemented by pilot.result")
             elif key == "pattern":
                 # ECMA-262 `$` is the very end; Python's also matches before a final newline.
-                self.patterns[sub] = re.compile(sub[:-1] + r"\Z" if sub.endswith("$") and not sub.endswith("\\$") else sub)
+                self.patterns[sub] = re.compile(
+                    sub[:-1] + r"\Z" if sub.endswith("$") and not sub.endswith("\\$") else sub
+                )
         if "then" in schema and "if" not in schema:
             raise SchemaFeatureError(f"{where}: 'then' without 'if'")
 
@@ -249,8 +277,11 @@ class Validator:
                 return []
             tried.append((sub, found))
         declared = [self._declared_types(sub) for sub, _ in tried]
-        meant = [found for (sub, found), types in zip(tried, declared)
-                 if types is None or any(_is_type(value, t) for t in types)]
+        meant = [
+            found
+            for (sub, found), types in zip(tried, declared)
+            if types is None or any(_is_type(value, t) for t in types)
+        ]
         if meant:
             return min(meant, key=len)
         names = [t for types in declared if types is not None for t in sorted(types)]  # None: all went to `meant`

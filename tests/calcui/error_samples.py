@@ -27,7 +27,9 @@ SAMPLES = {
     "config_huge_number": {"field": "model_config", "key": "vocab_size", "got": "1e400"},
     "config_too_deep": {"field": "model_config", "limit": 32},
     "config_unsupported_value": {"field": "model_config", "key": "hidden_act", "got": '"relu2"'},
-    "unsupported_model_type": {"field": "model_config", "got": "mamba",
-                               "choices": ["Llama (llama)", "Qwen3 (qwen3)", "Gemma 3 (gemma3_text)",
-                                           "Mixtral (mixtral)"]},
+    "unsupported_model_type": {
+        "field": "model_config",
+        "got": "mamba",
+        "choices": ["Llama (llama)", "Qwen3 (qwen3)", "Gemma 3 (gemma3_text)", "Mixtral (mixtral)"],
+    },
 }

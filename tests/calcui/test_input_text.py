@@ -22,11 +22,20 @@ def _fmt(locale: str) -> NumberFormat:
     return NumberFormat({"numbers": number_data(locale), "units": {}})
 
 
-@pytest.mark.parametrize(("locale", "value", "shown"), [
-    ("es", 200000000.0, "200.000.000"), ("es", 3.0, "3"), ("es", 0.1, "0,1"), ("es", 0.0, "0"),
-    ("es", 1e-07, "0,0000001"), ("ja", 200000000.0, "200,000,000"), ("ja", 0.1, "0.1"),
-    ("ar", 1234.5, "1,234.5"), ("es", None, ""),
-])
+@pytest.mark.parametrize(
+    ("locale", "value", "shown"),
+    [
+        ("es", 200000000.0, "200.000.000"),
+        ("es", 3.0, "3"),
+        ("es", 0.1, "0,1"),
+        ("es", 0.0, "0"),
+        ("es", 1e-07, "0,0000001"),
+        ("ja", 200000000.0, "200,000,000"),
+        ("ja", 0.1, "0.1"),
+        ("ar", 1234.5, "1,234.5"),
+        ("es", None, ""),
+    ],
+)
 def test_input_text_is_the_locales_form_without_a_trailing_zero(locale, value, shown):
     assert _fmt(locale).input_text(value) == shown
 
@@ -35,22 +44,33 @@ def _node(script: str):
     node = shutil.which("node")
     if not node:
         pytest.skip("node is not installed")
-    run = subprocess.run([node, "--input-type=module", "-e", f"import * as n from {json.dumps(MODULE.as_uri())};\n{script}"],
-                         capture_output=True, text=True, timeout=30)
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", f"import * as n from {json.dumps(MODULE.as_uri())};\n{script}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
 
 def _symbols(locale: str) -> dict:
     data = number_data(locale)
-    return {"decimal": data["decimal"], "group": data["group"], "primary": data["grouping"][0], "secondary": data["grouping"][1]}
+    return {
+        "decimal": data["decimal"],
+        "group": data["group"],
+        "primary": data["grouping"][0],
+        "secondary": data["grouping"][1],
+    }
 
 
 @pytest.mark.parametrize("locale", ["es", "ja", "ar"])
 def test_the_page_shows_what_the_build_shows_and_reads_it_back(locale):
     """localize(value) == input_text(value), and delocalize gives back the same number."""
-    got = _node(f"const s = {json.dumps(_symbols(locale))}; const v = {json.dumps([repr(v) for v in VALUES])};"
-                "console.log(JSON.stringify(v.map((x) => { const shown = n.localize(x, s); return [shown, n.delocalize(shown, s)]; })));")
+    got = _node(
+        f"const s = {json.dumps(_symbols(locale))}; const v = {json.dumps([repr(v) for v in VALUES])};"
+        "console.log(JSON.stringify(v.map((x) => { const shown = n.localize(x, s); return [shown, n.delocalize(shown, s)]; })));"
+    )
     fmt = _fmt(locale)
     for value, (shown, back) in zip(VALUES, got):
         assert shown == fmt.input_text(value), value
@@ -60,8 +80,20 @@ def test_the_page_shows_what_the_build_shows_and_reads_it_back(locale):
 # Typed text -> what the calculators get. Spanish "." followed by exactly three digits groups,
 # otherwise it is the decimal point; what fits no rule stays as typed, for Python to refuse.
 TYPED = {
-    "es": {"0,2": "0.2", "0.2": "0.2", "200.000.000": "200000000", "1.500": "1500", "1.234,5": "1234.5",
-           "1,5e3": "1.5e3", " 7 ": "7", "1.2.3": "1.2.3", "1,2,3": "1,2,3", "abc": "abc", "+8": "+8", "1.25": "1.25"},
+    "es": {
+        "0,2": "0.2",
+        "0.2": "0.2",
+        "200.000.000": "200000000",
+        "1.500": "1500",
+        "1.234,5": "1234.5",
+        "1,5e3": "1.5e3",
+        " 7 ": "7",
+        "1.2.3": "1.2.3",
+        "1,2,3": "1,2,3",
+        "abc": "abc",
+        "+8": "+8",
+        "1.25": "1.25",
+    },
     "ja": {"0.2": "0.2", "200,000,000": "200000000", "1,234.5": "1234.5", "0,2": "0.2", "1.2.3": "1.2.3"},
     "ar": {"0.2": "0.2", "1,000": "1000", "١٢": "١٢"},
 }
@@ -70,6 +102,8 @@ TYPED = {
 @pytest.mark.parametrize("locale", TYPED)
 def test_delocalize_reads_the_locales_typing(locale):
     cases = TYPED[locale]
-    got = _node(f"const s = {json.dumps(_symbols(locale))};"
-                f"console.log(JSON.stringify({json.dumps(list(cases))}.map((t) => n.delocalize(t, s))));")
+    got = _node(
+        f"const s = {json.dumps(_symbols(locale))};"
+        f"console.log(JSON.stringify({json.dumps(list(cases))}.map((t) => n.delocalize(t, s))));"
+    )
     assert dict(zip(cases, got)) == cases

@@ -29,12 +29,15 @@ def test_every_bidi_control_is_stripped_and_nothing_else():
     assert plain_strings({"k\u202e": ["\u2066x", 1, None, {"y": "\u200fz"}]}) == {"k": ["x", 1, None, {"y": "z"}]}
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("short", "short"),
-    ("k" * MAX_ECHO, "k" * MAX_ECHO),
-    ("k" * 4_000_000, "k" * MAX_ECHO + "…"),
-    ("\u202e" * 10 + "abc", "abc"),
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("short", "short"),
+        ("k" * MAX_ECHO, "k" * MAX_ECHO),
+        ("k" * 4_000_000, "k" * MAX_ECHO + "…"),
+        ("\u202e" * 10 + "abc", "abc"),
+    ],
+)
 def test_echoes_are_clipped_in_one_place(text, shown):
     assert clip(text) == shown
 

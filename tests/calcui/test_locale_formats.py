@@ -40,11 +40,17 @@ def test_a_list_item_is_never_read_as_a_pattern():
     assert NumberFormat(PACKS["es"]).join(["{0}", "{1}", "{x}"]) == "{0}, {1} y {x}"
 
 
-@pytest.mark.parametrize(("locale", "expected"), [
-    ("es", "Elige una de estas opciones: Ajuste completo, LoRA o QLoRA (base cuantizada + LoRA)."),
-    ("ja", "次のいずれかを選んでください：フルファインチューニング、LoRA、またはQLoRA（量子化したベース + LoRA）。"),
-    ("ar", "اختر واحدًا مما يلي: الضبط الدقيق الكامل أو LoRA أو QLoRA (نموذج أساسي مكمَّم + LoRA)."),
-])
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        ("es", "Elige una de estas opciones: Ajuste completo, LoRA o QLoRA (base cuantizada + LoRA)."),
+        (
+            "ja",
+            "次のいずれかを選んでください：フルファインチューニング、LoRA、またはQLoRA（量子化したベース + LoRA）。",
+        ),
+        ("ar", "اختر واحدًا مما يلي: الضبط الدقيق الكامل أو LoRA أو QLoRA (نموذج أساسي مكمَّم + LoRA)."),
+    ],
+)
 def test_choices_in_an_error_are_an_or_list(locale, expected):
     """The allowed values by the labels the menu shows, translated, joined as alternatives."""
     out = calcui.render("memory", {"method": "nope"}, PACKS[locale])
@@ -64,22 +70,33 @@ def test_problem_choices_are_joined_per_locale_and_in_english_for_the_build():
     assert shown_params("enum", params, Translator(pack), NumberFormat(pack))["choices"] == "cpu أو cuda أو rocm"
 
 
-@pytest.mark.parametrize(("text", "way"), [
-    ("35.7 GB", "ltr"), ("3 أيام", "rtl"), ("\u200f96.80\xa0US$", "rtl"), ("1,234", "ltr"), ("12 س", "rtl"), ("", "ltr"),
-])
+@pytest.mark.parametrize(
+    ("text", "way"),
+    [
+        ("35.7 GB", "ltr"),
+        ("3 أيام", "rtl"),
+        ("\u200f96.80\xa0US$", "rtl"),
+        ("1,234", "ltr"),
+        ("12 س", "rtl"),
+        ("", "ltr"),
+    ],
+)
 def test_a_figure_takes_the_direction_of_its_own_script(text, way):
     assert direction(text) == way
     assert f'dir="{way}"' in num(text)
 
 
-@pytest.mark.parametrize(("unit", "value", "shown", "way"), [
-    ("bytes", 35.7e9, "35.7 GB", "ltr"),   # not CLDR's «غ.ب», forced left to right and read backwards
-    ("gb", 80, "80 GB", "ltr"),
-    ("hours", 23.7, "23.7 س", "rtl"),
-    ("days", 3, "3 أيام", "rtl"),
-    # CLDR's right-to-left mark: the amount first, read right to left; a left-to-right mark keeps «US$» whole.
-    ("usd", 96.8, "\u200f96.80\xa0US$\u200e", "rtl"),
-])
+@pytest.mark.parametrize(
+    ("unit", "value", "shown", "way"),
+    [
+        ("bytes", 35.7e9, "35.7 GB", "ltr"),  # not CLDR's «غ.ب», forced left to right and read backwards
+        ("gb", 80, "80 GB", "ltr"),
+        ("hours", 23.7, "23.7 س", "rtl"),
+        ("days", 3, "3 أيام", "rtl"),
+        # CLDR's right-to-left mark: the amount first, read right to left; a left-to-right mark keeps «US$» whole.
+        ("usd", 96.8, "\u200f96.80\xa0US$\u200e", "rtl"),
+    ],
+)
 def test_arabic_figures_read_number_first_with_the_prose_gb(unit, value, shown, way):
     pack = PACKS["ar"]
     text = figure(value, unit, NumberFormat(pack), Translator(pack))
@@ -117,18 +134,25 @@ def test_a_right_to_left_chart_value_keeps_its_edge():
 
 
 def test_the_arabic_catalog_table_writes_gb_left_to_right():
-    env = Environment(loader=DictLoader({"partials/catalog-table.html": (
-        "{% for row in rows %}{{ row.memory }}|{{ row.bandwidth }}\n{% endfor %}")}), autoescape=True)
+    env = Environment(
+        loader=DictLoader(
+            {"partials/catalog-table.html": ("{% for row in rows %}{{ row.memory }}|{{ row.bandwidth }}\n{% endfor %}")}
+        ),
+        autoescape=True,
+    )
     html = render_table(env, PACKS["ar"])
     assert "غ.ب" not in html and '<bdi class="guide-num" dir="ltr">80 GB</bdi>' in html
     assert "&lt;bdi" not in html  # the cells are HTML, not escaped text
 
 
-@pytest.mark.parametrize(("locale", "one", "two"), [
-    ("es", "1 día", "2 × 1 día"),
-    ("ja", "1 日", "2 × 1 日"),
-    ("ar", "يوم واحد", "2 × يوم واحد"),
-])
+@pytest.mark.parametrize(
+    ("locale", "one", "two"),
+    [
+        ("es", "1 día", "2 × 1 día"),
+        ("ja", "1 日", "2 × 1 日"),
+        ("ar", "يوم واحد", "2 × يوم واحد"),
+    ],
+)
 def test_a_single_term_is_its_label_alone(locale, one, two):
     pack = PACKS[locale]
     fmt, t = NumberFormat(pack), Translator(pack)
@@ -137,14 +161,23 @@ def test_a_single_term_is_its_label_alone(locale, one, two):
     assert figure([[2, "1 week"], [1, "1 day"]], "plan", fmt, t) == f"2 × {t('1 week')} + {one}"
 
 
-@pytest.mark.parametrize(("locale", "layers", "expected"), [
-    ("es", 1, "1 capa,"), ("es", 32, "32 capas,"),
-    ("ar", 1, "طبقة واحدة"), ("ar", 2, "طبقتان"), ("ar", 3, "3 طبقات"), ("ar", 32, "32 طبقةً"),
-])
+@pytest.mark.parametrize(
+    ("locale", "layers", "expected"),
+    [
+        ("es", 1, "1 capa,"),
+        ("es", 32, "32 capas,"),
+        ("ar", 1, "طبقة واحدة"),
+        ("ar", 2, "طبقتان"),
+        ("ar", 3, "3 طبقات"),
+        ("ar", 32, "32 طبقةً"),
+    ],
+)
 def test_the_imported_layer_count_reads_right(locale, layers, expected):
     pack = PACKS[locale]
-    config = ('{"model_type": "llama", "hidden_size": 512, "num_hidden_layers": %d, "num_attention_heads": 8, '
-              '"intermediate_size": 1024, "vocab_size": 1000}' % layers)
+    config = (
+        '{"model_type": "llama", "hidden_size": 512, "num_hidden_layers": %d, "num_attention_heads": 8, '
+        '"intermediate_size": 1024, "vocab_size": 1000}' % layers
+    )
     out = import_model_config("memory", config, Translator(pack), NumberFormat(pack))
     assert out["ok"], out["errors"]
     assert expected in out["summary"]
@@ -155,10 +188,17 @@ def _derived_note(inputs: dict) -> dict:
     return next(i for i in notes["items"] if "derived" in i["params"])
 
 
-@pytest.mark.parametrize(("locale", "count", "expected"), [
-    ("es", "1", "implican 1 parámetro;"), ("es", "8", "implican 8 parámetros;"),
-    ("ar", "1", "معلمة واحدة"), ("ar", "3", "3 معلمات"), ("ar", "8030261200", "8030261200 معلمة؛"), ("ar", "8030261248", "8030261248 معلمةً؛"),
-])
+@pytest.mark.parametrize(
+    ("locale", "count", "expected"),
+    [
+        ("es", "1", "implican 1 parámetro;"),
+        ("es", "8", "implican 8 parámetros;"),
+        ("ar", "1", "معلمة واحدة"),
+        ("ar", "3", "3 معلمات"),
+        ("ar", "8030261200", "8030261200 معلمة؛"),
+        ("ar", "8030261248", "8030261248 معلمةً؛"),
+    ],
+)
 def test_the_derived_parameter_note_is_a_count_string(locale, count, expected):
     item = _derived_note({"model": "custom", "params": 1_000_000_000})
     assert item["msg"]["n"] == "derived"

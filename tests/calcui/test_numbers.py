@@ -43,13 +43,16 @@ def test_currency_matches_babel(locale_fmt, value):
     assert ("US$\u200e" in money) == (locale == "ar")
 
 
-@pytest.mark.parametrize(("locale", "code", "value", "expected"), [
-    ("es", "gb", 37.3, "37,3 GB"),
-    ("ja", "hour", 12.5, "12.5 時間"),
-    ("ar", "day", 3, "3 أيام"),  # CLDR's "few" form; "other" would read «3 يوم»
-    ("ar", "day", 11, "11 يومًا"),
-    ("ar", "day", 100, "100 يوم"),
-])
+@pytest.mark.parametrize(
+    ("locale", "code", "value", "expected"),
+    [
+        ("es", "gb", 37.3, "37,3 GB"),
+        ("ja", "hour", 12.5, "12.5 時間"),
+        ("ar", "day", 3, "3 أيام"),  # CLDR's "few" form; "other" would read «3 يوم»
+        ("ar", "day", 11, "11 يومًا"),
+        ("ar", "day", 100, "100 يوم"),
+    ],
+)
 def test_unit_patterns_come_from_cldr(locale, code, value, expected):
     assert NumberFormat(locale_pack(locale, Path("/nonexistent"))).unit(code, value) == expected
 

@@ -49,12 +49,22 @@ def hostile_calculator():
     mod = types.ModuleType("hostile_calc")
     mod.NAME, mod.TITLE = "hostile", N_("<b>Hostile</b>")
     mod.INPUTS = (Input("x", "int", 1, N_("<img src=x onerror=alert(1)>"), min=0, max=9),)
-    mod.run = lambda values: {"display": [
-        {"kind": "metrics", "title": "<script>alert(1)</script>",
-         "items": [{"label": "<i>label</i>", "value": values["x"], "unit": "count", "status": None}]},
-        {"kind": "table", "title": "t", "columns": [{"label": "c", "unit": "raw"}], "rows": [["<svg onload=alert(1)>"]]},
-        {"kind": "notes", "items": [{"msg": "{p}", "params": {"p": "<a href='javascript:alert(1)'>x</a>"}}]},
-    ]}
+    mod.run = lambda values: {
+        "display": [
+            {
+                "kind": "metrics",
+                "title": "<script>alert(1)</script>",
+                "items": [{"label": "<i>label</i>", "value": values["x"], "unit": "count", "status": None}],
+            },
+            {
+                "kind": "table",
+                "title": "t",
+                "columns": [{"label": "c", "unit": "raw"}],
+                "rows": [["<svg onload=alert(1)>"]],
+            },
+            {"kind": "notes", "items": [{"msg": "{p}", "params": {"p": "<a href='javascript:alert(1)'>x</a>"}}]},
+        ]
+    }
     sys.modules["hostile_calc"] = mod
     register(mod)
     yield mod
@@ -106,18 +116,24 @@ def test_no_two_columns_of_a_table_share_a_header(name, pack):
 from calcui._isolate import plain  # noqa: E402
 
 
-@pytest.mark.parametrize(("lang", "fits", "misses"), [
-    ("es", "Cabe en 1 × H100 SXM 80 GB", "No cabe en 1 × H100 SXM 80 GB"),
-    ("ja", "1 × H100 SXM 80 GB に収まります", "1 × H100 SXM 80 GB には収まりません"),
-    ("ar", "تتسع 1 × H100 SXM 80 GB للتشغيل", "لا تتسع 1 × H100 SXM 80 GB للتشغيل"),
-])
+@pytest.mark.parametrize(
+    ("lang", "fits", "misses"),
+    [
+        ("es", "Cabe en 1 × H100 SXM 80 GB", "No cabe en 1 × H100 SXM 80 GB"),
+        ("ja", "1 × H100 SXM 80 GB に収まります", "1 × H100 SXM 80 GB には収まりません"),
+        ("ar", "تتسع 1 × H100 SXM 80 GB للتشغيل", "لا تتسع 1 × H100 SXM 80 GB للتشغيل"),
+    ],
+)
 def test_the_verdict_opens_the_result_and_is_the_headline(lang, fits, misses):
     """Issue 33: the answer first, one sentence in the reader's language, its figures localized and
     the alternatives joined as the locale joins them."""
     pack = locale_pack(lang, LOCALES_DIR)
     out = calcui.render("memory", {}, pack)
-    first = re.match(r'<section class="guide-block guide-block--verdict"><p class="guide-verdict" data-status="ok">'
-                     r'([^<]*)</p>', out["html"])
+    first = re.match(
+        r'<section class="guide-block guide-block--verdict"><p class="guide-verdict" data-status="ok">'
+        r"([^<]*)</p>",
+        out["html"],
+    )
     assert first and plain(first.group(1)).startswith(fits) and out["summary"] == first.group(1)
     out = calcui.render("memory", {"seq_len": 8192}, pack)
     assert '<p class="guide-verdict" data-status="bad">' in out["html"].split("</section>")[0]
@@ -130,8 +146,14 @@ def test_the_verdict_opens_the_result_and_is_the_headline(lang, fits, misses):
     assert joined.split("a", 1)[1].split("b")[0] in plain(out["summary"])
 
 
-@pytest.mark.parametrize(("lang", "margin", "fragmentation"), [
-    ("es", "fracción, 0–0,9", "fracción, 0–1"), ("ja", "割合、0〜0.9", "割合、0〜1"), ("ar", "نسبة، 0–0.9", "نسبة، 0–1")])
+@pytest.mark.parametrize(
+    ("lang", "margin", "fragmentation"),
+    [
+        ("es", "fracción, 0–0,9", "fracción, 0–1"),
+        ("ja", "割合、0〜0.9", "割合、0〜1"),
+        ("ar", "نسبة، 0–0.9", "نسبة، 0–1"),
+    ],
+)
 def test_a_share_label_states_the_range_the_rule_checks(lang, margin, fragmentation):
     """The reserve's label said 0–1 while the rule refused anything above 0.9 (issue 33, item 6)."""
     from guidebuild.markers.calculator_embed import unit_texts

@@ -23,8 +23,12 @@ from tests.conftest import ROOT, locale_packs
 PACKS = locale_packs()
 SAMPLE = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
 LEGACY = ROOT / "tests" / "results" / "good" / "gpu-lora.json"
-INSTANTS = [datetime(2026, 11, 30, 10, 36, 14, tzinfo=timezone.utc), datetime(2026, 1, 5, 0, 7, tzinfo=timezone.utc),
-            datetime(2025, 7, 9, 12, 0, tzinfo=timezone.utc), datetime(2024, 2, 29, 23, 59, 59, tzinfo=timezone.utc)]
+INSTANTS = [
+    datetime(2026, 11, 30, 10, 36, 14, tzinfo=timezone.utc),
+    datetime(2026, 1, 5, 0, 7, tzinfo=timezone.utc),
+    datetime(2025, 7, 9, 12, 0, tzinfo=timezone.utc),
+    datetime(2024, 2, 29, 23, 59, 59, tzinfo=timezone.utc),
+]
 
 
 def _page(data: dict, locale: str) -> str:
@@ -39,21 +43,26 @@ def _text(html: str) -> str:
 
 # -- timestamps --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("when", INSTANTS)
 @pytest.mark.parametrize("locale", ("es", "ja", "ar", "en", "de", "fr", "hi"))
 def test_timestamp_matches_babel(locale, when):
     """Medium date and short time joined by the locale's own pattern, as Babel writes them."""
     glue = str(Locale.parse(locale).datetime_formats["medium"])
     expected = glue.replace("{1}", format_date(when, "medium", locale=locale)).replace(
-        "{0}", format_time(when, "short", tzinfo=timezone.utc, locale=locale))
+        "{0}", format_time(when, "short", tzinfo=timezone.utc, locale=locale)
+    )
     assert format_timestamp(when, date_data(locale)) == expected
 
 
-@pytest.mark.parametrize(("text", "utc"), [
-    ("2026-11-30T10:36:14+00:00", "2026-11-30T10:36:14Z"),
-    ("2026-11-30t23:30:00.123456789-02:00", "2026-12-01T01:30:00Z"),  # another offset, a long fraction
-    ("2016-12-31T23:59:60Z", "2016-12-31T23:59:59Z"),                   # a leap second
-])
+@pytest.mark.parametrize(
+    ("text", "utc"),
+    [
+        ("2026-11-30T10:36:14+00:00", "2026-11-30T10:36:14Z"),
+        ("2026-11-30t23:30:00.123456789-02:00", "2026-12-01T01:30:00Z"),  # another offset, a long fraction
+        ("2016-12-31T23:59:60Z", "2016-12-31T23:59:59Z"),  # a leap second
+    ],
+)
 def test_timestamps_are_read_as_rfc3339_and_shown_in_utc(text, utc):
     assert parse_timestamp(text).strftime("%Y-%m-%dT%H:%M:%SZ") == utc
     html = timestamp_html(text, PACKS["es"], Translator(PACKS["es"]))
@@ -70,8 +79,13 @@ def test_arabic_timestamp_is_isolated_right_to_left_in_arabic_order():
 
 @pytest.mark.parametrize("pack", [PACKS["ja"], {k: v for k, v in PACKS["ja"].items() if k != "dates"}])
 def test_an_unreadable_timestamp_or_a_pack_without_dates_shows_the_text_left_to_right(pack):
-    html = timestamp_html("2026-11-30T10:36:14+00:00\u202e" if "dates" not in pack else "yesterday", pack, Translator(pack))
-    assert html in ('<time><bdi dir="ltr">2026-11-30T10:36:14+00:00</bdi></time>', '<time><bdi dir="ltr">yesterday</bdi></time>')
+    html = timestamp_html(
+        "2026-11-30T10:36:14+00:00\u202e" if "dates" not in pack else "yesterday", pack, Translator(pack)
+    )
+    assert html in (
+        '<time><bdi dir="ltr">2026-11-30T10:36:14+00:00</bdi></time>',
+        '<time><bdi dir="ltr">yesterday</bdi></time>',
+    )
 
 
 @pytest.mark.parametrize("locale", PACKS)
@@ -84,6 +98,7 @@ def test_results_page_shows_the_localized_date(locale):
 
 
 # -- restore findings --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("locale", PACKS)
 def test_restore_lines_come_from_the_structured_checks_not_the_sentences(locale):
@@ -101,16 +116,33 @@ def test_restore_lines_come_from_the_structured_checks_not_the_sentences(locale)
 
 def _failing(checks: list[dict]) -> dict:
     data = copy.deepcopy(SAMPLE)
-    data["restore"].update(passed=False, mode="tolerance", rtol=0.01, atol=0.001, verified=[], failures=["English"],
-                           checks=checks)
+    data["restore"].update(
+        passed=False, mode="tolerance", rtol=0.01, atol=0.001, verified=[], failures=["English"], checks=checks
+    )
     return data
 
 
 FAILURES = [
-    {"check": "state", "passed": False, "component": "optimizer", "problem": "differ", "count": 2, "total": 129,
-     "first": "state.<script>x</script>.exp_avg", "expected": "tensor torch.float32 (4,) sha256:aa", "got": 3},
-    {"check": "state", "passed": False, "component": "rng.future\u202e", "problem": "missing", "count": 1, "total": 1,
-     "first": "state"},
+    {
+        "check": "state",
+        "passed": False,
+        "component": "optimizer",
+        "problem": "differ",
+        "count": 2,
+        "total": 129,
+        "first": "state.<script>x</script>.exp_avg",
+        "expected": "tensor torch.float32 (4,) sha256:aa",
+        "got": 3,
+    },
+    {
+        "check": "state",
+        "passed": False,
+        "component": "rng.future\u202e",
+        "problem": "missing",
+        "count": 1,
+        "total": 1,
+        "first": "state",
+    },
     {"check": "losses", "passed": False, "step": 17, "expected": 9.123456, "got": None},
     {"check": "parameters", "passed": False, "count": 3, "total": 39, "first": "model.layers.0.mlp.up_proj.weight"},
     {"check": "resume", "passed": False, "exit_code": 1, "message": "RuntimeError: CUDA out of memory"},
@@ -130,7 +162,9 @@ def test_each_failure_is_one_localized_line_with_the_file_values_isolated(locale
     assert "English" not in _text(html)
     # The table's answer counts the structured failures.
     t = Translator(PACKS[locale])
-    assert t({"msgid": "No: {count} check failed", "plural": "No: {count} checks failed"}, n=5, count="5") in _text(html)
+    assert t({"msgid": "No: {count} check failed", "plural": "No: {count} checks failed"}, n=5, count="5") in _text(
+        html
+    )
 
 
 @pytest.mark.parametrize("locale", PACKS)
@@ -147,8 +181,11 @@ def test_a_file_without_structured_checks_gets_a_localized_count_not_its_sentenc
 
 
 def test_the_schema_refuses_an_unknown_check_and_a_finding_without_its_fields():
-    for bad in ({"check": "weather", "passed": True}, {"check": "state", "passed": True},
-                {"check": "resume", "passed": False, "exit_code": 1}):
+    for bad in (
+        {"check": "weather", "passed": True},
+        {"check": "state", "passed": True},
+        {"check": "resume", "passed": False, "exit_code": 1},
+    ):
         data = copy.deepcopy(SAMPLE)
         data["restore"]["checks"] = [bad]
         assert results.parse(json.dumps(data))[1], bad

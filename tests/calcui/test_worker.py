@@ -40,8 +40,9 @@ def test_start_imports_each_module_named(monkeypatch):
 def test_render_answers_as_the_build_does(started):
     inputs = {"micro_batch": "8", "method": "full"}
     built = calcui.render("memory", inputs, PACK)
-    assert json.loads(started.render("memory", json.dumps(inputs))) == json.loads(json.dumps(
-        {**built, "response": worker.page_response(built["response"])}))
+    assert json.loads(started.render("memory", json.dumps(inputs))) == json.loads(
+        json.dumps({**built, "response": worker.page_response(built["response"])})
+    )
     bad = json.loads(started.render("memory", json.dumps({"micro_batch": "-3"})))
     assert not bad["ok"] and bad["errors"][0]["field"] == "micro_batch"
 
@@ -49,13 +50,18 @@ def test_render_answers_as_the_build_does(started):
 def test_answers_in_a_row_are_the_answers_each_would_be_alone(started):
     """The worker's formatter remembers figure texts from one answer to the next; each answer of a
     sequence of edits must still equal a fresh render of its own inputs."""
-    edits = [("cost", {"runs": str(n), "utilization": str(0.3 + n / 100), "seq_len": str(512 * n)}) for n in range(1, 6)]
-    edits += [("memory", {"micro_batch": str(n), "lora_rank": str(4 * n), "method": ("full", "lora", "qlora")[n % 3]})
-              for n in range(1, 6)]
+    edits = [
+        ("cost", {"runs": str(n), "utilization": str(0.3 + n / 100), "seq_len": str(512 * n)}) for n in range(1, 6)
+    ]
+    edits += [
+        ("memory", {"micro_batch": str(n), "lora_rank": str(4 * n), "method": ("full", "lora", "qlora")[n % 3]})
+        for n in range(1, 6)
+    ]
     for name, inputs in edits * 2:
         fresh = calcui.render(name, inputs, PACK)
-        assert json.loads(started.render(name, json.dumps(inputs))) == json.loads(json.dumps(
-            {**fresh, "response": worker.page_response(fresh["response"])}))
+        assert json.loads(started.render(name, json.dumps(inputs))) == json.loads(
+            json.dumps({**fresh, "response": worker.page_response(fresh["response"])})
+        )
 
 
 def test_a_remembered_figure_keeps_its_type():
@@ -72,12 +78,14 @@ def test_the_page_gets_the_figures_and_inputs_not_the_rows_the_html_shows(starte
     full = calculators.compute("cost", {"runs": "3"})
     assert sent["response"]["inputs"] == json.loads(json.dumps(full["inputs"]))
     result = sent["response"]["result"]
-    assert result["usd_per_output"] == full["result"]["usd_per_output"] and result["ranking"] == full["result"]["ranking"]
+    assert (
+        result["usd_per_output"] == full["result"]["usd_per_output"] and result["ranking"] == full["result"]["ranking"]
+    )
     assert not {"display", "options_table", "best_by_gpu"} & set(result)
     whole = calcui.render("cost", {"runs": "3"}, PACK)["response"]
     assert len(json.dumps(sent["response"])) < len(json.dumps(whole)) / 5
     refused = json.loads(started.render("cost", json.dumps({"runs": "-1"})))["response"]
-    assert refused == json.loads(json.dumps(calculators.compute("cost", {"runs": "-1"})))   # no result: sent whole
+    assert refused == json.loads(json.dumps(calculators.compute("cost", {"runs": "-1"})))  # no result: sent whole
 
 
 def test_import_takes_the_files_bytes(started):
@@ -161,16 +169,23 @@ def _sent(name: str, inputs: dict) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
-                    reason="needs Node and node_modules/pyodide (make setup)")
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
+    reason="needs Node and node_modules/pyodide (make setup)",
+)
 def test_pyodide_calls_it_as_the_worker_script_does(tmp_path, project_wheel):
     wheel = project_wheel
     (tmp_path / "pack.json").write_text(json.dumps(PACK), encoding="utf-8")
     script = ROOT / "tests" / "calcui" / f".worker-{tmp_path.name}.mjs"  # beside node_modules, so `pyodide` resolves
     script.write_text(NODE, encoding="utf-8")
     try:
-        run = subprocess.run(["node", str(script), str(wheel), str(tmp_path / "pack.json"), str(ROOT / "results" / "sample-cpu.json")],
-                             cwd=ROOT, capture_output=True, text=True, timeout=600)
+        run = subprocess.run(
+            ["node", str(script), str(wheel), str(tmp_path / "pack.json"), str(ROOT / "results" / "sample-cpu.json")],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     finally:
         script.unlink()
     assert run.returncode == 0, run.stderr[-2000:]

@@ -73,9 +73,11 @@ def _assert_sentence(item):
         elif isinstance(p, dict) and p.get("unit") == "plan":  # [[count, term label], ...]
             assert p["value"] and all(isinstance(c, int) and c > 0 and isinstance(t, str) for c, t in p["value"])
         else:
-            assert isinstance(p, str) or (p["unit"] in UNITS and (p["value"] is None or isinstance(p["value"], (int, float))))
+            assert isinstance(p, str) or (
+                p["unit"] in UNITS and (p["value"] is None or isinstance(p["value"], (int, float)))
+            )
     msg = item["msg"]  # a msgid, or a count string (calculators.NN_) whose count is a param
-    for text in ([msg] if isinstance(msg, str) else [msg["msgid"], msg["plural"]]):
+    for text in [msg] if isinstance(msg, str) else [msg["msgid"], msg["plural"]]:
         text.format(**item["params"])  # every placeholder has a parameter
     assert isinstance(msg, str) or msg["n"] in item["params"]
 

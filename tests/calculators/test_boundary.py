@@ -24,8 +24,7 @@ def test_names_and_defaults_compute():
 
 def test_unknown_calculator():
     answer = compute("nope", {})
-    assert answer["errors"] == [{"field": "calculator", "code": "unknown_calculator",
-                                 "choices": names()}]
+    assert answer["errors"] == [{"field": "calculator", "code": "unknown_calculator", "choices": names()}]
     assert describe("nope")["ok"] is False
 
 
@@ -35,47 +34,53 @@ def test_unknown_field_and_not_an_object():
     assert compute("memory", None)["ok"]
 
 
-@pytest.mark.parametrize("field, raw, expected", [
-    ("seq_len", "4096", 4096),
-    ("seq_len", " 512 ", 512),
-    ("seq_len", "1e3", 1000),
-    ("seq_len", 2048.0, 2048),
-    ("margin", "0.25", 0.25),
-    ("margin", 0, 0.0),
-    ("gradient_checkpointing", "on", True),
-    ("gradient_checkpointing", "false", False),
-    ("gradient_checkpointing", "1", True),
-    ("gradient_checkpointing", 0, False),
-    ("lora_targets", "q, v", ["q", "v"]),
-    ("lora_targets", "v,q,q", ["q", "v"]),
-    ("lora_targets", ["down", "q"], ["q", "down"]),
-    ("method", " qlora ", "qlora"),
-    ("params", "", 8030261248),  # optional: empty means default, then the preset fills it
-])
+@pytest.mark.parametrize(
+    "field, raw, expected",
+    [
+        ("seq_len", "4096", 4096),
+        ("seq_len", " 512 ", 512),
+        ("seq_len", "1e3", 1000),
+        ("seq_len", 2048.0, 2048),
+        ("margin", "0.25", 0.25),
+        ("margin", 0, 0.0),
+        ("gradient_checkpointing", "on", True),
+        ("gradient_checkpointing", "false", False),
+        ("gradient_checkpointing", "1", True),
+        ("gradient_checkpointing", 0, False),
+        ("lora_targets", "q, v", ["q", "v"]),
+        ("lora_targets", "v,q,q", ["q", "v"]),
+        ("lora_targets", ["down", "q"], ["q", "down"]),
+        ("method", " qlora ", "qlora"),
+        ("params", "", 8030261248),  # optional: empty means default, then the preset fills it
+    ],
+)
 def test_string_coercion(field, raw, expected):
     answer = compute("memory", {field: raw})
     assert answer["ok"], answer
     assert answer["inputs"][field] == expected
 
 
-@pytest.mark.parametrize("field, raw, code", [
-    ("seq_len", "", "required"),
-    ("seq_len", "abc", "not_a_number"),
-    ("seq_len", "12.5", "not_an_integer"),
-    ("seq_len", True, "not_a_number"),
-    ("seq_len", "nan", "not_a_number"),
-    ("seq_len", "inf", "not_a_number"),
-    ("seq_len", 0, "out_of_range"),
-    ("seq_len", [1], "not_a_number"),
-    ("margin", "0.95", "out_of_range"),
-    ("margin", "1e400", "not_a_number"),
-    ("gradient_checkpointing", "maybe", "not_a_boolean"),
-    ("gradient_checkpointing", 2, "not_a_boolean"),
-    ("method", "lorax", "unknown_choice"),
-    ("method", "", "required"),
-    ("lora_targets", "q,zz", "unknown_choice"),
-    ("lora_targets", 5, "unknown_choice"),
-])
+@pytest.mark.parametrize(
+    "field, raw, code",
+    [
+        ("seq_len", "", "required"),
+        ("seq_len", "abc", "not_a_number"),
+        ("seq_len", "12.5", "not_an_integer"),
+        ("seq_len", True, "not_a_number"),
+        ("seq_len", "nan", "not_a_number"),
+        ("seq_len", "inf", "not_a_number"),
+        ("seq_len", 0, "out_of_range"),
+        ("seq_len", [1], "not_a_number"),
+        ("margin", "0.95", "out_of_range"),
+        ("margin", "1e400", "not_a_number"),
+        ("gradient_checkpointing", "maybe", "not_a_boolean"),
+        ("gradient_checkpointing", 2, "not_a_boolean"),
+        ("method", "lorax", "unknown_choice"),
+        ("method", "", "required"),
+        ("lora_targets", "q,zz", "unknown_choice"),
+        ("lora_targets", 5, "unknown_choice"),
+    ],
+)
 def test_field_errors(field, raw, code):
     answer = compute("memory", {field: raw})
     assert codes(answer) == {(field, code)}
@@ -88,8 +93,7 @@ def test_field_errors(field, raw, code):
 
 def test_cross_field_errors():
     custom = {"model": "custom", "hidden": 100, "heads": 3, "kv_heads": 2, "head_dim": 0}
-    assert codes(compute("memory", custom)) == {("heads", "heads_not_divisible"),
-                                                ("kv_heads", "kv_heads_not_divisor")}
+    assert codes(compute("memory", custom)) == {("heads", "heads_not_divisible"), ("kv_heads", "kv_heads_not_divisor")}
     assert codes(compute("memory", {"gpus": 2})) == {("gpus", "single_gpu_only")}
     assert codes(compute("memory", {"lora_targets": ""})) == {("lora_targets", "required")}
     assert compute("memory", {"lora_targets": "", "method": "full"})["ok"]
@@ -117,10 +121,14 @@ def test_describe_is_json_and_covers_every_input():
 
 def test_register_a_third_calculator():
     calc = types.SimpleNamespace(
-        NAME="kv_cache", TITLE="KV cache",
-        INPUTS=(Input("tokens", "int", 10, "Tokens", min=1, max=100),
-                Input("dtype", "choice", "bf16", "Type", choices=(Choice("bf16", "bf16"),))),
-        run=lambda v: {"bytes": v["tokens"] * 2, "display": []})
+        NAME="kv_cache",
+        TITLE="KV cache",
+        INPUTS=(
+            Input("tokens", "int", 10, "Tokens", min=1, max=100),
+            Input("dtype", "choice", "bf16", "Type", choices=(Choice("bf16", "bf16"),)),
+        ),
+        run=lambda v: {"bytes": v["tokens"] * 2, "display": []},
+    )
     register(calc)
     try:
         assert compute("kv_cache", {"tokens": "7"})["result"]["bytes"] == 14
@@ -144,24 +152,30 @@ def test_every_true_spelling_a_url_may_carry_is_true(raw):
     assert answer["ok"] and answer["inputs"]["tied_embeddings"] is True
 
 
-@pytest.mark.parametrize("inputs, expected", [
-    ({"model": "custom", "layers": "abc"}, ("layers", "not_a_number")),
-    ({"model": "custom", "layers": ""}, ("layers", "required")),
-    ({"model": "custom", "layers": "1e9"}, ("layers", "out_of_range")),
-    ({"method": "qlora", "quant": "int4"}, ("quant", "unknown_choice")),
-    ({"lora_targets": "q,zz"}, ("lora_targets", "unknown_choice")),
-])
+@pytest.mark.parametrize(
+    "inputs, expected",
+    [
+        ({"model": "custom", "layers": "abc"}, ("layers", "not_a_number")),
+        ({"model": "custom", "layers": ""}, ("layers", "required")),
+        ({"model": "custom", "layers": "1e9"}, ("layers", "out_of_range")),
+        ({"method": "qlora", "quant": "int4"}, ("quant", "unknown_choice")),
+        ({"lora_targets": "q,zz"}, ("lora_targets", "unknown_choice")),
+    ],
+)
 def test_an_active_field_gets_its_own_error(inputs, expected):
     assert codes(compute("memory", inputs)) == {expected}
 
 
-@pytest.mark.parametrize("inputs", [
-    {"layers": "abc"},                           # a preset model supplies the dimensions
-    {"model": "qwen2.5-0.5b", "hidden": ""},
-    {"method": "full", "lora_rank": "abc", "lora_targets": "zz"},
-    {"method": "lora", "quant": "int4"},         # the base format matters for QLoRA only
-    {"model": "nope", "layers": "abc"},          # a refused controller counts as its default (a preset)
-])
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"layers": "abc"},  # a preset model supplies the dimensions
+        {"model": "qwen2.5-0.5b", "hidden": ""},
+        {"method": "full", "lora_rank": "abc", "lora_targets": "zz"},
+        {"method": "lora", "quant": "int4"},  # the base format matters for QLoRA only
+        {"model": "nope", "layers": "abc"},  # a refused controller counts as its default (a preset)
+    ],
+)
 def test_a_field_only_when_switches_off_is_never_validated(inputs):
     answer = compute("memory", inputs)
     refused = {e["field"] for e in answer.get("errors", [])}
@@ -182,6 +196,7 @@ def test_a_refusal_still_returns_every_accepted_value_normalized():
 
 def test_a_zero_checkpoint_interval_is_refused_or_costs_nothing():
     assert codes(compute("cost", {"checkpoint_interval_hours": 0, "failures_per_100h": 0})) == {
-        ("checkpoint_interval_hours", "out_of_range")}
+        ("checkpoint_interval_hours", "out_of_range")
+    }
     answer = compute("cost", {"checkpoint_interval_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0})
     assert answer["ok"]

@@ -34,8 +34,10 @@ def test_the_verdict_comes_first_with_its_figures(capsys):
     first = out.splitlines()[0]
     assert code == 0
     assert first.startswith("Does not fit on 1 × H100 SXM 80 GB: 84.74 GB needed per GPU, 72.00 GB usable")
-    assert first.endswith("what fits: 1 × H200 SXM 141 GB, the same card with the fused loss, the same card with "
-                          "a micro-batch of 2 or 8 × H100 SXM 80 GB with FSDP.")
+    assert first.endswith(
+        "what fits: 1 × H200 SXM 141 GB, the same card with the fused loss, the same card with "
+        "a micro-batch of 2 or 8 × H100 SXM 80 GB with FSDP."
+    )
     assert "- Fused linear cross-entropy loss (Loss implementation): 40.64 GB per GPU (fits)." in out
     code, out, _ = run_main(capsys, "memory")
     assert out.splitlines()[0] == "Fits on 1 × H100 SXM 80 GB: 35.60 GB needed per GPU, 44.40 GB left free."
@@ -60,8 +62,9 @@ def test_an_input_file_overrides_only_the_keys_it_names_over_a_model_config(tmp_
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"vocab": 900, "seq_len": 256}))
     config = ROOT / "tests" / "fixtures" / "hf-configs" / "mistral-tiny.json"
-    code, out, _ = run_main(capsys, "memory", "--model-config", str(config), "--input", str(path),
-                            "--set", "seq_len=128", "--json")
+    code, out, _ = run_main(
+        capsys, "memory", "--model-config", str(config), "--input", str(path), "--set", "seq_len=128", "--json"
+    )
     inputs = json.loads(out)["inputs"]
     assert code == 0
     assert (inputs["kv_heads"], inputs["layers"], inputs["hidden"]) == (1, 2, 64)  # the config's, kept
@@ -83,14 +86,17 @@ def test_stdin(monkeypatch, capsys):
     assert code == 0 and json.loads(out)["inputs"]["seq_len"] == 512
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["memory", "--set", "seq_len=0"], "seq_len: out_of_range (Enter a value from 1 to 1048576.)"),
-    (["memory", "--set", "method=x"], "method: unknown_choice (Choose one of: full, lora, qlora.)"),
-    (["memory", "--set", "colour=red"], "colour: unknown_field"),
-    (["memory", "--set", "seq_len"], "--set expects key=value"),
-    (["nope"], "calculator: unknown_calculator"),
-    (["describe", "nope"], "calculator: unknown_calculator"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["memory", "--set", "seq_len=0"], "seq_len: out_of_range (Enter a value from 1 to 1048576.)"),
+        (["memory", "--set", "method=x"], "method: unknown_choice (Choose one of: full, lora, qlora.)"),
+        (["memory", "--set", "colour=red"], "colour: unknown_field"),
+        (["memory", "--set", "seq_len"], "--set expects key=value"),
+        (["nope"], "calculator: unknown_calculator"),
+        (["describe", "nope"], "calculator: unknown_calculator"),
+    ],
+)
 def test_field_errors_exit_2(capsys, argv, message):
     code, _, err = run_main(capsys, *argv)
     assert code == 2 and message in err
@@ -112,15 +118,28 @@ def test_describe(capsys):
 
 
 def test_module_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "calculators", "memory", "--set", "lora_rank=0"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "calculators", "memory", "--set", "lora_rank=0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "lora_rank: out_of_range" in proc.stderr
 
 
-@pytest.mark.parametrize("number, unit, text", [
-    (1.5e9, "bytes", "1.50 GB"), (0.25, "percent", "25.0 %"), (1234.5, "usd", "$1,234.50"),
-    (None, "usd", "—"), (True, "bool", "yes"), (12.345, "hours", "12.35 h"), (41943040, "count", "41,943,040"),
-])
+@pytest.mark.parametrize(
+    "number, unit, text",
+    [
+        (1.5e9, "bytes", "1.50 GB"),
+        (0.25, "percent", "25.0 %"),
+        (1234.5, "usd", "$1,234.50"),
+        (None, "usd", "—"),
+        (True, "bool", "yes"),
+        (12.345, "hours", "12.35 h"),
+        (41943040, "count", "41,943,040"),
+    ],
+)
 def test_fmt(number, unit, text):
     assert fmt(number, unit) == text
 
@@ -136,7 +155,7 @@ def test_stale_prices_lists_old_prices_and_fails(capsys):
 
 def test_plan_column_prints_as_terms():
     assert fmt([], "plan") == "—"
-    assert fmt([[2, "1 day"], [1, "1 week"]], "plan") == "2 × 1 day + 1 week"   # a single term: its label
+    assert fmt([[2, "1 day"], [1, "1 week"]], "plan") == "2 × 1 day + 1 week"  # a single term: its label
 
 
 def test_cost_tables(capsys):

@@ -15,15 +15,34 @@ from calculators import _cost_model as model, _cost_quote as quote, _prices, cat
 
 # The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
 # with their own: H100 per card-hour by term 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30, on demand 3.70.
-TEST_PRICES = {"usd_per_card_hour": {"h100-sxm-80gb": {"1d": 3.2, "1w": 2.9, "1m": 2.6, "3m": 2.3}},
-               "on_demand_usd_per_card_hour": {"h100-sxm-80gb": 3.7}}
-TEST_OPTION_PRICES = {"checkpoint_storage": 0.8, "extra_scratch": 0.4, "egress": 50.0,
-                      "support": {"1d": 50, "1w": 150, "1m": 400, "3m": 900}}
+TEST_PRICES = {
+    "usd_per_card_hour": {"h100-sxm-80gb": {"1d": 3.2, "1w": 2.9, "1m": 2.6, "3m": 2.3}},
+    "on_demand_usd_per_card_hour": {"h100-sxm-80gb": 3.7},
+}
+TEST_OPTION_PRICES = {
+    "checkpoint_storage": 0.8,
+    "extra_scratch": 0.4,
+    "egress": 50.0,
+    "support": {"1d": 50, "1w": 150, "1m": 400, "3m": 900},
+}
 H100_TERM = {"1d": 76.8, "1w": 487.2, "1m": 1872.0, "3m": 4968.0}  # one card, one term
 # Measured throughput on the chosen card and no hours besides training: hours = tokens / rate.
-EXACT = {"gpu": "h100-sxm-80gb", "cards": 1, "options": [], "workload": "tokens", "epochs": 1, "runs": 1,
-         "throughput_per_gpu": 1000, "load_hours": 0, "validation_hours": 0, "checkpoint_hours": 0,
-         "export_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0, "memory_per_gpu_gb": 40}
+EXACT = {
+    "gpu": "h100-sxm-80gb",
+    "cards": 1,
+    "options": [],
+    "workload": "tokens",
+    "epochs": 1,
+    "runs": 1,
+    "throughput_per_gpu": 1000,
+    "load_hours": 0,
+    "validation_hours": 0,
+    "checkpoint_hours": 0,
+    "export_hours": 0,
+    "failures_per_100h": 0,
+    "checkpoint_write_s": 0,
+    "memory_per_gpu_gb": 40,
+}
 
 
 @pytest.fixture(autouse=True)
@@ -53,15 +72,18 @@ def hours(h: float) -> dict:
     return {**EXACT, "tokens": h * 3600 * 1000}
 
 
-@pytest.mark.parametrize("needed, plan, price", [
-    (24.0, [["1d", 1]], 76.8),                 # exactly one day: the boundary belongs to the shorter plan
-    (24.5, [["1d", 2]], 153.6),                # just over a day: a second day, not a week
-    (27.2, [["1d", 2]], 153.6),                # the case: billed a week before
-    (144.0, [["1d", 6]], 460.8),               # six days are still cheaper than a week ($487.20)
-    (144.5, [["1w", 1]], 487.2),               # seven days ($537.60) are dearer than a week
-    (170.0, [["1d", 1], ["1w", 1]], 564.0),    # a week and a day
-    (2161.0, [["1d", 1], ["3m", 1]], 5044.8),  # longer than the longest term: 3 months and a day
-])
+@pytest.mark.parametrize(
+    "needed, plan, price",
+    [
+        (24.0, [["1d", 1]], 76.8),  # exactly one day: the boundary belongs to the shorter plan
+        (24.5, [["1d", 2]], 153.6),  # just over a day: a second day, not a week
+        (27.2, [["1d", 2]], 153.6),  # the case: billed a week before
+        (144.0, [["1d", 6]], 460.8),  # six days are still cheaper than a week ($487.20)
+        (144.5, [["1w", 1]], 487.2),  # seven days ($537.60) are dearer than a week
+        (170.0, [["1d", 1], ["1w", 1]], 564.0),  # a week and a day
+        (2161.0, [["1d", 1], ["3m", 1]], 5044.8),  # longer than the longest term: 3 months and a day
+    ],
+)
 def test_plan_choice(needed, plan, price, terms_only):
     r = result(**hours(needed))
     assert r["needed_hours"] == pytest.approx(needed)
@@ -123,8 +145,15 @@ def test_the_deciding_columns_come_right_after_the_name():
 
 def test_outputs_options_and_hourly_billing():
     # Three outputs of 10 h each, 2 h of overhead per output: 36 h -> 2 days; 4 outputs fit in 48 h.
-    inputs = {**hours(10.0), "runs": 3, "load_hours": 1, "export_hours": 1,
-              "options": ["checkpoint_storage", "egress", "support"], "storage_tb": 2, "egress_tb": 1}
+    inputs = {
+        **hours(10.0),
+        "runs": 3,
+        "load_hours": 1,
+        "export_hours": 1,
+        "options": ["checkpoint_storage", "egress", "support"],
+        "storage_tb": 2,
+        "egress_tb": 1,
+    }
     r = result(**inputs, term="1d")
     assert r["needed_hours"] == pytest.approx(36) and r["plan"] == [["1d", 2]]
     assert r["outputs_fit"] == 4 and r["successful_outputs"] == 3
@@ -140,23 +169,32 @@ def test_outputs_options_and_hourly_billing():
 
 def test_card_step_is_a_two_class_roofline():
     gpu = {"bandwidth_gb_s": 1000, "bf16_dense_tflops": 1000}
-    work = model.StepWork(tokens=1000, linear_flops=8e14, attention_flops=2e14, weight_traffic=1e12,
-                          other_traffic=1e12, sync_payload=0)
+    work = model.StepWork(
+        tokens=1000, linear_flops=8e14, attention_flops=2e14, weight_traffic=1e12, other_traffic=1e12, sync_payload=0
+    )
     step = model.card_step(work, gpu, 0.5, 0.8)  # compute 2 s > weights 1.25 s; + 1.25 s memory-bound
     assert step["step_s"] == pytest.approx(3.25) and step["tokens_per_s"] == pytest.approx(1000 / 3.25)
     bound = model.card_step(work, gpu, 1.0, 0.5)  # weights 2 s > compute 1 s
     assert bound["step_s"] == pytest.approx(4.0) and bound["compute_share"] == pytest.approx(0.25)
     fp8 = model.card_step(work, gpu, 0.5, 0.8, fp8=True)  # linear layers at twice the rate: 0.8 + 0.4 s
     assert fp8["step_s"] == pytest.approx(1.25 + 1.25)
-    dequant = model.StepWork(tokens=1000, linear_flops=0, attention_flops=0, weight_traffic=0, other_traffic=0,
-                             sync_payload=0, dequant_traffic=1e12)
+    dequant = model.StepWork(
+        tokens=1000,
+        linear_flops=0,
+        attention_flops=0,
+        weight_traffic=0,
+        other_traffic=0,
+        sync_payload=0,
+        dequant_traffic=1e12,
+    )
     assert model.card_step(dequant, gpu, 1.0, 0.8, dequant_share=0.25)["step_s"] == pytest.approx(5.0)
 
 
 def test_modelled_scaling_uses_the_link_as_a_ring():
     gpu = {"interconnect": {"gb_s": 900}}
-    work = model.StepWork(tokens=1, linear_flops=1, attention_flops=0, weight_traffic=0, other_traffic=0,
-                          sync_payload=9e9)
+    work = model.StepWork(
+        tokens=1, linear_flops=1, attention_flops=0, weight_traffic=0, other_traffic=0, sync_payload=9e9
+    )
     # 4 cards: each sends 3/4 of 9 GB over 450 GB/s one way = 15 ms against a 135 ms step
     assert model.modelled_scaling(work, 0.135, gpu, 4, 1.0) == pytest.approx(0.9)
     assert model.modelled_scaling(work, 0.135, gpu, 1, 1.0) == 1.0
@@ -260,8 +298,10 @@ def test_errors():
     assert {(e["field"], e["code"]) for e in answer["errors"]} == {("term", "unknown_choice")}
     answer = compute("cost", {"throughput_per_gpu": 0.001, "heads": 5, "model": "custom"})
     assert {(e["field"], e["code"]) for e in answer["errors"]} == {
-        ("throughput_per_gpu", "out_of_range"), ("heads", "heads_not_divisible"),
-        ("kv_heads", "kv_heads_not_divisor")}
+        ("throughput_per_gpu", "out_of_range"),
+        ("heads", "heads_not_divisible"),
+        ("kv_heads", "kv_heads_not_divisor"),
+    }
     answer = compute("cost", {"checkpoint_interval_hours": 0})
     assert [(e["field"], e["code"]) for e in answer["errors"]] == [("checkpoint_interval_hours", "out_of_range")]
 
@@ -314,18 +354,22 @@ def test_catalog_prices_are_illustrative_and_longer_terms_cheaper_per_hour():
             assert prices == sorted(prices)
 
 
-@pytest.mark.parametrize("shape, message", [
-    ({"per_node": [1, 2, 4, 8], "max_nodes": 8}, None),
-    ({"per_node": [1, 3, 2], "max_nodes": 1}, "'per_node' must be card counts from 1 to 64 in increasing order"),
-    ({"per_node": [], "max_nodes": 1}, "'per_node' must be"),
-    ({"per_node": [1, 2], "max_nodes": 0}, "'max_nodes' must be a whole number of nodes from 1 to 128 (got 0)"),
-    ({"per_node": [1, 2.5]}, "'per_node' must be"),
-    (None, "'per_node' must be"),
-])
+@pytest.mark.parametrize(
+    "shape, message",
+    [
+        ({"per_node": [1, 2, 4, 8], "max_nodes": 8}, None),
+        ({"per_node": [1, 3, 2], "max_nodes": 1}, "'per_node' must be card counts from 1 to 64 in increasing order"),
+        ({"per_node": [], "max_nodes": 1}, "'per_node' must be"),
+        ({"per_node": [1, 2], "max_nodes": 0}, "'max_nodes' must be a whole number of nodes from 1 to 128 (got 0)"),
+        ({"per_node": [1, 2.5]}, "'per_node' must be"),
+        (None, "'per_node' must be"),
+    ],
+)
 def test_catalog_shapes_are_validated(shape, message):
     problems = _prices.shape_problems({"shapes": {"h100-sxm-80gb": shape}}, ["h100-sxm-80gb"])
-    assert (not problems) if message is None else any(message in p and "shapes['h100-sxm-80gb']" in p
-                                                      for p in problems), problems
+    assert (
+        (not problems) if message is None else any(message in p and "shapes['h100-sxm-80gb']" in p for p in problems)
+    ), problems
     assert _prices.shape_problems(catalog()["pricing"], [g["id"] for g in catalog()["gpus"]]) == []
     assert _prices.catalog_problems() == []
 
@@ -337,17 +381,22 @@ def test_an_option_with_a_new_quantity_fails_the_catalog_check_with_the_fix(tmp_
     package = tmp_path / "calculators"
     shutil.copytree(Path(cost.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
     data = json.loads((package / "data" / "catalog.json").read_text(encoding="utf-8"))
-    data["pricing"]["options"].append({"id": "backup", "label": "Backup", "per": "tb_day", "quantity": "backup_tb",
-                                       "usd": 0.1})
+    data["pricing"]["options"].append(
+        {"id": "backup", "label": "Backup", "per": "tb_day", "quantity": "backup_tb", "usd": 0.1}
+    )
     (package / "data" / "catalog.json").write_text(json.dumps(data), encoding="utf-8")
-    script = ("import sys; sys.path.insert(0, sys.argv[1])\nimport calculators\n"
-              "try:\n    calculators.check_catalog()\nexcept calculators.CatalogError as exc:\n    print(type(exc).__name__, exc)\n"
-              "else:\n    print('no error')")
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\nimport calculators\n"
+        "try:\n    calculators.check_catalog()\nexcept calculators.CatalogError as exc:\n    print(type(exc).__name__, exc)\n"
+        "else:\n    print('no error')"
+    )
     # -S: no site packages, so the copy is the calculators package imported.
     run = subprocess.run([sys.executable, "-S", "-c", script, str(tmp_path)], capture_output=True, text=True)
-    assert run.stdout.startswith("CatalogError calculators/data/catalog.json: option 'backup': 'quantity' must be one "
-                                 "of storage_tb, scratch_tb, egress_tb (got 'backup_tb'); a new quantity needs its own "
-                                 "input in calculators/_cost_inputs.py"), run.stdout + run.stderr
+    assert run.stdout.startswith(
+        "CatalogError calculators/data/catalog.json: option 'backup': 'quantity' must be one "
+        "of storage_tb, scratch_tb, egress_tb (got 'backup_tb'); a new quantity needs its own "
+        "input in calculators/_cost_inputs.py"
+    ), run.stdout + run.stderr
 
 
 def test_totals_are_exactly_rounded_in_every_python():
@@ -376,10 +425,16 @@ def test_the_cheapest_configuration_of_each_gpu_is_the_cheapest_of_every_card_co
     rng = random.Random(5)
     options = [o["id"] for o in catalog()["pricing"]["options"]]
     for _ in range(12):
-        inputs = {"runs": rng.randint(1, 40), "term": rng.choice(["best", "best", "1d", "1w", "1m", "3m"]),
-                  "options": rng.sample(options, rng.randint(0, len(options))), "tokens": rng.choice([1e6, 2e8, 3e10]),
-                  "utilization": rng.choice([0.2, 0.4, 0.6]), "method": rng.choice(["full", "lora", "qlora"]),
-                  "model": rng.choice(["llama-3.1-8b", "llama-3.1-70b"]), "egress_tb": rng.choice([0, 2.5])}
+        inputs = {
+            "runs": rng.randint(1, 40),
+            "term": rng.choice(["best", "best", "1d", "1w", "1m", "3m"]),
+            "options": rng.sample(options, rng.randint(0, len(options))),
+            "tokens": rng.choice([1e6, 2e8, 3e10]),
+            "utilization": rng.choice([0.2, 0.4, 0.6]),
+            "method": rng.choice(["full", "lora", "qlora"]),
+            "model": rng.choice(["llama-3.1-8b", "llama-3.1-70b"]),
+            "egress_tb": rng.choice([0, 2.5]),
+        }
         r = result(**inputs)
         every = {}
         for gpu in catalog()["gpus"]:
@@ -400,14 +455,21 @@ def test_the_kept_lower_bounds_stay_below_every_price_from_one_answer_to_the_nex
     options = [o["id"] for o in catalog()["pricing"]["options"]]
     quote.forget()
     for _ in range(10):
-        inputs = {"runs": rng.randint(1, 60), "term": rng.choice(["best", "1d", "1w", "1m", "3m"]),
-                  "options": rng.sample(options, rng.randint(0, len(options))), "egress_tb": rng.choice([0, 2.5]),
-                  "tokens": rng.choice([1e6, 2e8, 3e10])}
+        inputs = {
+            "runs": rng.randint(1, 60),
+            "term": rng.choice(["best", "1d", "1w", "1m", "3m"]),
+            "options": rng.sample(options, rng.randint(0, len(options))),
+            "egress_tb": rng.choice([0, 2.5]),
+            "tokens": rng.choice([1e6, 2e8, 3e10]),
+        }
         response = compute("cost", inputs)
         assert response["ok"], inputs
         quoter = quote._Quoter(response["inputs"])
         for gpu in catalog()["gpus"]:
             for cards in quote.card_counts(gpu["id"]):
                 if quoter.fits(gpu, cards):
-                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, quote.BOOKED), \
-                        (inputs, gpu["id"], cards)
+                    assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, quote.BOOKED), (
+                        inputs,
+                        gpu["id"],
+                        cards,
+                    )

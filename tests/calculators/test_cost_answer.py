@@ -31,15 +31,29 @@ def test_the_answer_opens_with_the_cheapest_configuration_and_the_choice_beside_
     assert tiles(r)["Configuration priced"]["value"] == "1 × H200 SXM 141 GB"
 
 
-@pytest.mark.parametrize("inputs, change, cards, micro_batch", [
-    # The case: 70B QLoRA at micro-batch 4 on one H100 fits at micro-batch 2.
-    ({"model": "llama-3.1-70b", "method": "qlora", "micro_batch": 4, "gpu": "h100-sxm-80gb"}, "micro_batch", 1, 2),
-    # Micro-batch 1 already: more cards of the same GPU, sharded.
-    ({"model": "llama-3.1-70b", "method": "lora", "parallelism": "fsdp", "micro_batch": 1, "gpu": "h100-sxm-80gb"},
-     "cards", 4, 1),
-])
-def test_a_configuration_that_does_not_fit_has_no_headline_price_but_the_nearest_that_fits(inputs, change, cards,
-                                                                                          micro_batch):
+@pytest.mark.parametrize(
+    "inputs, change, cards, micro_batch",
+    [
+        # The case: 70B QLoRA at micro-batch 4 on one H100 fits at micro-batch 2.
+        ({"model": "llama-3.1-70b", "method": "qlora", "micro_batch": 4, "gpu": "h100-sxm-80gb"}, "micro_batch", 1, 2),
+        # Micro-batch 1 already: more cards of the same GPU, sharded.
+        (
+            {
+                "model": "llama-3.1-70b",
+                "method": "lora",
+                "parallelism": "fsdp",
+                "micro_batch": 1,
+                "gpu": "h100-sxm-80gb",
+            },
+            "cards",
+            4,
+            1,
+        ),
+    ],
+)
+def test_a_configuration_that_does_not_fit_has_no_headline_price_but_the_nearest_that_fits(
+    inputs, change, cards, micro_batch
+):
     r = answer(**inputs)
     assert not r["fits_memory"]
     near = r["nearest_fit"]
@@ -86,9 +100,21 @@ def test_the_booking_note_says_what_happens_at_the_low_end():
 
 
 def test_the_readers_prices_replace_the_catalogs_per_card_and_term():
-    base = {"gpu": "h100-sxm-80gb", "memory_per_gpu_gb": 40, "throughput_per_gpu": 1000, "tokens": 30 * 3600 * 1000,
-            "epochs": 1, "options": [], "load_hours": 0, "validation_hours": 0, "checkpoint_hours": 0,
-            "export_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0, "booking": "expected"}
+    base = {
+        "gpu": "h100-sxm-80gb",
+        "memory_per_gpu_gb": 40,
+        "throughput_per_gpu": 1000,
+        "tokens": 30 * 3600 * 1000,
+        "epochs": 1,
+        "options": [],
+        "load_hours": 0,
+        "validation_hours": 0,
+        "checkpoint_hours": 0,
+        "export_hours": 0,
+        "failures_per_100h": 0,
+        "checkpoint_write_s": 0,
+        "booking": "expected",
+    }
     r = answer(**base, **{"price_h100-sxm-80gb_1d": 1.0, "price_h100-sxm-80gb_hourly": 9.0})
     # 30 h: a day at $1.00 per card-hour and 6 hours on demand at $9.00 beat two days ($48)? 24 + 54 = 78 > 48.
     assert r["plan"] == [["1d", 2]] and r["total_usd"] == pytest.approx(48.0)
@@ -105,4 +131,6 @@ def test_the_readers_prices_replace_the_catalogs_per_card_and_term():
 def test_bad_prices_are_refused_on_their_own_field():
     response = compute("cost", {"price_h100-sxm-80gb_1w": -1, "price_mi300x-192gb_hourly": "cheap"})
     assert {(e["field"], e["code"]) for e in response["errors"]} == {
-        ("price_h100-sxm-80gb_1w", "out_of_range"), ("price_mi300x-192gb_hourly", "not_a_number")}
+        ("price_h100-sxm-80gb_1w", "out_of_range"),
+        ("price_mi300x-192gb_hourly", "not_a_number"),
+    }

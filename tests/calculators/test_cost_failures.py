@@ -32,9 +32,18 @@ def simulate(rng: random.Random, train: float, rate: float, interval: float, wri
 
 # Rates from 0.001 to 10 per 100 card-hours; the last case is the issue's: 64 cards at 1 per 100
 # card-hours with a 4 h interval, where the mean time between failures (1.6 h) is shorter than the interval.
-@pytest.mark.parametrize("cards, per_100, interval", [
-    (8, 0.001, 1.0), (8, 0.01, 1.0), (8, 0.1, 1.0), (8, 1.0, 1.0), (8, 10.0, 1.0), (1, 10.0, 4.0), (64, 1.0, 4.0),
-])
+@pytest.mark.parametrize(
+    "cards, per_100, interval",
+    [
+        (8, 0.001, 1.0),
+        (8, 0.01, 1.0),
+        (8, 0.1, 1.0),
+        (8, 1.0, 1.0),
+        (8, 10.0, 1.0),
+        (1, 10.0, 4.0),
+        (64, 1.0, 4.0),
+    ],
+)
 def test_expected_hours_match_a_monte_carlo_simulation_within_3_percent(cards, per_100, interval):
     train, write, restart = 20.0, 30 / 3600, 0.5 + 120 / 3600
     expected = model.run_hours(train, cards, per_100, interval, write, restart, 0.0)["total"]
@@ -67,10 +76,11 @@ def test_a_run_that_cannot_finish_is_said_so_and_stays_exact_in_json():
     import calculators
     from calculators._cost_model import MAX_LOST_HOURS
 
-    answer = calculators.compute("cost", {"gpu": "h200-141gb", "cards": "190", "method": "lora",
-                                          "failures_per_100h": "57.903", "term": "1w"})
+    answer = calculators.compute(
+        "cost", {"gpu": "h200-141gb", "cards": "190", "method": "lora", "failures_per_100h": "57.903", "term": "1w"}
+    )
     result = answer["result"]
     assert result["run_hours"]["lost_capped"] and result["run_hours"]["lost"] == MAX_LOST_HOURS
-    assert all(abs(count) < 2 ** 53 for _, count in result["plan"])
+    assert all(abs(count) < 2**53 for _, count in result["plan"])
     notes = [i["msg"] for b in result["display"] if b["kind"] == "notes" for i in b["items"]]
     assert any("not expected to finish" in n for n in notes)

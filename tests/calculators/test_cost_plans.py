@@ -49,7 +49,9 @@ def test_mixed_search_matches_a_brute_force():
     rng = random.Random(29)
     disagreements = []
     for _ in range(400):
-        items = [(f"t{i}", h, round(h * rng.uniform(1.0, 4.0), 2)) for i, h in enumerate(rng.sample([4, 8, 24, 48, 72], 3))]
+        items = [
+            (f"t{i}", h, round(h * rng.uniform(1.0, 4.0), 2)) for i, h in enumerate(rng.sample([4, 8, 24, 48, 72], 3))
+        ]
         hourly = (round(rng.uniform(1.0, 5.0), 2), rng.choice([0.0, 0.0, 5.0, 40.0]), min(h for _, h, _ in items))
         needed = round(rng.uniform(0.1, 150.0), 2)
         plan = model.cheapest_mixed(needed, items, hourly)
@@ -59,8 +61,12 @@ def test_mixed_search_matches_a_brute_force():
     assert not disagreements
 
 
-terms = st.lists(st.tuples(st.sampled_from([6, 12, 24, 48, 168]), st.floats(1.0, 500.0)), min_size=1, max_size=4,
-                 unique_by=lambda t: t[0])
+terms = st.lists(
+    st.tuples(st.sampled_from([6, 12, 24, 48, 168]), st.floats(1.0, 500.0)),
+    min_size=1,
+    max_size=4,
+    unique_by=lambda t: t[0],
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -81,9 +87,12 @@ def answer(**inputs):
 
 
 @settings(max_examples=25, deadline=None)
-@given(tokens=st.sampled_from([1e6, 5e7, 2e8, 3e9]), gpu=st.sampled_from(["h100-sxm-80gb", "h200-141gb", "a100-sxm-80gb",
-                                                                         "mi300x-192gb"]),
-       term=st.sampled_from(["best", "1d", "1w"]), cards=st.sampled_from([1, 2, 8]))
+@given(
+    tokens=st.sampled_from([1e6, 5e7, 2e8, 3e9]),
+    gpu=st.sampled_from(["h100-sxm-80gb", "h200-141gb", "a100-sxm-80gb", "mi300x-192gb"]),
+    term=st.sampled_from(["best", "1d", "1w"]),
+    cards=st.sampled_from([1, 2, 8]),
+)
 def test_the_booking_at_the_pessimistic_end_covers_the_pessimistic_hours(tokens, gpu, term, cards):
     r = answer(tokens=tokens, gpu=gpu, term=term, cards=cards, method="lora")
     assert r["low_end_hours"] >= r["needed_hours"] - 1e-9
@@ -99,8 +108,9 @@ def test_booking_the_expected_hours_says_what_the_low_end_would_cost():
     assert low["booked_hours"] == pytest.approx(low["low_end_hours"]) and low["booked_hours"] > low["needed_hours"]
     if booked["spare_at_low_hours"] < 0:  # falls short at the low end: the top-up is priced on demand
         assert booked["topup_at_low_usd"] > 0
-    margin = answer(gpu="h100-sxm-80gb", method="lora", model="mistral-7b-v0.3", tokens=1.4e8, booking="margin",
-                    booking_margin=0.5)
+    margin = answer(
+        gpu="h100-sxm-80gb", method="lora", model="mistral-7b-v0.3", tokens=1.4e8, booking="margin", booking_margin=0.5
+    )
     assert margin["booked_hours"] == pytest.approx(1.5 * margin["needed_hours"])
 
 
@@ -117,6 +127,7 @@ def test_long_mixed_plans_take_the_shortcut_and_stay_exact():
         best = [0.0] + [math.inf] * days  # cheapest terms covering d days, no shortcut
         for d in range(1, days + 1):
             best[d] = min(best[max(0, d - h // 24)] + price for _, h, price in items)
-        reference = min(best[max(0, math.ceil((whole - k) / 24 - 1e-9))] + model.topup_price(k, hourly)
-                        for k in range(0, whole + 1))
+        reference = min(
+            best[max(0, math.ceil((whole - k) / 24 - 1e-9))] + model.topup_price(k, hourly) for k in range(0, whole + 1)
+        )
         assert model.cheapest_mixed(needed, items, hourly)["cost"] == pytest.approx(reference, rel=1e-12)

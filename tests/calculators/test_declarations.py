@@ -29,8 +29,12 @@ def test_register_refuses_a_unit_outside_the_display_contract():
     from calculators import Input, register
     from calculators.display import UNITS
 
-    bad = types.SimpleNamespace(NAME="furlongs", TITLE="Furlongs", run=lambda values: {},
-                                INPUTS=(Input("distance", "float", 1.0, "Distance", unit="furlong", min=0, max=9),))
+    bad = types.SimpleNamespace(
+        NAME="furlongs",
+        TITLE="Furlongs",
+        run=lambda values: {},
+        INPUTS=(Input("distance", "float", 1.0, "Distance", unit="furlong", min=0, max=9),),
+    )
     with pytest.raises(ValueError, match=r"furlongs: unknown unit on distance \('furlong'\)"):
         register(bad)
     assert "furlongs" not in calculators.names() and "furlong" not in UNITS

@@ -40,8 +40,11 @@ def test_cost_shows_the_run_it_prices():
 def test_no_fieldset_holds_only_more_options(name):
     """A group whose inputs are all advanced is folded whole under its own title (calculator.html),
     never a fieldset whose only content is "More options"; the only ones are the card lists."""
-    folded = [(g["title"], tuple(g["params"].items())) for g in _groups(calculators.describe(name)["inputs"])
-              if not g["inputs"]]
+    folded = [
+        (g["title"], tuple(g["params"].items()))
+        for g in _groups(calculators.describe(name)["inputs"])
+        if not g["inputs"]
+    ]
     assert all(title in (cost.G_MEASURED, cost.G_PRICES) for title, _ in folded), folded
 
 
@@ -65,12 +68,15 @@ def _headline_and_summary(name, inputs, locale):
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-@pytest.mark.parametrize("name, inputs", [
-    ("cost", {}),                                              # the cheapest is the reader's choice
-    ("cost", {"gpu": "a100-sxm-80gb", "cards": 8}),            # another is cheaper
-    ("memory", {}),                                            # fits
-    ("memory", {"method": "full", "gpu": "rtx-4090-24gb"}),   # does not fit; alternatives listed
-])
+@pytest.mark.parametrize(
+    "name, inputs",
+    [
+        ("cost", {}),  # the cheapest is the reader's choice
+        ("cost", {"gpu": "a100-sxm-80gb", "cards": 8}),  # another is cheaper
+        ("memory", {}),  # fits
+        ("memory", {"method": "full", "gpu": "rtx-4090-24gb"}),  # does not fit; alternatives listed
+    ],
+)
 def test_the_headline_is_the_verdicts_first_clause(name, inputs, locale):
     headline, summary = _headline_and_summary(name, inputs, locale)
     assert headline and len(headline) < len(summary), (headline, summary)

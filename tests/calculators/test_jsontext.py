@@ -50,8 +50,10 @@ def json_like(rng: random.Random) -> str:
         if kind < 0.5:
             parts.append(rng.choice("[[{{]},:1"))
         else:
-            body = "".join(rng.choice(['\\"', "\\\\", "\\n", "[", "]", "{", "}", "a", "é", "日", "\\u00e9"])
-                           for _ in range(rng.randrange(6)))
+            body = "".join(
+                rng.choice(['\\"', "\\\\", "\\n", "[", "]", "{", "}", "a", "é", "日", "\\u00e9"])
+                for _ in range(rng.randrange(6))
+            )
             if rng.random() < 0.05:
                 return "".join(parts) + '"' + body  # unterminated: the rest of the text is in it
             parts.append('"' + body + '"')
@@ -76,10 +78,21 @@ def test_never_misses_nesting_json_would_meet_in_any_text():
             assert nesting_exceeds(text, LIMIT), text
 
 
-@pytest.mark.parametrize(("text", "deep"), [
-    ("[" * 33, True), ("[" * 32, False), ("[" * 32 + "]" * 32, False), ("[" * 33 + "]" * 33, True),
-    ('{"a":' * 33, True), ('["' + "[" * 40 + '"]', False), ('"\\"' + "[" * 40, False),
-    ('"\\\\"' + "[" * 40, True), ("]" + "[" * 40, False), ('"' + '\\"' * 1000, False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("text", "deep"),
+    [
+        ("[" * 33, True),
+        ("[" * 32, False),
+        ("[" * 32 + "]" * 32, False),
+        ("[" * 33 + "]" * 33, True),
+        ('{"a":' * 33, True),
+        ('["' + "[" * 40 + '"]', False),
+        ('"\\"' + "[" * 40, False),
+        ('"\\\\"' + "[" * 40, True),
+        ("]" + "[" * 40, False),
+        ('"' + '\\"' * 1000, False),
+        ("", False),
+    ],
+)
 def test_cases(text, deep):
     assert nesting_exceeds(text, 32) is deep

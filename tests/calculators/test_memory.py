@@ -13,10 +13,28 @@ from calculators.architecture import FAMILIES, LINEARS, Architecture
 LLAMA8B = 8030261248
 NO_OVERHEAD = {"framework_gb": 0, "fragmentation": 0}
 # A tiny Llama-style model as the CPU pilot builds it.
-TINY = {"model": "custom", "params": 0, "layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "head_dim": 0,
-        "intermediate": 128, "vocab": 256, "tied_embeddings": False, "qkv_bias": False,
-        "method": "full", "weights_dtype": "fp32", "autocast": "off", "optimizer": "adamw", "seq_len": 8, "micro_batch": 2,
-        "gradient_checkpointing": False, "attention": "fused", **NO_OVERHEAD}
+TINY = {
+    "model": "custom",
+    "params": 0,
+    "layers": 2,
+    "hidden": 64,
+    "heads": 4,
+    "kv_heads": 2,
+    "head_dim": 0,
+    "intermediate": 128,
+    "vocab": 256,
+    "tied_embeddings": False,
+    "qkv_bias": False,
+    "method": "full",
+    "weights_dtype": "fp32",
+    "autocast": "off",
+    "optimizer": "adamw",
+    "seq_len": 8,
+    "micro_batch": 2,
+    "gradient_checkpointing": False,
+    "attention": "fused",
+    **NO_OVERHEAD,
+}
 
 
 def result(**inputs):
@@ -31,12 +49,15 @@ def test_mixed_precision_adamw_is_16_bytes_per_param():
     assert r["detail"]["master_weights"] == 4 * LLAMA8B
 
 
-@pytest.mark.parametrize("weights_dtype, master, optimizer, per_param", [
-    ("fp32", True, "adamw", 4 + 4 + 8),         # fp32 training: master flag ignored
-    ("fp32", False, "sgd_momentum", 4 + 4 + 4),
-    ("bf16", False, "adamw", 2 + 2 + 4),        # states follow the bf16 parameters
-    ("fp16", True, "sgd_momentum", 2 + 2 + 4 + 4),
-])
+@pytest.mark.parametrize(
+    "weights_dtype, master, optimizer, per_param",
+    [
+        ("fp32", True, "adamw", 4 + 4 + 8),  # fp32 training: master flag ignored
+        ("fp32", False, "sgd_momentum", 4 + 4 + 4),
+        ("bf16", False, "adamw", 2 + 2 + 4),  # states follow the bf16 parameters
+        ("fp16", True, "sgd_momentum", 2 + 2 + 4 + 4),
+    ],
+)
 def test_model_state_bytes_per_param(weights_dtype, master, optimizer, per_param):
     b = result(method="full", weights_dtype=weights_dtype, master_weights=master, optimizer=optimizer)["bytes"]
     assert b["weights"] + b["gradients"] + b["optimizer"] == per_param * LLAMA8B
@@ -55,10 +76,17 @@ def test_lora_counts_gqa_shapes():
     assert arch.lora_params(8, {"q", "v"}) == 32 * 8 * (8192 + 5120)
 
 
-@pytest.mark.parametrize("preset, params", [
-    ("llama-3.1-8b", 8030261248), ("llama-3.1-70b", 70553706496), ("mistral-7b-v0.3", 7248023552),
-    ("qwen2.5-7b", 7615616512), ("qwen2.5-0.5b", 494032768), ("llama-3.2-1b", 1235814400),
-])
+@pytest.mark.parametrize(
+    "preset, params",
+    [
+        ("llama-3.1-8b", 8030261248),
+        ("llama-3.1-70b", 70553706496),
+        ("mistral-7b-v0.3", 7248023552),
+        ("qwen2.5-7b", 7615616512),
+        ("qwen2.5-0.5b", 494032768),
+        ("llama-3.2-1b", 1235814400),
+    ],
+)
 def test_presets_match_published_counts(preset, params):
     r = result(model=preset)
     assert r["params"] == r["params_derived"] == params
@@ -106,12 +134,23 @@ def test_activation_formula_tiny_config_by_hand():
 def test_norms_in_bf16_save_an_fp32_input_and_the_output_only_when_they_learn():
     """bf16: each norm saves its fp32 input copy 4*16*64 + 1/rms 4*16, plus (full) the bf16 output 2*16*64."""
     full = result(**{**TINY, "weights_dtype": "bf16"})["detail"]["activations_per_layer"]
-    lora = result(**{**TINY, "weights_dtype": "bf16", "method": "lora", "lora_rank": 2, "lora_targets": "q", "adapter_dtype": "weights"})
+    lora = result(
+        **{
+            **TINY,
+            "weights_dtype": "bf16",
+            "method": "lora",
+            "lora_rank": 2,
+            "lora_targets": "q",
+            "adapter_dtype": "weights",
+        }
+    )
     rest = 3 * 2 * 16 * 128 + 2 * 16 * 64 * 2 + 2 * 16 * 128 + 2 * 16 * 128 + 2 * 16 * 64 + 4 * 16 * 4
     assert full == 2 * (4096 + 64 + 2048) + rest
     # LoRA on q only: q's input and the rank-2 A output; no o, gate/up or down inputs, no norm outputs
-    assert lora["detail"]["activations_per_layer"] == 2 * (4096 + 64) + 3 * 2 * 16 * 128 + 2 * 16 * 64 \
-        + 2 * 16 * 128 + 2 * 16 * 64 + 4 * 16 * 4 + 2 * 16 * 2
+    assert (
+        lora["detail"]["activations_per_layer"]
+        == 2 * (4096 + 64) + 3 * 2 * 16 * 128 + 2 * 16 * 64 + 2 * 16 * 128 + 2 * 16 * 64 + 4 * 16 * 4 + 2 * 16 * 2
+    )
 
 
 def test_tiny_fp32_no_master_exact_model_states():
@@ -121,8 +160,7 @@ def test_tiny_fp32_no_master_exact_model_states():
     assert params == 2 * 16384 + 2 * (4096 + 2 * 2048 + 4096 + 24576 + 128) + 64
     assert r["bytes"]["weights"] == r["bytes"]["gradients"] == 4 * params
     assert r["bytes"]["optimizer"] == 8 * params and r["detail"]["master_weights"] == 0
-    assert set(r["bytes"]) == {"weights", "gradients", "optimizer", "activations", "logits", "temporary",
-                               "framework"}
+    assert set(r["bytes"]) == {"weights", "gradients", "optimizer", "activations", "logits", "temporary", "framework"}
     tied = result(**{**TINY, "tied_embeddings": True})
     assert tied["params"] == params - 16384
 
@@ -139,15 +177,30 @@ N = 4
 P = 7_500_000_000  # ZeRO paper Figure 1: 7.5B parameters
 
 
-@pytest.mark.parametrize("mode, weights, grads, optim", [
-    ("ddp", 2 * P, 2 * P, 12 * P),
-    ("zero1", 2 * P, 2 * P, 12 * P // N),
-    ("zero2", 2 * P, 2 * P // N, 12 * P // N),
-    ("fsdp", 2 * P // N, 2 * P // N, 12 * P // N),
-])
+@pytest.mark.parametrize(
+    "mode, weights, grads, optim",
+    [
+        ("ddp", 2 * P, 2 * P, 12 * P),
+        ("zero1", 2 * P, 2 * P, 12 * P // N),
+        ("zero2", 2 * P, 2 * P // N, 12 * P // N),
+        ("fsdp", 2 * P // N, 2 * P // N, 12 * P // N),
+    ],
+)
 def test_sharding_by_stage(mode, weights, grads, optim):
-    r = result(model="custom", params=P, layers=2, hidden=64, heads=4, kv_heads=4, intermediate=128, vocab=256,
-               method="full", parallelism=mode, gpus=N, **NO_OVERHEAD)
+    r = result(
+        model="custom",
+        params=P,
+        layers=2,
+        hidden=64,
+        heads=4,
+        kv_heads=4,
+        intermediate=128,
+        vocab=256,
+        method="full",
+        parallelism=mode,
+        gpus=N,
+        **NO_OVERHEAD,
+    )
     assert (r["bytes"]["weights"], r["bytes"]["gradients"], r["bytes"]["optimizer"]) == (weights, grads, optim)
 
 
@@ -163,8 +216,19 @@ def test_zero_paper_figure_1_model_states_at_64_gpus():
     """Figure 1: 120 GB baseline; 31.4 GB (P_os), 16.6 GB (P_os+g), 1.9 GB (P_os+g+p) per GPU."""
     got = {}
     for mode in ("ddp", "zero1", "zero2", "fsdp"):
-        b = result(model="custom", params=P, layers=2, hidden=64, heads=4, kv_heads=4, intermediate=128,
-                   vocab=256, method="full", parallelism=mode, gpus=64)["bytes"]
+        b = result(
+            model="custom",
+            params=P,
+            layers=2,
+            hidden=64,
+            heads=4,
+            kv_heads=4,
+            intermediate=128,
+            vocab=256,
+            method="full",
+            parallelism=mode,
+            gpus=64,
+        )["bytes"]
         got[mode] = round((b["weights"] + b["gradients"] + b["optimizer"]) / 1e9, 1)
     assert got == {"ddp": 120.0, "zero1": 31.4, "zero2": 16.6, "fsdp": 1.9}
 
@@ -188,9 +252,14 @@ TINY_PARAMS = 106816
 TINY_ACTS, TINY_LOGITS = 2 * 70016 + 12352, 16 * 256 * 12
 
 
-@pytest.mark.parametrize("impl, step_temp", [
-    ("fused", 0), ("foreach", 4 * TINY_PARAMS), ("single_tensor", 2 * 4 * 256 * 64),  # largest: embedding
-])
+@pytest.mark.parametrize(
+    "impl, step_temp",
+    [
+        ("fused", 0),
+        ("foreach", 4 * TINY_PARAMS),
+        ("single_tensor", 2 * 4 * 256 * 64),  # largest: embedding
+    ],
+)
 def test_peak_is_the_larger_phase_not_the_sum(impl, step_temp):
     """Weights + optimizer + max(gradients + step temporaries, activations + logits)."""
     r = result(**{**TINY, "optimizer_impl": impl})
@@ -206,8 +275,11 @@ def test_long_sequences_peak_in_the_backward_pass():
     r = result(**{**TINY, "optimizer_impl": "fused", "seq_len": 64})
     d = r["detail"]
     assert d["peak_forward_backward"] > d["peak_optimizer_step"] == r["bytes"]["weights"] * 4
-    assert r["per_gpu_bytes"] == d["peak_forward_backward"] == 12 * TINY_PARAMS + r["bytes"]["activations"] \
-        + r["bytes"]["logits"]
+    assert (
+        r["per_gpu_bytes"]
+        == d["peak_forward_backward"]
+        == 12 * TINY_PARAMS + r["bytes"]["activations"] + r["bytes"]["logits"]
+    )
 
 
 def test_gradient_accumulation_keeps_gradients_in_both_phases():
@@ -233,8 +305,12 @@ def test_checkpointing_frees_the_logits_before_recomputing_a_block():
 
 
 def test_optimizer_step_temporaries_shard_with_the_states():
-    one = result(method="full", parallelism="zero1", gpus=1, optimizer_impl="foreach", **NO_OVERHEAD)["detail"]["optimizer_step"]
-    four = result(method="full", parallelism="zero1", gpus=4, optimizer_impl="foreach", **NO_OVERHEAD)["detail"]["optimizer_step"]
+    one = result(method="full", parallelism="zero1", gpus=1, optimizer_impl="foreach", **NO_OVERHEAD)["detail"][
+        "optimizer_step"
+    ]
+    four = result(method="full", parallelism="zero1", gpus=4, optimizer_impl="foreach", **NO_OVERHEAD)["detail"][
+        "optimizer_step"
+    ]
     assert one == 4 * LLAMA8B and four == LLAMA8B
     assert result(method="full", optimizer="adamw_8bit")["detail"]["optimizer_step"] == 0
     assert result(method="full", optimizer="sgd_momentum")["detail"]["optimizer_step"] == 0
@@ -269,14 +345,20 @@ def test_a_run_that_does_not_fit_lists_what_fits_and_each_lever_is_the_estimate_
     r = result(**inputs)
     v, a = r["display"][0], r["answer"]
     assert v["status"] == "bad" and not a["fits"] and a["usable_bytes"] == 72e9
-    options = [(o["msg"], {k: p["value"] if isinstance(p, dict) else p for k, p in o["params"].items()})
-               for o in v["params"]["options"]["items"]]
+    options = [
+        (o["msg"], {k: p["value"] if isinstance(p, dict) else p for k, p in o["params"].items()})
+        for o in v["params"]["options"]["items"]
+    ]
     assert options[0] == ("{count} × {gpu}", {"count": 1, "gpu": "H200 SXM 141 GB"})  # the smallest setup
     levers = {lv["lever"]: lv for lv in a["levers"]}
     assert set(levers) == {"fused_loss", "micro_batch", "fsdp"}  # checkpointing is already on
     assert levers["fused_loss"]["bytes"] == _figure(**inputs, loss="fused")
-    assert levers["micro_batch"] == {"lever": "micro_batch", "bytes": _figure(**inputs, micro_batch=2), "fits": True,
-                                     "batch": 2}  # 4 -> 2: the largest smaller one that fits
+    assert levers["micro_batch"] == {
+        "lever": "micro_batch",
+        "bytes": _figure(**inputs, micro_batch=2),
+        "fits": True,
+        "batch": 2,
+    }  # 4 -> 2: the largest smaller one that fits
     fsdp = levers["fsdp"]
     assert fsdp["bytes"] == _figure(**inputs, parallelism="fsdp", gpus=fsdp["count"]) <= 72e9
     assert _figure(**inputs, parallelism="fsdp", gpus=fsdp["count"] // 2) > 72e9  # the fewest cards that fit
@@ -319,11 +401,14 @@ def test_the_smallest_setup_tile_names_its_card():
     assert tile["value"] == "1 × H200 SXM 141 GB" and tile["status"] == "ok"
 
 
-@pytest.mark.parametrize(("inputs", "limit", "module"), [
-    ({}, 1024, "k_proj"),  # Llama 3.1 8B: k and v project 4096 -> 1024
-    ({**TINY, "method": "lora"}, 32, "k_proj"),  # 2 kv heads of 16
-    ({**TINY, "method": "lora", "lora_targets": ["gate", "down"]}, 64, "gate_proj"),
-])
+@pytest.mark.parametrize(
+    ("inputs", "limit", "module"),
+    [
+        ({}, 1024, "k_proj"),  # Llama 3.1 8B: k and v project 4096 -> 1024
+        ({**TINY, "method": "lora"}, 32, "k_proj"),  # 2 kv heads of 16
+        ({**TINY, "method": "lora", "lora_targets": ["gate", "down"]}, 64, "gate_proj"),
+    ],
+)
 def test_lora_rank_above_the_smallest_adapted_dimension_is_refused(inputs, limit, module):
     """The pilot's rule (pilot.checks.check_lora_rank), from the same function: issue 33 saw rank 4096
     accepted with a trainable share of 233.5 %."""
@@ -353,8 +438,14 @@ def test_fit_table_shows_the_answer_before_the_breakdown():
     labels = [c["label"] for c in table["columns"]]
     assert labels == ["GPU", "Fits with the reserve", "Cards needed", "Free memory", "Free share", "Memory"]
     for row, g in zip(table["rows"], r["gpu_fit"], strict=True):
-        assert row == [g["name"], g["fits"], g["min_count"], g["headroom_bytes"], g["headroom_fraction"],
-                       g["memory_bytes"] / 1e9]
+        assert row == [
+            g["name"],
+            g["fits"],
+            g["min_count"],
+            g["headroom_bytes"],
+            g["headroom_fraction"],
+            g["memory_bytes"] / 1e9,
+        ]
 
 
 def test_shortcuts_are_lower_bounds_here():
@@ -391,22 +482,41 @@ def _reads(run, part) -> set:
 def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
     """`unsharded` keeps the model states and the passes' figures across calls, keyed by the fields
     listed for each: a field one of them reads but its key lacks would serve a stale figure."""
-    choices = {"method": ["full", "lora", "qlora"], "optimizer": ["adamw", "adamw_8bit", "sgd_momentum", "adafactor"],
-               "optimizer_impl": list(memory_model.OPTIMIZER_IMPLS), "weights_dtype": list(memory_model.DTYPES),
-               "autocast": ["off", "bf16", "fp16"], "quant": ["nf4", "int8"], "adapter_dtype": ["fp32", "weights"],
-               "attention": ["fused", "eager"], "loss": ["standard", "fused"], "gradient_checkpointing": [True, False],
-               "master_weights": [True, False], "lora_dropout": [0.0, 0.1], "double_quant": [True, False],
-               "model": ["llama-3.1-8b", "qwen2.5-0.5b", "gemma-2-9b", "qwen1.5-moe-a2.7b", "custom"],
-               "parallelism": ["single", "ddp", "fsdp"], "fused_projections": [True, False], "qkv_bias": [True, False],
-               "family": list(FAMILIES), "router_aux_loss": [True, False], "lora_targets": [["q", "v"], list(LINEARS)]}
+    choices = {
+        "method": ["full", "lora", "qlora"],
+        "optimizer": ["adamw", "adamw_8bit", "sgd_momentum", "adafactor"],
+        "optimizer_impl": list(memory_model.OPTIMIZER_IMPLS),
+        "weights_dtype": list(memory_model.DTYPES),
+        "autocast": ["off", "bf16", "fp16"],
+        "quant": ["nf4", "int8"],
+        "adapter_dtype": ["fp32", "weights"],
+        "attention": ["fused", "eager"],
+        "loss": ["standard", "fused"],
+        "gradient_checkpointing": [True, False],
+        "master_weights": [True, False],
+        "lora_dropout": [0.0, 0.1],
+        "double_quant": [True, False],
+        "model": ["llama-3.1-8b", "qwen2.5-0.5b", "gemma-2-9b", "qwen1.5-moe-a2.7b", "custom"],
+        "parallelism": ["single", "ddp", "fsdp"],
+        "fused_projections": [True, False],
+        "qkv_bias": [True, False],
+        "family": list(FAMILIES),
+        "router_aux_loss": [True, False],
+        "lora_targets": [["q", "v"], list(LINEARS)],
+    }
     rng = random.Random(3)
     model_states, passes = set(), set()
     for _ in range(150):
-        values = memory.prepare({**{i.name: i.default for i in memory.INPUTS},
-                                 **{k: rng.choice(v) for k, v in choices.items()}})
+        values = memory.prepare(
+            {**{i.name: i.default for i in memory.INPUTS}, **{k: rng.choice(v) for k, v in choices.items()}}
+        )
         run = memory.build_run(values)
-        for part in (memory_model.weight_bytes, memory_model.gradient_bytes, memory_model.optimizer_bytes,
-                     memory_model.optimizer_step_bytes):
+        for part in (
+            memory_model.weight_bytes,
+            memory_model.gradient_bytes,
+            memory_model.optimizer_bytes,
+            memory_model.optimizer_step_bytes,
+        ):
             model_states |= _reads(run, part)
         for part in (memory_model.activation_bytes, memory_model.logits_bytes):
             passes |= _reads(run, part)
@@ -427,8 +537,16 @@ def test_a_memory_answer_does_not_depend_on_the_answers_before_it():
 def test_host_ram_under_offload_is_derived_as_the_page_says(offload, extra_weights):
     """docs/*/memory.md#offload: optimizer state with master copy, 4 bytes per trainable parameter for the fp32
     gradient copy and, with parameter offload, the weights, each divided where the parallelism shards it."""
-    r = result(method="full", weights_dtype="bf16", master_weights=True, optimizer="adamw", parallelism="fsdp",
-               gpus=4, offload=offload, **NO_OVERHEAD)
+    r = result(
+        method="full",
+        weights_dtype="bf16",
+        master_weights=True,
+        optimizer="adamw",
+        parallelism="fsdp",
+        gpus=4,
+        offload=offload,
+        **NO_OVERHEAD,
+    )
     assert r["host_bytes_per_gpu"] == (12 + 4 + extra_weights) * LLAMA8B // 4
     assert r["bytes"]["optimizer"] == 0
     assert result(method="full", **NO_OVERHEAD)["host_bytes_per_gpu"] == 0

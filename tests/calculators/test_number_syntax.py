@@ -10,15 +10,38 @@ from calculators import compute
 from calculators._inputs import number_from_text
 
 
-@pytest.mark.parametrize(("text", "why"), [
-    ("1_6", "int('1_6') is 16"), ("1_000", "a digit group separator Python takes"), ("1.5_0", "float takes it"),
-    ("١٢", "Arabic-Indic digits: int() reads 12"), ("۸", "Extended Arabic-Indic"), ("８", "fullwidth"),
-    ("१६", "Devanagari"), ("nan", "float('nan')"), ("NaN", ""), ("inf", "float('inf')"), ("-Infinity", ""),
-    ("1e309", "float gives inf"), ("-1e999", ""), ("1" + "0" * 309, "past a double as a whole number too"),
-    ("\u00a016", "a no-break space: a locale's group separator, not padding"), ("16\u3000", "ideographic space"),
-    ("0x10", ""), ("1e", ""), ("e5", ""), (".", ""), ("+", ""), ("--1", ""), ("+-1", ""), ("1.2.3", ""),
-    ("1,5", "a decimal comma is a later, locale-aware decision"), ("1 0", ""), ("²", "str.isdigit() is true"),
-])
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("1_6", "int('1_6') is 16"),
+        ("1_000", "a digit group separator Python takes"),
+        ("1.5_0", "float takes it"),
+        ("١٢", "Arabic-Indic digits: int() reads 12"),
+        ("۸", "Extended Arabic-Indic"),
+        ("８", "fullwidth"),
+        ("१६", "Devanagari"),
+        ("nan", "float('nan')"),
+        ("NaN", ""),
+        ("inf", "float('inf')"),
+        ("-Infinity", ""),
+        ("1e309", "float gives inf"),
+        ("-1e999", ""),
+        ("1" + "0" * 309, "past a double as a whole number too"),
+        ("\u00a016", "a no-break space: a locale's group separator, not padding"),
+        ("16\u3000", "ideographic space"),
+        ("0x10", ""),
+        ("1e", ""),
+        ("e5", ""),
+        (".", ""),
+        ("+", ""),
+        ("--1", ""),
+        ("+-1", ""),
+        ("1.2.3", ""),
+        ("1,5", "a decimal comma is a later, locale-aware decision"),
+        ("1 0", ""),
+        ("²", "str.isdigit() is true"),
+    ],
+)
 def test_refused(text, why):
     assert number_from_text(text) is None, why
     for field in ("seq_len", "margin"):  # an int and a float input
@@ -26,10 +49,24 @@ def test_refused(text, why):
         assert [(e["field"], e["code"]) for e in answer["errors"]] == [(field, "not_a_number")], why
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("8", 8), ("+8", 8), (" 8 ", 8), ("\t8\n", 8), ("-8", -8), ("007", 7), ("8.0", 8.0), (".5", 0.5),
-    ("5.", 5.0), ("1e3", 1000.0), ("2.5E-4", 2.5e-4), ("1e+16", 1e16), ("1.7976931348623157e308", 1.7976931348623157e308),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("8", 8),
+        ("+8", 8),
+        (" 8 ", 8),
+        ("\t8\n", 8),
+        ("-8", -8),
+        ("007", 7),
+        ("8.0", 8.0),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("1e3", 1000.0),
+        ("2.5E-4", 2.5e-4),
+        ("1e+16", 1e16),
+        ("1.7976931348623157e308", 1.7976931348623157e308),
+    ],
+)
 def test_accepted(text, value):
     got = number_from_text(text)
     assert got == value and type(got) is type(value)

@@ -22,13 +22,31 @@ from calculators._inputs import active
 from calculators._registry import get
 
 # `make check` sets GUIDE_MAX_EXAMPLES=500 for day-to-day work; `make test` (CI) runs all 10,000.
-SETTINGS = settings(max_examples=int(os.environ.get("GUIDE_MAX_EXAMPLES", 10_000)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("GUIDE_MAX_EXAMPLES", 10_000)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 SHARDED = {"zero1", "zero2", "fsdp"}
 # Upper bounds for generated sizes keep the runs plausible; the declared maxima are
 # still reached by the out-of-range values and by the boundary tests.
-CAPS = {"params": 10**12, "layers": 200, "hidden": 16384, "intermediate": 65536, "vocab": 300000,
-        "seq_len": 131072, "micro_batch": 64, "lora_rank": 512, "gpus": 512, "cards": 64, "tokens": 1e12,
-        "steps": 10**7, "tokens_per_step": 10**8, "runs": 20, "throughput_per_gpu": 1e6}
+CAPS = {
+    "params": 10**12,
+    "layers": 200,
+    "hidden": 16384,
+    "intermediate": 65536,
+    "vocab": 300000,
+    "seq_len": 131072,
+    "micro_batch": 64,
+    "lora_rank": 512,
+    "gpus": 512,
+    "cards": 64,
+    "tokens": 1e12,
+    "steps": 10**7,
+    "tokens_per_step": 10**8,
+    "runs": 20,
+    "throughput_per_gpu": 1e6,
+}
 BOOLS = (True, False, "true", "false", "on", "off", "1", "0")
 PRESETS = list(presets())
 
@@ -40,7 +58,7 @@ class Bytes:
         self.data, self.pos = data, 0
 
     def take(self, n: int = 1) -> int:
-        chunk = self.data[self.pos:self.pos + n]
+        chunk = self.data[self.pos : self.pos + n]
         self.pos += n
         return int.from_bytes(chunk, "big") if chunk else 0
 
@@ -194,15 +212,20 @@ def test_plan_never_dearer_than_any_single_term_cover(needed, items, unit):
         assert plan["cost"] <= copies * price * (1 + 1e-9)
 
 
-DECISION = st.fixed_dictionaries({
-    "gpu": st.sampled_from([g["id"] for g in catalog()["gpus"]]),
-    "term": st.sampled_from(["best"] + TERM_IDS),
-    "tokens": st.floats(1e6, 5e10), "runs": st.integers(1, 8),
-    "throughput_per_gpu": st.sampled_from([0, 500, 5000]),
-    "checkpoint_interval_hours": st.floats(0.1, 12), "restart_hours": st.floats(0, 4),
-    "load_hours": st.floats(0, 3), "options": st.sampled_from([[], ["egress"]]),
-    "memory_per_gpu_gb": st.just(10),
-})
+DECISION = st.fixed_dictionaries(
+    {
+        "gpu": st.sampled_from([g["id"] for g in catalog()["gpus"]]),
+        "term": st.sampled_from(["best"] + TERM_IDS),
+        "tokens": st.floats(1e6, 5e10),
+        "runs": st.integers(1, 8),
+        "throughput_per_gpu": st.sampled_from([0, 500, 5000]),
+        "checkpoint_interval_hours": st.floats(0.1, 12),
+        "restart_hours": st.floats(0, 4),
+        "load_hours": st.floats(0, 3),
+        "options": st.sampled_from([[], ["egress"]]),
+        "memory_per_gpu_gb": st.just(10),
+    }
+)
 
 
 def _per_output(inputs: dict) -> float:
@@ -216,7 +239,9 @@ def _per_output(inputs: dict) -> float:
 def test_cost_per_output_never_falls_when_interruptions_rise(inputs, a, b, cards):
     low, high = sorted((a, b))
     inputs = {**inputs, "cards": cards}
-    assert _per_output({**inputs, "failures_per_100h": high}) >= _per_output({**inputs, "failures_per_100h": low}) - 1e-9
+    assert (
+        _per_output({**inputs, "failures_per_100h": high}) >= _per_output({**inputs, "failures_per_100h": low}) - 1e-9
+    )
 
 
 @settings(max_examples=60, deadline=None)

@@ -25,8 +25,10 @@ CALCULATORS = {"memory": (memory.INPUTS, memory_shape), "cost": (cost.INPUTS, co
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
-                       reason="needs Node and node_modules/pyodide (make setup)"),
+    pytest.mark.skipif(
+        shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
+        reason="needs Node and node_modules/pyodide (make setup)",
+    ),
 ]
 
 
@@ -47,8 +49,13 @@ def test_pyodide_json_is_byte_identical(tmp_path, project_wheel):
     wheel = project_wheel
     sets = cases()
     (tmp_path / "cases.json").write_text(json.dumps(sets), encoding="utf-8")
-    run = subprocess.run(["node", str(Path(__file__).with_name("pyodide_compute.mjs")), str(wheel),
-                          str(tmp_path / "cases.json")], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    run = subprocess.run(
+        ["node", str(Path(__file__).with_name("pyodide_compute.mjs")), str(wheel), str(tmp_path / "cases.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     version, *browser = run.stdout.rstrip("\n").split("\n")
     assert version.startswith("3.14"), version

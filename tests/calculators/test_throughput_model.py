@@ -20,8 +20,9 @@ def table(rows) -> str:
     lines = [f"{'measurement':<52} {'use':<11} {'measured':>9} {'estimate':>9} {'error':>7} {'left out':>8}"]
     for r in rows:
         loo = "—" if r["loo_error"] is None else f"{r['loo_error']:+.1%}"
-        lines.append(f"{r['id']:<52} {r['use']:<11} {r['measured']:9.0f} {r['estimate']:9.0f} "
-                     f"{r['error']:+7.1%} {loo:>8}")
+        lines.append(
+            f"{r['id']:<52} {r['use']:<11} {r['measured']:9.0f} {r['estimate']:9.0f} {r['error']:+7.1%} {loo:>8}"
+        )
     return "\n".join(lines)
 
 
@@ -33,14 +34,19 @@ def accuracy():
 def test_every_calibration_measurement_is_reproduced_within_the_target(accuracy):
     """Fitted, and with the row left out of its card's fit: both within ±20 %. The table prints on failure."""
     used = [r for r in accuracy["rows"] if r["use"] == "calibration"]
-    missed = [r["id"] for r in used if abs(r["error"]) > throughput.TARGET
-              or r["loo_error"] is None or abs(r["loo_error"]) > throughput.TARGET]
+    missed = [
+        r["id"]
+        for r in used
+        if abs(r["error"]) > throughput.TARGET or r["loo_error"] is None or abs(r["loo_error"]) > throughput.TARGET
+    ]
     assert not missed, f"outside ±{throughput.TARGET:.0%}: {missed}\n{table(accuracy['rows'])}"
 
 
 def test_cards_of_each_workload_come_out_in_the_measured_order(accuracy):
     orders = accuracy["orders"] + accuracy["loo_orders"]
-    wrong = [(o["model"], o["seq_len"], o["measured_order"], o["estimated_order"]) for o in orders if not o["same_order"]]
+    wrong = [
+        (o["model"], o["seq_len"], o["measured_order"], o["estimated_order"]) for o in orders if not o["same_order"]
+    ]
     assert not wrong, f"{wrong}\n{table(accuracy['rows'])}"
     # The MLPerf Llama 2 70B LoRA rows measure three cards on one workload: H200, then H100, then MI300X.
     mlperf = next(o for o in accuracy["orders"] if len(o["measured_order"]) == 3)
@@ -89,25 +95,50 @@ TINY = Architecture(layers=2, hidden=8, heads=2, kv_heads=2, intermediate=16, vo
 
 
 def _run(method="full", checkpointing=False, attention="fused", seq_len=4):
-    return Run(arch=TINY, params=TINY.derived_params(), method=method, lora_rank=1, lora_targets=LINEARS,
-               lora_dropout=False, adapter_dtype="fp32", quant="nf4", double_quant=True, weights_dtype="bf16",
-               autocast="bf16", master_weights=True, loss="standard", offload="none", optimizer="adamw", optimizer_impl="fused",
-               grad_accumulation=False, seq_len=seq_len, micro_batch=1, checkpointing=checkpointing,
-               attention=attention, parallelism="single", framework_bytes=0, fragmentation=0, extra_temp_bytes=0)
+    return Run(
+        arch=TINY,
+        params=TINY.derived_params(),
+        method=method,
+        lora_rank=1,
+        lora_targets=LINEARS,
+        lora_dropout=False,
+        adapter_dtype="fp32",
+        quant="nf4",
+        double_quant=True,
+        weights_dtype="bf16",
+        autocast="bf16",
+        master_weights=True,
+        loss="standard",
+        offload="none",
+        optimizer="adamw",
+        optimizer_impl="fused",
+        grad_accumulation=False,
+        seq_len=seq_len,
+        micro_batch=1,
+        checkpointing=checkpointing,
+        attention=attention,
+        parallelism="single",
+        framework_bytes=0,
+        fragmentation=0,
+        extra_temp_bytes=0,
+    )
 
 
-@pytest.mark.parametrize(("method", "checkpointing", "attention", "linear", "attn"), [
-    # Blocks: 2 x (q, k, v, o 64 each + gate, up, down 128 each) = 1,280; head 80: M = 1,360.
-    # Full: forward, input gradients, weight gradients, 2M each. Causal attention forward: 2 x 2 layers x
-    # 2 heads x 4 dims x 4 tokens = 128; FlashAttention's backward 2.5 times that.
-    ("full", False, "fused", 6 * 1360, 128 * 3.5),
-    # Checkpointing: the blocks' forward again (not the head), attention's forward again.
-    ("full", True, "fused", 6 * 1360 + 2 * 1280, 128 * 4.5),
-    # LoRA rank 1 on every linear: 2 x (4 x 16 + 3 x 24) = 272 adapter weights. No weight gradient for
-    # the frozen 1,360; the input gradients still run through them.
-    ("lora", False, "eager", 2 * 1632 + 2 * 1632 + 2 * 272, 128 * 3),
-    ("qlora", True, "fused", 2 * 1632 + 2 * 1632 + 2 * 272 + 2 * (1280 + 272), 128 * 4.5),
-])
+@pytest.mark.parametrize(
+    ("method", "checkpointing", "attention", "linear", "attn"),
+    [
+        # Blocks: 2 x (q, k, v, o 64 each + gate, up, down 128 each) = 1,280; head 80: M = 1,360.
+        # Full: forward, input gradients, weight gradients, 2M each. Causal attention forward: 2 x 2 layers x
+        # 2 heads x 4 dims x 4 tokens = 128; FlashAttention's backward 2.5 times that.
+        ("full", False, "fused", 6 * 1360, 128 * 3.5),
+        # Checkpointing: the blocks' forward again (not the head), attention's forward again.
+        ("full", True, "fused", 6 * 1360 + 2 * 1280, 128 * 4.5),
+        # LoRA rank 1 on every linear: 2 x (4 x 16 + 3 x 24) = 272 adapter weights. No weight gradient for
+        # the frozen 1,360; the input gradients still run through them.
+        ("lora", False, "eager", 2 * 1632 + 2 * 1632 + 2 * 272, 128 * 3),
+        ("qlora", True, "fused", 2 * 1632 + 2 * 1632 + 2 * 272 + 2 * (1280 + 272), 128 * 4.5),
+    ],
+)
 def test_matmul_flops_per_token_by_hand(method, checkpointing, attention, linear, attn):
     assert model.matmul_flops_per_token(_run(method, checkpointing, attention)) == (linear, attn)
 
@@ -119,13 +150,17 @@ def test_attention_grows_with_the_sequence():
 
 def test_32k_by_1_trains_slower_than_2k_by_16():
     """The issue's case: 32,768 x 1 gave the same tokens/s as 2,048 x 16 before attention was counted."""
+
     def speed(seq_len, micro_batch):
-        return compute("cost", {"gpu": "h200-141gb", "seq_len": seq_len, "micro_batch": micro_batch,
-                                "memory_per_gpu_gb": 1})["result"]["tokens_per_s"]
+        return compute(
+            "cost", {"gpu": "h200-141gb", "seq_len": seq_len, "micro_batch": micro_batch, "memory_per_gpu_gb": 1}
+        )["result"]["tokens_per_s"]
+
     assert speed(32768, 1) < 0.8 * speed(2048, 16)
 
 
 # -- properties --------------------------------------------------------------------------------
+
 
 def _speed(**inputs) -> float:
     answer = compute("cost", {"memory_per_gpu_gb": 1, **inputs})
@@ -133,41 +168,62 @@ def _speed(**inputs) -> float:
     return answer["result"]["tokens_per_s"]
 
 
-SHAPES = st.fixed_dictionaries({
-    "gpu": st.sampled_from([g["id"] for g in _data.gpus()]),
-    "model": st.sampled_from(list(_data.presets())),
-    "method": st.sampled_from(["full", "lora", "qlora"]),
-    "gradient_checkpointing": st.booleans(),
-    "attention": st.sampled_from(["fused", "eager"]),
-    "cards": st.sampled_from([1, 2, 8]),
-})
+SHAPES = st.fixed_dictionaries(
+    {
+        "gpu": st.sampled_from([g["id"] for g in _data.gpus()]),
+        "model": st.sampled_from(list(_data.presets())),
+        "method": st.sampled_from(["full", "lora", "qlora"]),
+        "gradient_checkpointing": st.booleans(),
+        "attention": st.sampled_from(["fused", "eager"]),
+        "cards": st.sampled_from([1, 2, 8]),
+    }
+)
 
 
 @settings(max_examples=60, deadline=None)
 @given(SHAPES, st.integers(12, 16), st.integers(0, 4), st.integers(1, 4))
 def test_throughput_decreases_with_sequence_length_at_fixed_tokens_per_step(shape, log_tokens, log_short, longer):
     """The same tokens per micro-batch and per step, in longer sequences: attention costs more per token."""
-    micro_tokens = 2 ** log_tokens
+    micro_tokens = 2**log_tokens
     short = 2 ** (log_tokens - 4 - log_short)
-    speeds = [_speed(**shape, parallelism="ddp" if shape["cards"] > 1 else "single", workload="steps",
-                     tokens_per_step=micro_tokens * shape["cards"], seq_len=s, micro_batch=micro_tokens // s)
-              for s in (short, short * 2 ** longer)]
+    speeds = [
+        _speed(
+            **shape,
+            parallelism="ddp" if shape["cards"] > 1 else "single",
+            workload="steps",
+            tokens_per_step=micro_tokens * shape["cards"],
+            seq_len=s,
+            micro_batch=micro_tokens // s,
+        )
+        for s in (short, short * 2**longer)
+    ]
     assert speeds[1] < speeds[0]
 
 
 @settings(max_examples=60, deadline=None)
-@given(SHAPES, st.sampled_from([512, 2048, 8192]), st.sampled_from([1, 4]),
-       st.sampled_from(["single", "ddp", "zero2"]), st.sampled_from(["bf16", "fp32"]))
+@given(
+    SHAPES,
+    st.sampled_from([512, 2048, 8192]),
+    st.sampled_from([1, 4]),
+    st.sampled_from(["single", "ddp", "zero2"]),
+    st.sampled_from(["bf16", "fp32"]),
+)
 def test_qlora_is_never_faster_than_lora_on_the_same_card(shape, seq_len, micro_batch, parallelism, weights):
     """Dequantisation only adds work per card. (Under FSDP the 4-bit weights also shrink the all-gathers,
     which over a PCIe link can outweigh it: a speed-up of the collectives, not of the card.)"""
-    shape = {**shape, "seq_len": seq_len, "micro_batch": micro_batch, "weights_dtype": weights,
-             "parallelism": "single" if shape["cards"] == 1 else parallelism}
+    shape = {
+        **shape,
+        "seq_len": seq_len,
+        "micro_batch": micro_batch,
+        "weights_dtype": weights,
+        "parallelism": "single" if shape["cards"] == 1 else parallelism,
+    }
     lora, qlora = (_speed(**{**shape, "method": m}) for m in ("lora", "qlora"))
     assert qlora < lora
 
 
 # -- measured throughput per card --------------------------------------------------------------
+
 
 def test_a_measurement_on_any_card_replaces_its_estimate_and_its_range():
     inputs = {"gpu": "h200-141gb", "memory_per_gpu_gb": 40, cost.measured_field("mi300x-192gb"): 4321.0}
@@ -187,19 +243,30 @@ def test_a_measurement_on_any_card_replaces_its_estimate_and_its_range():
 
 
 def test_a_cards_own_field_wins_over_the_chosen_gpus():
-    r = compute("cost", {"gpu": "h100-sxm-80gb", "memory_per_gpu_gb": 40, "throughput_per_gpu": 1000,
-                         cost.measured_field("h100-sxm-80gb"): 2000})["result"]
+    r = compute(
+        "cost",
+        {
+            "gpu": "h100-sxm-80gb",
+            "memory_per_gpu_gb": 40,
+            "throughput_per_gpu": 1000,
+            cost.measured_field("h100-sxm-80gb"): 2000,
+        },
+    )["result"]
     assert r["tokens_per_s_per_gpu"] == 2000 and r["measured"]
 
 
 def test_a_tiny_measurement_on_any_card_is_refused():
     answer = compute("cost", {cost.measured_field("a100-sxm-80gb"): 0.001})
-    assert [(e["field"], e["code"]) for e in answer["errors"]] == [(cost.measured_field("a100-sxm-80gb"), "out_of_range")]
+    assert [(e["field"], e["code"]) for e in answer["errors"]] == [
+        (cost.measured_field("a100-sxm-80gb"), "out_of_range")
+    ]
 
 
 def test_a_pilot_result_sets_the_throughput_of_its_own_card():
-    result = {"environment": {"device_type": "cuda", "device_name": "NVIDIA H100 80GB HBM3"},
-              "timing": {"tokens_per_s": 1234.567}}
+    result = {
+        "environment": {"device_type": "cuda", "device_name": "NVIDIA H100 80GB HBM3"},
+        "timing": {"tokens_per_s": 1234.567},
+    }
     measured = pilot_inputs.measured_inputs(result)
     assert measured[cost.measured_field("h100-sxm-80gb")] == 1234.57
     assert not any(measured.get(cost.measured_field(g["id"])) for g in _data.gpus() if g["id"] != "h100-sxm-80gb")

@@ -60,7 +60,8 @@ def test_the_build_and_the_pilot_are_left_out_and_record_lists_what_is_left(whee
     assert dropped == len(before) - len(after) > 0
     assert not [n for n in after if n.startswith("guidebuild/")]
     assert [n for n in after if n.startswith("pilot/")] == sorted(
-        n for n in before if n == "pilot/__init__.py" or n.startswith("pilot/result/"))
+        n for n in before if n == "pilot/__init__.py" or n.startswith("pilot/result/")
+    )
     # Every calculator and renderer file the project has is still there.
     for package in PACKAGES:
         assert [n for n in after if n.startswith(f"{package}/")] == [n for n in before if n.startswith(f"{package}/")]
@@ -70,8 +71,12 @@ def test_the_worker_runs_from_the_wheel_alone(wheel, tmp_path):
     path = wheel[0]
     pack = tmp_path / "pack.json"
     pack.write_text(json.dumps(locale_pack("es", ROOT / "locales")), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-I", "-S", "-c", SCRIPT, str(path), str(pack),
-                          str(ROOT / "results" / "sample-cpu.json")], cwd=tmp_path, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", SCRIPT, str(path), str(pack), str(ROOT / "results" / "sample-cpu.json")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     count, packages = run.stdout.split(" ", 1)
     assert int(count) > 40

@@ -35,9 +35,9 @@ def test_each_module_of_the_packages_gets_an_unchecked_pyc_listed_in_record(whee
         sources = [n for n in before.namelist() if n.startswith("calcui/") and n.endswith(".py")]
         assert count == len(sources) > 10
         for source in sources:
-            pyc = source + "c"   # beside its source, where zipimport looks
+            pyc = source + "c"  # beside its source, where zipimport looks
             data = after.read(pyc)
-            assert int.from_bytes(data[4:8], "little") == 0b01   # PEP 552: hash-based, source not checked
+            assert int.from_bytes(data[4:8], "little") == 0b01  # PEP 552: hash-based, source not checked
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             assert _record(after)[pyc] == f"sha256={digest},{len(data)}"
         # Nothing else changed, and only the packages named were compiled.
@@ -64,14 +64,17 @@ def test_pyodide_imports_the_compiled_modules_not_their_source(wheel, tmp_path):
         for info, data in members:
             z.writestr(info, data + b"\nEDITED = True\n" if info.filename == "calcui/worker.py" else data)
     script = tmp_path / "probe.mjs"
-    script.write_text(f"""
+    script.write_text(
+        f"""
 import {{ readFileSync }} from "node:fs";
-import {{ loadPyodide }} from "{(ROOT / 'node_modules' / 'pyodide' / 'pyodide.mjs').as_uri()}";
+import {{ loadPyodide }} from "{(ROOT / "node_modules" / "pyodide" / "pyodide.mjs").as_uri()}";
 const py = await loadPyodide();
 py.FS.writeFile("/home/pyodide/site-0.whl", new Uint8Array(readFileSync("{copy}")));
 py.runPython("import sys; sys.path.insert(0, '/home/pyodide/site-0.whl')");
 console.log(py.runPython("import calcui.worker; hasattr(calcui.worker, 'EDITED')"));
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     run = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().splitlines()[-1] == "false"

@@ -24,22 +24,44 @@ NAMES = {m["id"]: m["name"] for m in models()["models"]}
 
 def _row(preset: str, traced: int | None, estimated: int | None, ckpt: bool = True, method: str = "full") -> dict:
     error = None if traced is None or estimated is None else (estimated - traced) / traced
-    return {"name": preset, "preset": preset, "method": method, "dtype": "bf16", "autocast": True, "ckpt": ckpt,
-            "micro_batch": 1, "seq_len": 2048, "traced_bytes": traced, "estimated_bytes": estimated,
-            "relative_error": error, "reason": None if error is not None else "trace failed: RuntimeError: x"}
+    return {
+        "name": preset,
+        "preset": preset,
+        "method": method,
+        "dtype": "bf16",
+        "autocast": True,
+        "ckpt": ckpt,
+        "micro_batch": 1,
+        "seq_len": 2048,
+        "traced_bytes": traced,
+        "estimated_bytes": estimated,
+        "relative_error": error,
+        "reason": None if error is not None else "trace failed: RuntimeError: x",
+    }
 
 
-TRACED = {"goal": 0.03, "traced_with": {"torch": "9.9.9", "transformers": "8.8.8", "peft": "7.7.7", "date": "2031-01-02"},
-          "rows": [_row("llama-3.1-8b", 80_300_000_000, 80_000_000_000),
-                   _row("mixtral-8x7b", 101_600_000_000, 105_800_000_000, ckpt=False, method="lora"),
-                   _row("qwen3-8b", None, None)]}
+TRACED = {
+    "goal": 0.03,
+    "traced_with": {"torch": "9.9.9", "transformers": "8.8.8", "peft": "7.7.7", "date": "2031-01-02"},
+    "rows": [
+        _row("llama-3.1-8b", 80_300_000_000, 80_000_000_000),
+        _row("mixtral-8x7b", 101_600_000_000, 105_800_000_000, ckpt=False, method="lora"),
+        _row("qwen3-8b", None, None),
+    ],
+}
 
 
 def _embed(locale: str, html: str, traced_file) -> str:
     theme = Environment(loader=FileSystemLoader(str(ROOT / "overrides")), extensions=["jinja2.ext.i18n"])
     pack = locale_pack(locale, ROOT / "locales")
-    ctx = markers.PageContext(env=partials_env(theme, pack), pack=pack, page="memory.md", runs=[],
-                              accuracy_file=RESULTS / "memory_accuracy.json", traced_file=traced_file)
+    ctx = markers.PageContext(
+        env=partials_env(theme, pack),
+        pack=pack,
+        page="memory.md",
+        runs=[],
+        accuracy_file=RESULTS / "memory_accuracy.json",
+        traced_file=traced_file,
+    )
     return markers.embed(html, ctx)
 
 

@@ -25,12 +25,15 @@ def _render(source: str, messages: dict, **context) -> str:
     return partials_env(theme, {"locale": "es", "messages": messages}).get_template("t.html").render(**context)
 
 
-@pytest.mark.parametrize(("msgstr", "shown"), [
-    ("el 50 % sí", "el 50 % sí"),  # Jinja's gettext read "% s" as a directive: "el 50 {}í"
-    ("50 %.", "50 %."),  # ... and "%." as a broken one: ValueError, a traceback naming the template
-    ("%(name)s y 100 %%", "%(name)s y 100 %%"),  # `%` is text in every UI string
-    ("Elegido: {name}", "Elegido: {name}"),  # a placeholder the page's script fills stays for it
-])
+@pytest.mark.parametrize(
+    ("msgstr", "shown"),
+    [
+        ("el 50 % sí", "el 50 % sí"),  # Jinja's gettext read "% s" as a directive: "el 50 {}í"
+        ("50 %.", "50 %."),  # ... and "%." as a broken one: ValueError, a traceback naming the template
+        ("%(name)s y 100 %%", "%(name)s y 100 %%"),  # `%` is text in every UI string
+        ("Elegido: {name}", "Elegido: {name}"),  # a placeholder the page's script fills stays for it
+    ],
+)
 def test_a_percent_sign_in_a_translation_is_text(msgstr, shown):
     assert _render("{{ _('Chosen: {name}') }}", {"Chosen: {name}": msgstr}) == shown
 

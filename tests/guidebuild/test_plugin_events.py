@@ -69,18 +69,27 @@ def test_a_disabled_plugin_leaves_the_environment_alone():
     assert "guide_search_worker" not in env.globals
 
 
-@pytest.mark.parametrize(("options", "option", "message"), [
-    ({"locales_dir": "no-such-folder"}, "locales_dir", r"no-such-folder' isn't an existing directory"),
-    ({"pyodide_dir": "no-such-folder"}, "pyodide_dir", r"isn't an existing directory\. Run `npm ci`"),
-    ({"packages": [".", "docs"]}, "packages", r"docs' has no pyproject\.toml"),
-    ({"calculator_modules": ["no_such_module"]}, "calculator_modules", r"No module named 'no_such_module'"),
-    # a misspelt results folder would otherwise read as "no runs", a missing matrix as an empty table
-    ({"results_dir": "resluts"}, "results_dir", r"/resluts' isn't an existing directory\. .*gpu-pilot"),
-    ({"accuracy_file": "benchmarks/results/memory.json"}, "accuracy_file",
-     r"/benchmarks/results/memory\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy`"),
-    ({"traced_file": "benchmarks/results/traced.json"}, "traced_file",
-     r"/traced\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy --traced`"),
-])
+@pytest.mark.parametrize(
+    ("options", "option", "message"),
+    [
+        ({"locales_dir": "no-such-folder"}, "locales_dir", r"no-such-folder' isn't an existing directory"),
+        ({"pyodide_dir": "no-such-folder"}, "pyodide_dir", r"isn't an existing directory\. Run `npm ci`"),
+        ({"packages": [".", "docs"]}, "packages", r"docs' has no pyproject\.toml"),
+        ({"calculator_modules": ["no_such_module"]}, "calculator_modules", r"No module named 'no_such_module'"),
+        # a misspelt results folder would otherwise read as "no runs", a missing matrix as an empty table
+        ({"results_dir": "resluts"}, "results_dir", r"/resluts' isn't an existing directory\. .*gpu-pilot"),
+        (
+            {"accuracy_file": "benchmarks/results/memory.json"},
+            "accuracy_file",
+            r"/benchmarks/results/memory\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy`",
+        ),
+        (
+            {"traced_file": "benchmarks/results/traced.json"},
+            "traced_file",
+            r"/traced\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy --traced`",
+        ),
+    ],
+)
 def test_a_bad_option_is_refused_by_name_before_the_build(options, option, message):
     """Folders must exist (a package folder holds a pyproject.toml); calculator modules must import."""
     errors, _ = GuidePlugin().load_config(options, str(ROOT / "mkdocs.yml"))
@@ -96,10 +105,17 @@ def test_a_catalog_the_cost_calculator_cannot_price_stops_the_build(monkeypatch)
     broken["pricing"]["shapes"]["h100-sxm-80gb"]["max_nodes"] = 0
     monkeypatch.setattr(_data, "catalog", lambda: broken)
     i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
-    config = SimpleNamespace(plugins={"i18n": i18n}, config_file_path=str(ROOT / "mkdocs.yml"), docs_dir=str(ROOT / "docs"),
-                             theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")))
-    with pytest.raises(PluginError, match=r"^calculators/data/catalog\.json: shapes\['h100-sxm-80gb'\]: 'max_nodes' must "
-                                          r"be a whole number of nodes from 1 to 128 \(got 0\)$"):
+    config = SimpleNamespace(
+        plugins={"i18n": i18n},
+        config_file_path=str(ROOT / "mkdocs.yml"),
+        docs_dir=str(ROOT / "docs"),
+        theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")),
+    )
+    with pytest.raises(
+        PluginError,
+        match=r"^calculators/data/catalog\.json: shapes\['h100-sxm-80gb'\]: 'max_nodes' must "
+        r"be a whole number of nodes from 1 to 128 \(got 0\)$",
+    ):
         plugin().on_config(config)
 
 
@@ -107,8 +123,12 @@ def test_each_outer_build_starts_afresh_and_the_nested_builds_add_to_it():
     """`mkdocs serve` may rebuild with the same plugin: a page removed since must leave the sitemap."""
     guide = plugin()
     i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
-    config = SimpleNamespace(plugins={"i18n": i18n}, config_file_path=str(ROOT / "mkdocs.yml"), docs_dir=str(ROOT / "docs"),
-                             theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")))
+    config = SimpleNamespace(
+        plugins={"i18n": i18n},
+        config_file_path=str(ROOT / "mkdocs.yml"),
+        docs_dir=str(ROOT / "docs"),
+        theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")),
+    )
     guide.on_config(config)
     guide.pages["es"] = {"removed/": {"es": "http://x/removed/"}}
     guide.default_404 = "<html>old</html>"

@@ -34,8 +34,11 @@ def embed(html: str, pack: dict, page: str) -> str:
 def test_figure_is_written_in_the_sentence_localized(packs):
     html = "<p>Unos <!-- figure: memory.llama8b_full --> en total.</p>"
     es = embed(html, packs["es"], "memory.md")
-    assert es == '<p>Unos <bdi class="guide-num" data-figure="memory.llama8b_full" dir="ltr">178\u00a0GB</bdi> en total.</p>' \
+    assert (
+        es
+        == '<p>Unos <bdi class="guide-num" data-figure="memory.llama8b_full" dir="ltr">178\u00a0GB</bdi> en total.</p>'
         or re.search(r'data-figure="memory.llama8b_full" dir="ltr">178\sGB</bdi>', es)
+    )
     ar = embed(html, packs["ar"], "memory.md")
     assert "<!--" not in ar and 'class="guide-num"' in ar
 
@@ -73,17 +76,28 @@ def test_build_fails_on_an_unknown_figure(tmp_path):
     shutil.copytree(ROOT / "tests" / "fixtures" / "toysite", site)
     config = (site / "mkdocs.yml").read_text(encoding="utf-8")
     # Only the small fixture package is packed for the browser: this build never reaches that far.
-    config = config.replace('"../../..", ', "").replace("../../../", str(ROOT) + "/").replace("../toycalc", str(ROOT / "tests/fixtures/toycalc"))
+    config = (
+        config.replace('"../../..", ', "")
+        .replace("../../../", str(ROOT) + "/")
+        .replace("../toycalc", str(ROOT / "tests/fixtures/toycalc"))
+    )
     config = re.sub(r"\n\s*calculator_modules:.*", "", config)
     (site / "mkdocs.yml").write_text(config, encoding="utf-8")
     for locale in ("es", "ja", "ar"):
         page = site / "docs" / locale / "index.md"
-        page.write_text(page.read_text(encoding="utf-8").replace("<!-- calculator: toy -->", "About <!-- figure: toy.missing -->."),
-                        encoding="utf-8")
+        page.write_text(
+            page.read_text(encoding="utf-8").replace("<!-- calculator: toy -->", "About <!-- figure: toy.missing -->."),
+            encoding="utf-8",
+        )
     (site / "docs" / "es" / "untranslated.md").unlink()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "out")],
-                           cwd=site, env=env, capture_output=True, text=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "out")],
+        cwd=site,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode != 0
     assert "index.md: unknown figure 'toy.missing'" in build.stdout + build.stderr
 
@@ -116,20 +130,23 @@ def answer(monkeypatch):
 M = "<!-- figure: test.answer -->"
 
 
-@pytest.mark.parametrize(("markdown_text", "expected"), [
-    (f"{M} de las horas entrenan.", "<p>FIG de las horas entrenan.</p>"),
-    (f"Entrenan\n{M} de las horas.", "<p>Entrenan\nFIG de las horas.</p>"),  # start of a line
-    (f"Entrena un {M} de las horas.", "<p>Entrena un FIG de las horas.</p>"),
-    (f"Las horas que entrenan son el {M}", "<p>Las horas que entrenan son el FIG</p>"),
-    (f"Es el\n{M}. Luego el\n{M}, y al final\n{M}.", "<p>Es el\nFIG. Luego el\nFIG, y al final\nFIG.</p>"),
-    (f"Entrena ({M}) y luego:\n{M}; fin.", "<p>Entrena (FIG) y luego:\nFIG; fin.</p>"),
-    (f"- Entrena una\n  {M} de las horas.\n- Otra", "<li>Entrena una\n  FIG de las horas.</li>"),
-    (f"- {M} de las horas.", "<li>FIG de las horas.</li>"),
-    (f"| Parte | Horas |\n| --- | --- |\n| Entrenamiento | {M} del total |", "<td>FIG del total</td>"),
-    (f'!!! note "Nota"\n    Entrena el\n    {M} de las horas.', "<p>Entrena el\nFIG de las horas.</p>"),
-    (f"学習は\n{M}、残りは待ち時間です。", "<p>学習は\nFIG、残りは待ち時間です。</p>"),
-    (f"يتدرّب\n{M}، والباقي انتظار.", "<p>يتدرّب\nFIG، والباقي انتظار.</p>"),
-])
+@pytest.mark.parametrize(
+    ("markdown_text", "expected"),
+    [
+        (f"{M} de las horas entrenan.", "<p>FIG de las horas entrenan.</p>"),
+        (f"Entrenan\n{M} de las horas.", "<p>Entrenan\nFIG de las horas.</p>"),  # start of a line
+        (f"Entrena un {M} de las horas.", "<p>Entrena un FIG de las horas.</p>"),
+        (f"Las horas que entrenan son el {M}", "<p>Las horas que entrenan son el FIG</p>"),
+        (f"Es el\n{M}. Luego el\n{M}, y al final\n{M}.", "<p>Es el\nFIG. Luego el\nFIG, y al final\nFIG.</p>"),
+        (f"Entrena ({M}) y luego:\n{M}; fin.", "<p>Entrena (FIG) y luego:\nFIG; fin.</p>"),
+        (f"- Entrena una\n  {M} de las horas.\n- Otra", "<li>Entrena una\n  FIG de las horas.</li>"),
+        (f"- {M} de las horas.", "<li>FIG de las horas.</li>"),
+        (f"| Parte | Horas |\n| --- | --- |\n| Entrenamiento | {M} del total |", "<td>FIG del total</td>"),
+        (f'!!! note "Nota"\n    Entrena el\n    {M} de las horas.', "<p>Entrena el\nFIG de las horas.</p>"),
+        (f"学習は\n{M}、残りは待ち時間です。", "<p>学習は\nFIG、残りは待ち時間です。</p>"),
+        (f"يتدرّب\n{M}، والباقي انتظار.", "<p>يتدرّب\nFIG، والباقي انتظار.</p>"),
+    ],
+)
 def test_a_figure_stays_in_its_sentence_wherever_it_stands(markdown_text, expected, site_markdown, packs, answer):
     html = render_page(markdown_text, site_markdown, packs["es"])
     assert expected in html, html
@@ -157,12 +174,60 @@ def test_an_empty_figure_stops_the_build_naming_the_page_and_the_figure(packs, m
 CLAUSE_PUNCTUATION = ".,;:!?)]»、。，．；：！？）」』،؛؟"
 HOLE = re.compile(rf"\S\s+[{re.escape(CLAUSE_PUNCTUATION)}](?=\s|$)")
 SENTENCE_BLOCKS = {"p", "li", "td", "th", "dd", "dt", "caption", "figcaption", "h1", "h2", "h3", "h4", "h5", "h6"}
-INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small",
-          "span", "strong", "sub", "sup", "time", "u", "var"}
+INLINE = {
+    "a",
+    "abbr",
+    "b",
+    "bdi",
+    "bdo",
+    "cite",
+    "code",
+    "em",
+    "i",
+    "kbd",
+    "mark",
+    "q",
+    "s",
+    "samp",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "time",
+    "u",
+    "var",
+}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-CLOSES_P = {"address", "article", "aside", "blockquote", "details", "div", "dl", "fieldset", "figure", "footer",
-            "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "nav", "ol", "p", "pre", "section",
-            "table", "ul"}
+CLOSES_P = {
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "details",
+    "div",
+    "dl",
+    "fieldset",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
+}
 
 
 class _Element:
@@ -217,11 +282,14 @@ class _ProseCheck(HTMLParser):
         if element.tag in ("p", "li") and text[:1] and text[0] in CLAUSE_PUNCTUATION:
             self.problems.append(f"{self.page}: <{element.tag}> starts with {text[0]!r}: {text[:80]!r}")
         if element.tag in ("p", "li", "td") and (hole := HOLE.search(element.text)):
-            self.problems.append(f"{self.page}: <{element.tag}> has a hole before {hole[0][-1]!r}: "
-                                 f"{' '.join(element.text[max(0, hole.start() - 40):hole.end() + 20].split())!r}")
+            self.problems.append(
+                f"{self.page}: <{element.tag}> has a hole before {hole[0][-1]!r}: "
+                f"{' '.join(element.text[max(0, hole.start() - 40) : hole.end() + 20].split())!r}"
+            )
         if element.figures and not any(char.isalpha() for char in element.words):
-            self.problems.append(f"{self.page}: {element.figures} alone in a <{element.tag}>, without the words "
-                                 "of a sentence")
+            self.problems.append(
+                f"{self.page}: {element.figures} alone in a <{element.tag}>, without the words of a sentence"
+            )
         name = element.attrs.get("data-figure")
         if name is None:
             return
@@ -229,8 +297,10 @@ class _ProseCheck(HTMLParser):
             self.problems.append(f"{self.page}: figure {name!r} is empty")
         block = next((e for e in reversed(self.stack) if e.tag not in INLINE), None)
         if block is None or block.tag not in SENTENCE_BLOCKS:
-            self.problems.append(f"{self.page}: figure {name!r} ({text!r}) stands alone in a "
-                                 f"<{block.tag if block else 'document'}>, outside any sentence")
+            self.problems.append(
+                f"{self.page}: figure {name!r} ({text!r}) stands alone in a "
+                f"<{block.tag if block else 'document'}>, outside any sentence"
+            )
         else:
             block.figures.append(f"figure {name!r} ({text!r})")
 
@@ -255,11 +325,13 @@ def test_every_figure_of_the_built_site_reads_inside_its_sentence(built_site):
 
 def test_the_check_finds_what_the_unfixed_build_published():
     """An excerpt of site/cost/index.html as built before figure markers crossed Markdown as slots."""
-    old = ('<article><p>Con las entradas por defecto, el trabajo necesita <bdi class="guide-num" '
-           'data-figure="cost.default_hours" dir="ltr">23,7 h</bdi> en una</p>\n<bdi class="guide-num" '
-           'data-figure="cost.default_gpu" dir="ltr">H200 SXM 141 GB</bdi>\n<p>. El plan más barato es , y cada '
-           'resultado cuesta</p>\n<ul>\n<li>Una fracción del pico,\n  <bdi data-figure="x" dir="ltr"></bdi></li>\n'
-           '</ul>\n<p><bdi data-figure="y" dir="ltr">30 %</bdi></p></article>')
+    old = (
+        '<article><p>Con las entradas por defecto, el trabajo necesita <bdi class="guide-num" '
+        'data-figure="cost.default_hours" dir="ltr">23,7 h</bdi> en una</p>\n<bdi class="guide-num" '
+        'data-figure="cost.default_gpu" dir="ltr">H200 SXM 141 GB</bdi>\n<p>. El plan más barato es , y cada '
+        'resultado cuesta</p>\n<ul>\n<li>Una fracción del pico,\n  <bdi data-figure="x" dir="ltr"></bdi></li>\n'
+        '</ul>\n<p><bdi data-figure="y" dir="ltr">30 %</bdi></p></article>'
+    )
     check = _ProseCheck("cost/index.html")
     check.feed(old)
     check.close()

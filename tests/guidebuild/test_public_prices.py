@@ -42,7 +42,9 @@ def test_the_shipped_file_names_three_providers_per_card_each_dated_with_its_sou
     for row in shipped_rows():
         assert row["quote"], row["provider"]
         if row.get("usd_per_instance_hour") and row.get("gpus_per_instance"):
-            assert row["usd_per_gpu_hour"] == pytest.approx(row["usd_per_instance_hour"] / row["gpus_per_instance"], abs=0.01)
+            assert row["usd_per_gpu_hour"] == pytest.approx(
+                row["usd_per_instance_hour"] / row["gpus_per_instance"], abs=0.01
+            )
 
 
 def _with(change) -> dict:
@@ -55,21 +57,28 @@ def _set(key, value):
     return lambda data: data["prices"][0].update({key: value})
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d.pop("prices"), r"expected an object with a non-empty list 'prices'"),
-    (_set("date", None), r"prices\[0\]\.date is missing or empty"),
-    (_set("date", "30/11/2026"), r"prices\[0\]\.date must be YYYY-MM-DD"),
-    (_set("date", "2026-13-01"), r"prices\[0\]\.date is not a calendar date"),
-    (_set("usd_per_gpu_hour", -2.0), r"prices\[0\]\.usd_per_gpu_hour must be a price .* got -2\.0"),
-    (_set("usd_per_gpu_hour", "2.79"), r"prices\[0\]\.usd_per_gpu_hour must be a price .* got '2\.79'"),
-    (_set("url", "http://example.org/"), r"prices\[0\]\.url must start with https://"),
-    (_set("source_title", " "), r"prices\[0\]\.source_title is missing or empty"),
-    (_set("billing", "reserved"), r"prices\[0\]\.billing must be 'on-demand'"),
-    (_set("gpu", "a100-pcie-40gb"), r"prices\[0\]\.gpu 'a100-pcie-40gb' is not a data-centre card of the catalog"),
-    (lambda d: d.update(prices=[r for r in d["prices"] if r["gpu"] != "mi300x-192gb"][:] + [
-        r for r in d["prices"] if r["gpu"] == "mi300x-192gb"][:2]),
-     r"MI300X 192 GB \(mi300x-192gb\) has prices from 2 provider\(s\); the table needs at least 3"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("prices"), r"expected an object with a non-empty list 'prices'"),
+        (_set("date", None), r"prices\[0\]\.date is missing or empty"),
+        (_set("date", "30/11/2026"), r"prices\[0\]\.date must be YYYY-MM-DD"),
+        (_set("date", "2026-13-01"), r"prices\[0\]\.date is not a calendar date"),
+        (_set("usd_per_gpu_hour", -2.0), r"prices\[0\]\.usd_per_gpu_hour must be a price .* got -2\.0"),
+        (_set("usd_per_gpu_hour", "2.79"), r"prices\[0\]\.usd_per_gpu_hour must be a price .* got '2\.79'"),
+        (_set("url", "http://example.org/"), r"prices\[0\]\.url must start with https://"),
+        (_set("source_title", " "), r"prices\[0\]\.source_title is missing or empty"),
+        (_set("billing", "reserved"), r"prices\[0\]\.billing must be 'on-demand'"),
+        (_set("gpu", "a100-pcie-40gb"), r"prices\[0\]\.gpu 'a100-pcie-40gb' is not a data-centre card of the catalog"),
+        (
+            lambda d: d.update(
+                prices=[r for r in d["prices"] if r["gpu"] != "mi300x-192gb"][:]
+                + [r for r in d["prices"] if r["gpu"] == "mi300x-192gb"][:2]
+            ),
+            r"MI300X 192 GB \(mi300x-192gb\) has prices from 2 provider\(s\); the table needs at least 3",
+        ),
+    ],
+)
 def test_a_bad_file_is_refused_in_one_line_naming_it(tmp_path, change, message):
     path = tmp_path / "public_prices.json"
     path.write_text(json.dumps(_with(change)), encoding="utf-8")
@@ -102,10 +111,13 @@ def test_the_shipped_catalog_sits_inside_every_public_band():
     assert public_prices.check() == []
 
 
-@pytest.mark.parametrize(("gpu", "term", "factor", "what"), [
-    ("h100-sxm-80gb", "1d", 1.6, "h100-sxm-80gb term 1d at $16 per card-hour is 60% above the highest"),
-    ("a100-sxm-80gb", None, 0.4, "a100-sxm-80gb on demand at $0.64 per card-hour is 60% below the lowest"),
-])
+@pytest.mark.parametrize(
+    ("gpu", "term", "factor", "what"),
+    [
+        ("h100-sxm-80gb", "1d", 1.6, "h100-sxm-80gb term 1d at $16 per card-hour is 60% above the highest"),
+        ("a100-sxm-80gb", None, 0.4, "a100-sxm-80gb on demand at $0.64 per card-hour is 60% below the lowest"),
+    ],
+)
 def test_a_catalog_price_far_outside_the_band_is_named(gpu, term, factor, what):
     low, high = public_prices.band(public_prices.load())[gpu]
     usd = round((high if factor > 1 else low) * factor, 2)
@@ -122,6 +134,7 @@ def test_a_price_at_half_outside_the_band_is_not_flagged():
 
 def _pre_build(monkeypatch, catalog: dict | None = None):
     """The plugin's once-per-build checks, stopped just before it builds the wheels."""
+
     class Stop(Exception):
         pass
 
@@ -134,10 +147,14 @@ def _pre_build(monkeypatch, catalog: dict | None = None):
     guide = GuidePlugin()
     assert guide.load_config({}) == ([], [])
     i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
-    config = SimpleNamespace(plugins={"i18n": i18n}, config_file_path=str(ROOT / "mkdocs.yml"),
-                             docs_dir=str(ROOT / "docs"), theme=SimpleNamespace(
-                                 custom_dir=str(ROOT / "overrides"),
-                                 get_env=lambda: jinja2.Environment(extensions=["jinja2.ext.i18n"])))
+    config = SimpleNamespace(
+        plugins={"i18n": i18n},
+        config_file_path=str(ROOT / "mkdocs.yml"),
+        docs_dir=str(ROOT / "docs"),
+        theme=SimpleNamespace(
+            custom_dir=str(ROOT / "overrides"), get_env=lambda: jinja2.Environment(extensions=["jinja2.ext.i18n"])
+        ),
+    )
     guide.on_config(config)
     with pytest.raises(Stop):
         guide.on_pre_build(config)
@@ -186,9 +203,14 @@ def test_the_marker_renders_every_price_dated_with_its_link(pages, locale):
     rows = re.findall(r"<tr>\s*<th scope=\"row\"><bdi>([^<]*)</bdi></th>(.*?)</tr>", html, re.S)
     assert len(rows) == len(prices)
     for p in prices:
-        assert any(card == CARDS[p.gpu] and f"<bdi>{escape(p.provider)}</bdi>" in cells
-                   and f">{fmt.money(p.usd_per_gpu_hour)}<" in cells and f'datetime="{p.date}"' in cells
-                   and f'href="{escape(p.url)}"' in cells for card, cells in rows), p
+        assert any(
+            card == CARDS[p.gpu]
+            and f"<bdi>{escape(p.provider)}</bdi>" in cells
+            and f">{fmt.money(p.usd_per_gpu_hour)}<" in cells
+            and f'datetime="{p.date}"' in cells
+            and f'href="{escape(p.url)}"' in cells
+            for card, cells in rows
+        ), p
     for low, high in public_prices.band(prices).values():
         assert fmt.money(low) in html and fmt.money(high) in html
 
@@ -202,11 +224,13 @@ def test_the_table_is_translated(pages):
 
 def test_a_figure_that_refuses_its_inputs_stops_the_build_naming_the_page(monkeypatch):
     """A figure whose own inputs the calculator refuses raises ValueError; the build names the page and the figure."""
+
     def refused():
         raise ValueError("a prose figure's own inputs are refused: [...]")
 
     monkeypatch.setitem(calculators._registry._FIGURES, "test.refused", (refused, "usd"))
-    ctx = markers.PageContext(env=None, pack=locale_pack("es", ROOT / "locales"), page="faq.md", runs=[],
-                              accuracy_file=ROOT)
+    ctx = markers.PageContext(
+        env=None, pack=locale_pack("es", ROOT / "locales"), page="faq.md", runs=[], accuracy_file=ROOT
+    )
     with pytest.raises(PluginError, match=r"^faq\.md: figure 'test\.refused' .*inputs are refused"):
         markers.embed(markers.inline_slots("Cuesta <!-- figure: test.refused -->."), ctx)

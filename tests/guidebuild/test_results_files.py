@@ -1,5 +1,6 @@
 """The build reads `results/` safely: kind and size before content, one line per bad file, and
 log lines that a file name cannot forge."""
+
 import json
 import os
 from pathlib import Path
@@ -46,8 +47,9 @@ def test_a_lone_surrogate_is_refused_before_any_page_is_written(tmp_path):
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))
     data["label"] = "run \ud800"  # json.dumps writes it as the escape \ud800, which is valid JSON
     (found / "lone.json").write_text(json.dumps(data), encoding="ascii")
-    assert _error_lines(found) == ["results/lone.json: /label: expected text without a lone surrogate escape "
-                                   "(\\ud800–\\udfff)"]
+    assert _error_lines(found) == [
+        "results/lone.json: /label: expected text without a lone surrogate escape (\\ud800–\\udfff)"
+    ]
 
 
 def test_a_file_name_cannot_forge_a_log_line_or_reverse_one(tmp_path):

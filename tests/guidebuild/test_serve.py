@@ -40,13 +40,16 @@ def _get(url, encoding=None, since=None):
         return response.status, dict(response.headers), response.read()
 
 
-@pytest.mark.parametrize(("accept", "coding", "decode"), [
-    ("gzip, deflate, br", "br", brotli.decompress),
-    ("gzip", "gzip", gzip.decompress),
-    ("br;q=0, gzip", "gzip", gzip.decompress),
-    ("identity", None, lambda b: b),
-    (None, None, lambda b: b),
-])
+@pytest.mark.parametrize(
+    ("accept", "coding", "decode"),
+    [
+        ("gzip, deflate, br", "br", brotli.decompress),
+        ("gzip", "gzip", gzip.decompress),
+        ("br;q=0, gzip", "gzip", gzip.decompress),
+        ("identity", None, lambda b: b),
+        (None, None, lambda b: b),
+    ],
+)
 def test_sends_the_precompressed_file_the_client_accepts(served, accept, coding, decode):
     base, page = served
     status, headers, body = _get(base + "/guia/", accept)
@@ -101,8 +104,11 @@ def test_serve_sends_the_hosts_security_headers_with_the_worker_pages_and_errors
     assert policy["script-src"] == ["'self'", "'wasm-unsafe-eval'"]
     assert policy["connect-src"] == ["'self'"] and policy["default-src"] == ["'self'"]
     assert policy["frame-ancestors"] == ["'none'"] and policy["object-src"] == ["'none'"]
-    assert not any("unsafe-inline" in v or "unsafe-eval'" in v.replace("wasm-unsafe-eval", "") or v.startswith("'sha")
-                   for values in policy.values() for v in values)
+    assert not any(
+        "unsafe-inline" in v or "unsafe-eval'" in v.replace("wasm-unsafe-eval", "") or v.startswith("'sha")
+        for values in policy.values()
+        for v in values
+    )
     for headers in (worker_headers, page_headers, dict(missing.value.headers)):
         assert headers["Content-Security-Policy"] == worker_headers["Content-Security-Policy"]
         assert headers["X-Content-Type-Options"] == "nosniff"
@@ -152,9 +158,18 @@ def _raw(port: int, target: str, encoding: str | None = None) -> tuple[int, dict
         connection.close()
 
 
-@pytest.mark.parametrize("target", [
-    "/guia/%00", "/guia/index.html%00.js", "/guia/ja/%00/", "/guia/%zz", "/guia/%4", "/guia/%ff", "/guia/%ed%a0%80",
-])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/guia/%00",
+        "/guia/index.html%00.js",
+        "/guia/ja/%00/",
+        "/guia/%zz",
+        "/guia/%4",
+        "/guia/%ff",
+        "/guia/%ed%a0%80",
+    ],
+)
 def test_a_malformed_path_is_a_bad_request_not_a_dropped_connection(site, target):
     """A NUL, a bad `%` escape and bytes that are not UTF-8 (a lone surrogate included) are the
     client's error; the NUL reached open() and the server dropped the connection without an answer."""
@@ -163,21 +178,24 @@ def test_a_malformed_path_is_a_bad_request_not_a_dropped_connection(site, target
     assert headers["X-Content-Type-Options"] == "nosniff"
 
 
-@pytest.mark.parametrize(("target", "page"), [
-    ("/guia/nowhere.html", "No encontrada"),
-    ("/guia/nowhere/deeper/", "No encontrada"),
-    ("/guia/ja/nowhere.html", "見つかりません"),
-    ("/guia/ja/nowhere/deeper", "見つかりません"),
-    ("/guia/index.html/", "No encontrada"),  # a file is not a folder
-    ("/guia/assets/", "No encontrada"),  # a folder without index.html: never a listing
-    ("/guia/assets/javascripts/", "No encontrada"),
-    ("/guia/_headers", "No encontrada"),  # the host's configuration
-    ("/guia/_headers.gz", "No encontrada"),
-    ("/guia/%5Fheaders", "No encontrada"),
-    ("/guia/leak.txt", "No encontrada"),  # links out of the served folder
-    ("/guia/leak/", "No encontrada"),
-    ("/guia/leak/index.html", "No encontrada"),
-])
+@pytest.mark.parametrize(
+    ("target", "page"),
+    [
+        ("/guia/nowhere.html", "No encontrada"),
+        ("/guia/nowhere/deeper/", "No encontrada"),
+        ("/guia/ja/nowhere.html", "見つかりません"),
+        ("/guia/ja/nowhere/deeper", "見つかりません"),
+        ("/guia/index.html/", "No encontrada"),  # a file is not a folder
+        ("/guia/assets/", "No encontrada"),  # a folder without index.html: never a listing
+        ("/guia/assets/javascripts/", "No encontrada"),
+        ("/guia/_headers", "No encontrada"),  # the host's configuration
+        ("/guia/_headers.gz", "No encontrada"),
+        ("/guia/%5Fheaders", "No encontrada"),
+        ("/guia/leak.txt", "No encontrada"),  # links out of the served folder
+        ("/guia/leak/", "No encontrada"),
+        ("/guia/leak/index.html", "No encontrada"),
+    ],
+)
 def test_what_is_not_there_gets_the_sites_404_page_with_its_headers(site, target, page):
     status, headers, body = _raw(site, target)
     assert status == 404

@@ -40,8 +40,13 @@ def build(site: Path) -> tuple[subprocess.CompletedProcess, Path]:
     out = site.parent / "out"
     path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(FIXTURES / "toycalc")]))
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=path)
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-                            cwd=site, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+        cwd=site,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     return result, out
 
 
@@ -79,10 +84,15 @@ def test_outside_links_are_found_at_any_depth_and_inside_ones_kept(tmp_path, sym
     symlink(docs / "ja" / "img", "../es/img")  # stays inside: allowed
     lines = sources_guard.outside_links(docs, tmp_path)
     assert [line.split(" is a symbolic link")[0] for line in lines] == [
-        "docs/es/etc", "docs/es/up", "docs/es/deep/er/environ.txt"]
-    assert lines[2] == ("docs/es/deep/er/environ.txt is a symbolic link to /proc/self/environ, outside docs/: only "
-                        "files inside docs/ are published or read. Replace the link with a copy of what it points "
-                        "at, or remove it")
+        "docs/es/etc",
+        "docs/es/up",
+        "docs/es/deep/er/environ.txt",
+    ]
+    assert lines[2] == (
+        "docs/es/deep/er/environ.txt is a symbolic link to /proc/self/environ, outside docs/: only "
+        "files inside docs/ are published or read. Replace the link with a copy of what it points "
+        "at, or remove it"
+    )
     assert sources_guard.outside_links(tmp_path / "missing", tmp_path) == []
 
 
@@ -93,35 +103,54 @@ def test_a_link_name_cannot_forge_a_log_line(tmp_path, symlink):
 
 
 @pytest.mark.build  # builds the toy site
-@pytest.mark.parametrize(("link", "target"), [
-    ("docs/es/environ.txt", "/proc/self/environ"),  # the finding: the environment published, .br and .gz too
-    ("docs/ja/host", "/etc"),  # a folder: MkDocs follows it and publishes every file in it
-    ("results/run.json", "/proc/self/environ"),
-    ("locales/es/LC_MESSAGES/messages.po", "/proc/self/environ"),
-])
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [
+        ("docs/es/environ.txt", "/proc/self/environ"),  # the finding: the environment published, .br and .gz too
+        ("docs/ja/host", "/etc"),  # a folder: MkDocs follows it and publishes every file in it
+        ("results/run.json", "/proc/self/environ"),
+        ("locales/es/LC_MESSAGES/messages.po", "/proc/self/environ"),
+    ],
+)
 def test_the_build_refuses_a_link_out_of_its_folder_before_writing_anything(tmp_path, symlink, link, target):
     site = toy_copy(tmp_path, own_locales=link.startswith("locales/"))
     symlink(site / link, target)
     result, out = build(site)
     assert result.returncode != 0
-    assert error_lines(result) == [f"{link} is a symbolic link to {target}, outside {link.split('/')[0]}/: only "
-                                   f"files inside {link.split('/')[0]}/ are published or read. Replace the link with "
-                                   "a copy of what it points at, or remove it"], result.stderr
+    assert error_lines(result) == [
+        f"{link} is a symbolic link to {target}, outside {link.split('/')[0]}/: only "
+        f"files inside {link.split('/')[0]}/ are published or read. Replace the link with "
+        "a copy of what it points at, or remove it"
+    ], result.stderr
     assert "Traceback" not in result.stderr
     assert not out.exists() or not any(out.iterdir())
 
 
 def test_front_matter_the_theme_prints_becomes_html_text_once():
-    meta = {"title": 'Q&A "<b>"', "description": "a'b", "status": "new", "subtitle": 2024, "hide": ["toc"],
-            "template": "main.html"}
+    meta = {
+        "title": 'Q&A "<b>"',
+        "description": "a'b",
+        "status": "new",
+        "subtitle": 2024,
+        "hide": ["toc"],
+        "template": "main.html",
+    }
     assert sources_guard.front_matter_as_html(meta) == []
-    assert meta == {"title": "Q&amp;A &quot;&lt;b&gt;&quot;", "description": "a&#x27;b", "status": "new",
-                    "subtitle": "2024", "hide": ["toc"], "template": "main.html"}
+    assert meta == {
+        "title": "Q&amp;A &quot;&lt;b&gt;&quot;",
+        "description": "a&#x27;b",
+        "status": "new",
+        "subtitle": "2024",
+        "hide": ["toc"],
+        "template": "main.html",
+    }
 
 
 def test_front_matter_that_is_not_text_is_refused():
     assert sources_guard.front_matter_as_html({"title": ["a", "b"], "author": {"x": 1}}) == [
-        "front matter 'title' must be text, not a list", "front matter 'author' must be text, not a dict"]
+        "front matter 'title' must be text, not a list",
+        "front matter 'author' must be text, not a dict",
+    ]
 
 
 # -- 2 and 3. front matter in <head>, `%` in translations: one build that must succeed -------------------
@@ -150,8 +179,10 @@ def hostile_toy(tmp_path_factory):
     page = site / "docs" / "es" / "untranslated.md"
     # No "# heading": the title then comes from the front matter alone (the <h1>, the search index too).
     body = page.read_text(encoding="utf-8").split("---\n", 2)[2].split("\n", 1)[1]
-    page.write_text("---\n" + "".join(f"{k}: {json.dumps(v)}\n" for k, v in HOSTILE_FRONT_MATTER.items())
-                    + "---\n" + body, encoding="utf-8")
+    page.write_text(
+        "---\n" + "".join(f"{k}: {json.dumps(v)}\n" for k, v in HOSTILE_FRONT_MATTER.items()) + "---\n" + body,
+        encoding="utf-8",
+    )
     # Percent signs as text: Jinja's gettext read "% s" as a directive and "%." as a broken one.
     _set_msgstr(site / "locales" / "es" / "LC_MESSAGES" / "messages.po", "Result", "Resultado: el 50 % sí")
     _set_msgstr(site / "locales" / "ja" / "LC_MESSAGES" / "messages.po", "Updating…", "更新中 50 %.")
@@ -162,6 +193,7 @@ def hostile_toy(tmp_path_factory):
 
 def _policy_meta(html: str) -> list[dict]:
     """Every <meta> tag that sets behaviour (http-equiv or a referrer policy), as the browser parses it."""
+
     class Metas(HTMLParser):
         found: list[dict] = []
 
@@ -184,7 +216,7 @@ def test_front_matter_reaches_the_head_as_text(hostile_toy, path):
     # The build's own two <meta> policies and nothing else that sets behaviour.
     assert [m.get("http-equiv") or m["name"] for m in _policy_meta(html)] == ["Content-Security-Policy", "referrer"]
     assert '<meta name="description" content="&quot;&gt;&lt;meta http-equiv=&quot;refresh&quot;' in head
-    escaped = 'R&amp;D &quot;GPU&quot; &lt;8&gt; &quot;&gt;&lt;meta http-equiv=&quot;refresh&quot;'
+    escaped = "R&amp;D &quot;GPU&quot; &lt;8&gt; &quot;&gt;&lt;meta http-equiv=&quot;refresh&quot;"
     assert f"<title>{escaped}" in head
     # The same text, escaped once, where the theme shows the title in the body: header, nav, h1.
     body = html.split("</head>")[1]
@@ -201,16 +233,21 @@ def test_the_search_index_holds_the_title_escaped_once(hostile_toy):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("path", "shown"), [("index.html", "Resultado: el 50 % sí"), ("ja/index.html", "更新中 50 %.")])
+@pytest.mark.parametrize(
+    ("path", "shown"), [("index.html", "Resultado: el 50 % sí"), ("ja/index.html", "更新中 50 %.")]
+)
 def test_a_percent_sign_in_a_translated_template_string_is_text(hostile_toy, path, shown):
     assert shown in (hostile_toy / path).read_text(encoding="utf-8")
 
 
 @pytest.mark.build  # builds the toy site
-@pytest.mark.parametrize(("msgstr", "why"), [
-    ("Resultado {", "malformed {placeholder} in msgstr (Single '{' encountered in format string)"),
-    ("Resultado {gpu}", "placeholders differ: not in msgid {gpu}"),
-])
+@pytest.mark.parametrize(
+    ("msgstr", "why"),
+    [
+        ("Resultado {", "malformed {placeholder} in msgstr (Single '{' encountered in format string)"),
+        ("Resultado {gpu}", "placeholders differ: not in msgid {gpu}"),
+    ],
+)
 def test_a_broken_translation_stops_the_build_with_one_line(tmp_path, msgstr, why):
     site = toy_copy(tmp_path, own_locales=True)
     po = site / "locales" / "es" / "LC_MESSAGES" / "messages.po"
@@ -229,4 +266,6 @@ def test_a_catalog_that_is_not_utf8_stops_the_build_with_one_line(tmp_path):
     po.write_bytes(po.read_bytes().replace("結果".encode(), b"\xff", 1))
     result, _ = build(site)
     assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
-    assert error_lines(result) == [f"{po}: not UTF-8 text (invalid start byte: byte b'\\xff'); save the catalog as UTF-8"]
+    assert error_lines(result) == [
+        f"{po}: not UTF-8 text (invalid start byte: byte b'\\xff'); save the catalog as UTF-8"
+    ]

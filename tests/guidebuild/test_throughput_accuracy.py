@@ -24,8 +24,7 @@ def pages():
     theme = Environment(loader=FileSystemLoader(str(ROOT / "overrides")), extensions=["jinja2.ext.i18n"])
     for locale in LOCALES:
         pack = locale_pack(locale, ROOT / "locales")
-        ctx = markers.PageContext(env=partials_env(theme, pack), pack=pack, page="cost.md", runs=[],
-                                  accuracy_file=ROOT)
+        ctx = markers.PageContext(env=partials_env(theme, pack), pack=pack, page="cost.md", runs=[], accuracy_file=ROOT)
         out[locale] = (pack, markers.embed("<p>x</p>\n<!-- throughput-accuracy -->\n", ctx))
     return out
 
@@ -39,8 +38,12 @@ def test_the_marker_renders_every_measurement(pages, locale):
     fmt = NumberFormat(pack)
     s = acc["summary"]
     caption = re.search(r"<caption>(.*?)</caption>", html, re.S)[1]
-    for figure in (fmt.number(s["calibration_rows"], 0), fmt.percent_of(s["worst_error"]),
-                   fmt.percent_of(s["worst_loo_error"]), fmt.percent_of(acc["target"], 0)):
+    for figure in (
+        fmt.number(s["calibration_rows"], 0),
+        fmt.percent_of(s["worst_error"]),
+        fmt.percent_of(s["worst_loo_error"]),
+        fmt.percent_of(acc["target"], 0),
+    ):
         assert figure in caption, (figure, caption)
     for share in acc["shares"].values():
         assert fmt.percent_of(share) in html

@@ -16,7 +16,9 @@ def _text(name: str) -> str:
 
 
 def test_the_message_types_are_declared_once_and_imported_by_both_sides():
-    declaring = sorted(p.name for p in SCRIPTS.glob("*.js") if re.search(r"\bMessageType\s*=", p.read_text(encoding="utf-8")))
+    declaring = sorted(
+        p.name for p in SCRIPTS.glob("*.js") if re.search(r"\bMessageType\s*=", p.read_text(encoding="utf-8"))
+    )
     assert declaring == [SHARED]
     for name in SIDES:
         assert f'import {{ MessageType }} from "./{SHARED}";' in _text(name), name

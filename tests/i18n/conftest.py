@@ -12,8 +12,17 @@ from guidebuild.i18n import cli as i18n_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 # What `guide-i18n` reads: the config, the pages, the catalogs, and the sources babel.cfg extracts from.
-PROJECT_PATHS = ("mkdocs.yml", "babel.cfg", "docs", "locales", "calculators", "calcui", "guidebuild", "overrides",
-                 "pilot/result")
+PROJECT_PATHS = (
+    "mkdocs.yml",
+    "babel.cfg",
+    "docs",
+    "locales",
+    "calculators",
+    "calcui",
+    "guidebuild",
+    "overrides",
+    "pilot/result",
+)
 
 
 @pytest.fixture
@@ -92,15 +101,19 @@ PAGE_FR = """
 
 def po(locale: str, entries: dict[str, str]) -> str:
     body = "".join(f'\nmsgid "{msgid}"\nmsgstr "{msgstr}"\n' for msgid, msgstr in entries.items())
-    return (f'msgid ""\nmsgstr ""\n"Language: {locale}\\n"\n"MIME-Version: 1.0\\n"\n'
-            f'"Content-Type: text/plain; charset=utf-8\\n"\n"Content-Transfer-Encoding: 8bit\\n"\n' + body)
+    return (
+        f'msgid ""\nmsgstr ""\n"Language: {locale}\\n"\n"MIME-Version: 1.0\\n"\n'
+        f'"Content-Type: text/plain; charset=utf-8\\n"\n"Content-Transfer-Encoding: 8bit\\n"\n' + body
+    )
 
 
 @pytest.fixture
 def tiny_project(tmp_path) -> Path:
     """Spanish and French, two pages, one UI string: everything translated and stamped."""
     root = tmp_path / "tiny"
-    write(root / "mkdocs.yml", """
+    write(
+        root / "mkdocs.yml",
+        """
         site_name: Mini
         docs_dir: docs
         plugins:
@@ -120,16 +133,29 @@ def tiny_project(tmp_path) -> Path:
           - guide:
               completeness:
                 fr: complete
-        """)
+        """,
+    )
     write(root / "babel.cfg", "[python: src/**.py]\n")
     write(root / "src" / "labels.py", 'N_ = str\nGREETING = N_("{count} cards fit")\n')
-    write(root / "docs" / "es" / "index.md", "---\ntitle: Inicio\ndescription: " + DESCRIPTION_ES + "\n---\n\n# Inicio {#home}\n\nHola.\n")
-    write(root / "docs" / "fr" / "index.md", "---\ntitle: Accueil\ndescription: " + DESCRIPTION_FR + "\n---\n\n# Accueil {#home}\n\nBonjour.\n")
+    write(
+        root / "docs" / "es" / "index.md",
+        "---\ntitle: Inicio\ndescription: " + DESCRIPTION_ES + "\n---\n\n# Inicio {#home}\n\nHola.\n",
+    )
+    write(
+        root / "docs" / "fr" / "index.md",
+        "---\ntitle: Accueil\ndescription: " + DESCRIPTION_FR + "\n---\n\n# Accueil {#home}\n\nBonjour.\n",
+    )
     write(root / "docs" / "es" / "memory.md", PAGE_ES)
     write(root / "docs" / "fr" / "memory.md", PAGE_FR)
     write(root / "locales" / "messages.pot", po("", {"{count} cards fit": ""}))
-    write(root / "locales" / "es" / "LC_MESSAGES" / "messages.po", po("es", {"{count} cards fit": "Caben {count} tarjetas"}))
-    write(root / "locales" / "fr" / "LC_MESSAGES" / "messages.po", po("fr", {"{count} cards fit": "{count} cartes tiennent"}))
+    write(
+        root / "locales" / "es" / "LC_MESSAGES" / "messages.po",
+        po("es", {"{count} cards fit": "Caben {count} tarjetas"}),
+    )
+    write(
+        root / "locales" / "fr" / "LC_MESSAGES" / "messages.po",
+        po("fr", {"{count} cards fit": "{count} cartes tiennent"}),
+    )
     assert i18n_cli.main(["--root", str(root), "stamp", "--all"]) == 0
     return root
 

@@ -28,8 +28,18 @@ def languages(root):
 def test_add_locale_scaffolds_catalog_folder_and_config(capsys, copy_of_project):
     config = copy_of_project / "mkdocs.yml"
     before = config.read_text(encoding="utf-8")
-    code, out = guide_i18n(capsys, copy_of_project, "add-locale", "fr", "--name", "Français",
-                           "--site-name", "Guide des GPU pour l'ajustement fin", "--site-description", "Choisir : A100 ou H100 ?")
+    code, out = guide_i18n(
+        capsys,
+        copy_of_project,
+        "add-locale",
+        "fr",
+        "--name",
+        "Français",
+        "--site-name",
+        "Guide des GPU pour l'ajustement fin",
+        "--site-description",
+        "Choisir : A100 ou H100 ?",
+    )
     assert code == 0, out
     assert "wrote locales/fr/LC_MESSAGES/messages.po" in out and "wrote mkdocs.yml" in out
 
@@ -48,9 +58,13 @@ def test_add_locale_scaffolds_catalog_folder_and_config(capsys, copy_of_project)
         "        fr: in progress",
     ]
     assert after.replace("\n".join(added[:-1]) + "\n", "").replace(added[-1] + "\n", "") == before
-    assert languages(copy_of_project)[-1] == {"locale": "fr", "name": "Français", "build": True,
-                                             "site_name": "Guide des GPU pour l'ajustement fin",
-                                             "site_description": "Choisir : A100 ou H100 ?"}
+    assert languages(copy_of_project)[-1] == {
+        "locale": "fr",
+        "name": "Français",
+        "build": True,
+        "site_name": "Guide des GPU pour l'ajustement fin",
+        "site_description": "Choisir : A100 ou H100 ?",
+    }
 
     # The catalog has every msgid of the template, none translated yet; the docs folder is empty.
     with (copy_of_project / "locales" / "messages.pot").open("rb") as fh:
@@ -69,14 +83,21 @@ def test_add_locale_scaffolds_catalog_folder_and_config(capsys, copy_of_project)
 def test_add_locale_refuses_known_or_unknown_locales(capsys, copy_of_project):
     config = copy_of_project / "mkdocs.yml"
     before = config.read_text(encoding="utf-8")
-    assert guide_i18n(capsys, copy_of_project, "add-locale", "JA", "--name", "日本語") == (2, "guide-i18n add-locale: ja is already in mkdocs.yml\n")
+    assert guide_i18n(capsys, copy_of_project, "add-locale", "JA", "--name", "日本語") == (
+        2,
+        "guide-i18n add-locale: ja is already in mkdocs.yml\n",
+    )
     code, out = guide_i18n(capsys, copy_of_project, "add-locale", "zz-nope", "--name", "Nope")
     assert code == 2 and "'zz-nope': Material has no translation of its interface" in out
     # Material translates its interface into Portuguese and Brazilian Portuguese, not into European Portuguese.
     code, out = guide_i18n(capsys, copy_of_project, "add-locale", "pt_PT", "--name", "Português")
-    assert code == 2 and "'pt_PT': Material has no translation of its interface for this locale; it has pt, pt-BR" in out
+    assert (
+        code == 2 and "'pt_PT': Material has no translation of its interface for this locale; it has pt, pt-BR" in out
+    )
     assert config.read_text(encoding="utf-8") == before
-    assert not (copy_of_project / "locales" / "zz-nope").exists() and not (copy_of_project / "docs" / "zz-nope").exists()
+    assert (
+        not (copy_of_project / "locales" / "zz-nope").exists() and not (copy_of_project / "docs" / "zz-nope").exists()
+    )
 
 
 def test_pt_br_and_pt_underscore_br_are_one_locale(capsys, copy_of_project):
@@ -98,8 +119,10 @@ def test_pt_br_and_pt_underscore_br_are_one_locale(capsys, copy_of_project):
 def test_insert_language_follows_the_lists_own_indentation():
     text = "plugins:\n- i18n:\n    languages:\n    - locale: es\n      default: true\n    # a comment stays\n- guide\n"
     new = insert_language(text, lambda indent: language_block(indent, "de", "Deutsch", None, None))
-    assert new == ("plugins:\n- i18n:\n    languages:\n    - locale: es\n      default: true\n"
-                   "    - locale: de\n      name: Deutsch\n      build: true\n    # a comment stays\n- guide\n")
+    assert new == (
+        "plugins:\n- i18n:\n    languages:\n    - locale: es\n      default: true\n"
+        "    - locale: de\n      name: Deutsch\n      build: true\n    # a comment stays\n- guide\n"
+    )
     with pytest.raises(ValueError):
         insert_language("plugins:\n- i18n:\n    languages: []\n", lambda indent: [])
 
@@ -128,8 +151,13 @@ def test_added_locale_builds_green_with_spanish_fallbacks(capsys, copy_of_projec
     assert code == 0 and "fr: " in out and "in progress" in out, out
 
     site = copy_of_project / "site"
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=copy_of_project,
-                            env=dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(ROOT)), capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+        cwd=copy_of_project,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
     # Search: every page French readers are served is in the French index, in Spanish.
@@ -139,7 +167,9 @@ def test_added_locale_builds_green_with_spanish_fallbacks(capsys, copy_of_projec
     pages = {doc["location"].split("#")[0] for doc in index["docs"]}
     assert pages == {doc["location"].split("#")[0] for doc in spanish["docs"]}
     assert len(pages) == len(list((copy_of_project / "docs" / "es").glob("*.md")))
-    assert {(d["location"], d["title"]) for d in index["docs"]} == {(d["location"], d["title"]) for d in spanish["docs"]}
+    assert {(d["location"], d["title"]) for d in index["docs"]} == {
+        (d["location"], d["title"]) for d in spanish["docs"]
+    }
     assert any("Presupuesto de memoria" in doc["title"] for doc in index["docs"])
 
     # lang: the page is French, its Spanish text says it is Spanish; a translated locale's page has no such mark.

@@ -32,8 +32,9 @@ def entry_line(po_path, msgid: str) -> int:
     for number, line in enumerate(lines, 1):
         if line.startswith("msgid"):
             # A long msgid is wrapped over the following quoted lines.
-            text = line[len("msgid "):][1:-1] + "".join(
-                more[1:-1] for more in itertools.takewhile(lambda x: x.startswith('"'), lines[number:]))
+            text = line[len("msgid ") :][1:-1] + "".join(
+                more[1:-1] for more in itertools.takewhile(lambda x: x.startswith('"'), lines[number:])
+            )
             if text == escaped:  # the whole msgid: two may share their first words
                 return number
     raise AssertionError(f"{msgid!r} not in {po_path}")
@@ -72,35 +73,48 @@ def test_fuzzy_and_untranslated_fail_strict_but_ship(capsys, tiny_project):
     po.write_text(text.replace('\nmsgid "{count}', '\n#, fuzzy\nmsgid "{count}'), encoding="utf-8")
     code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
     assert code == 1
-    assert "locales/fr/LC_MESSAGES/messages.po:9: fuzzy: '{count} cards fit': check the translation, then remove the fuzzy flag" in out
+    assert (
+        "locales/fr/LC_MESSAGES/messages.po:9: fuzzy: '{count} cards fit': check the translation, then remove the fuzzy flag"
+        in out
+    )
     assert guide_i18n(capsys, tiny_project, "check")[0] == 0  # behind, not broken: the build goes on
     # `make i18n` suggests a neighbour's translation as fuzzy; the build skips it, so its placeholders wait.
-    po.write_text(text.replace('\nmsgid "{count}', '\n#, fuzzy\nmsgid "{count}').replace("{count} cartes", "{n} cartes"), encoding="utf-8")
+    po.write_text(
+        text.replace('\nmsgid "{count}', '\n#, fuzzy\nmsgid "{count}').replace("{count} cartes", "{n} cartes"),
+        encoding="utf-8",
+    )
     code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
     assert "fuzzy" in out and "placeholder" not in out
 
 
-@pytest.mark.parametrize(("msgid", "msgstr", "problem"), [
-    ("{count} cards", "{count} cartes", None),
-    ("{count} × {gpu}", "{gpu} × {count}", None),  # reordering is fine
-    ("{count} cards", "cartes", "placeholders differ: missing {count}"),
-    ("{count} cards", "{count} cartes {count}", "placeholders differ: not in msgid {count}"),
-    ("{margin:.0%} headroom", "{margin} de marge", "placeholders differ: missing {margin:.0%}; not in msgid {margin}"),
-    ("{count} cards", "{count cartes", "malformed {placeholder} in msgstr (expected '}' before end of string)"),
-    ("Use {{braces}}", "Utilisez {{accolades}}", None),
-    # A field where the msgid has a literal brace, or none: the formatter would fill it (or leave "{x}" showing).
-    ("Use {{braces}}", "Utilisez {accolades}", "placeholders differ: not in msgid {accolades}"),
-    ("Share", "Part {x}", "placeholders differ: not in msgid {x}"),
-    ("Share", "Part {}", "placeholders differ: not in msgid {}"),  # positional: format_map raises
-    ("{gpu} fits", "{gpu.__class__} tient", "placeholders differ: missing {gpu}; not in msgid {gpu.__class__}"),
-    # A lone brace where the msgid is a format string: "Single '{' encountered" when it is filled.
-    ("Share", "Part {", "malformed {placeholder} in msgstr (Single '{' encountered in format string)"),
-    ("a { b", "un { b", None),  # a msgid that is not a format string is never filled: its braces are text
-    # `%` is text in every UI string (nothing formats one with `%`), wherever it stands.
-    ("50% of the peak", "50 % du pic", None),
-    ("Runs at 50 % speed", "el 50 % sí", None),
-    ("%(name)s files", "%(nom)s fichiers %", None),
-])
+@pytest.mark.parametrize(
+    ("msgid", "msgstr", "problem"),
+    [
+        ("{count} cards", "{count} cartes", None),
+        ("{count} × {gpu}", "{gpu} × {count}", None),  # reordering is fine
+        ("{count} cards", "cartes", "placeholders differ: missing {count}"),
+        ("{count} cards", "{count} cartes {count}", "placeholders differ: not in msgid {count}"),
+        (
+            "{margin:.0%} headroom",
+            "{margin} de marge",
+            "placeholders differ: missing {margin:.0%}; not in msgid {margin}",
+        ),
+        ("{count} cards", "{count cartes", "malformed {placeholder} in msgstr (expected '}' before end of string)"),
+        ("Use {{braces}}", "Utilisez {{accolades}}", None),
+        # A field where the msgid has a literal brace, or none: the formatter would fill it (or leave "{x}" showing).
+        ("Use {{braces}}", "Utilisez {accolades}", "placeholders differ: not in msgid {accolades}"),
+        ("Share", "Part {x}", "placeholders differ: not in msgid {x}"),
+        ("Share", "Part {}", "placeholders differ: not in msgid {}"),  # positional: format_map raises
+        ("{gpu} fits", "{gpu.__class__} tient", "placeholders differ: missing {gpu}; not in msgid {gpu.__class__}"),
+        # A lone brace where the msgid is a format string: "Single '{' encountered" when it is filled.
+        ("Share", "Part {", "malformed {placeholder} in msgstr (Single '{' encountered in format string)"),
+        ("a { b", "un { b", None),  # a msgid that is not a format string is never filled: its braces are text
+        # `%` is text in every UI string (nothing formats one with `%`), wherever it stands.
+        ("50% of the peak", "50 % du pic", None),
+        ("Runs at 50 % speed", "el 50 % sí", None),
+        ("%(name)s files", "%(nom)s fichiers %", None),
+    ],
+)
 def test_placeholder_problem(msgid, msgstr, problem):
     assert placeholder_problem(msgid, msgstr) == problem
 
@@ -113,12 +127,19 @@ def test_a_percent_sign_is_text_even_where_babel_flags_python_format():
     assert entry_problems(catalog) == []
 
 
-@pytest.mark.parametrize(("msgid", "msgstr", "tags"), [
-    ("More options", "Plus d'options", []),
-    ("More <b>options</b>", "Plus d'<b>options</b>", []),
-    ("More options", "Plus <script>alert(1)</script>", ["</script>", "<script>"]),
-    ('See <a href="memory/">memory</a>', 'Voir <a href="https://evil.example/">mémoire</a>', ['<a href="https://evil.example/">']),
-    ("Fits if < 80 GB", "Tient si < 80 Go", []),  # a less-than sign is not a tag
-])
+@pytest.mark.parametrize(
+    ("msgid", "msgstr", "tags"),
+    [
+        ("More options", "Plus d'options", []),
+        ("More <b>options</b>", "Plus d'<b>options</b>", []),
+        ("More options", "Plus <script>alert(1)</script>", ["</script>", "<script>"]),
+        (
+            'See <a href="memory/">memory</a>',
+            'Voir <a href="https://evil.example/">mémoire</a>',
+            ['<a href="https://evil.example/">'],
+        ),
+        ("Fits if < 80 GB", "Tient si < 80 Go", []),  # a less-than sign is not a tag
+    ],
+)
 def test_injected_tags(msgid, msgstr, tags):
     assert injected_tags(msgid, msgstr) == tags

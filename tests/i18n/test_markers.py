@@ -23,16 +23,24 @@ OCCURRENCES = [
 
 def test_every_comment_in_the_pages_is_a_registered_marker():
     assert OCCURRENCES
-    unknown = [(page, text) for page, _, text in OCCURRENCES
-               if not any(marker.pattern.fullmatch(text) for marker in markers.MARKERS)]
+    unknown = [
+        (page, text)
+        for page, _, text in OCCURRENCES
+        if not any(marker.pattern.fullmatch(text) for marker in markers.MARKERS)
+    ]
     assert not unknown
 
 
 def test_every_registered_marker_is_used_in_every_locale():
     """So the deletion test below covers each of them in es, ja and ar."""
     for locale in ("es", "ja", "ar"):
-        used = {marker.name for page, _, text in OCCURRENCES if page.startswith(f"docs/{locale}/")
-                for marker in markers.MARKERS if marker.pattern.fullmatch(text)}
+        used = {
+            marker.name
+            for page, _, text in OCCURRENCES
+            if page.startswith(f"docs/{locale}/")
+            for marker in markers.MARKERS
+            if marker.pattern.fullmatch(text)
+        }
         assert used == set(markers.BY_NAME), locale
 
 
@@ -48,7 +56,7 @@ def test_deleting_any_marker_from_any_page_fails_status_strict(capsys, copy_of_p
         path = copy_of_project / page
         original = path.read_text(encoding="utf-8")
         starts = [match.start() for match in COMMENT.finditer(original)]
-        path.write_text(original[: starts[index]] + original[starts[index] + len(text):], encoding="utf-8")
+        path.write_text(original[: starts[index]] + original[starts[index] + len(text) :], encoding="utf-8")
         code, out = guide_i18n(capsys, copy_of_project, "status", "--strict", "--locale", checked)
         path.write_text(original, encoding="utf-8")
         assert code == 1, f"{page}: deleting {text} (#{index + 1}) went unnoticed"
@@ -56,9 +64,25 @@ def test_deleting_any_marker_from_any_page_fails_status_strict(capsys, copy_of_p
 
 
 def test_skeleton_counts_each_marker_kind():
-    text = "\n".join(["---", "title: a", "---", "<!-- catalog-table -->", "<!-- pilot-results -->",
-                      "<!--memory-accuracy-->", "<!-- throughput-accuracy -->", "<!-- calculator:  memory -->",
-                      "Unos <!-- figure: memory.x --> GB"])
+    text = "\n".join(
+        [
+            "---",
+            "title: a",
+            "---",
+            "<!-- catalog-table -->",
+            "<!-- pilot-results -->",
+            "<!--memory-accuracy-->",
+            "<!-- throughput-accuracy -->",
+            "<!-- calculator:  memory -->",
+            "Unos <!-- figure: memory.x --> GB",
+        ]
+    )
     page = parse(text)
-    assert page.markers == ["catalog-table", "pilot-results", "memory-accuracy", "throughput-accuracy", "calculator: memory"]
+    assert page.markers == [
+        "catalog-table",
+        "pilot-results",
+        "memory-accuracy",
+        "throughput-accuracy",
+        "calculator: memory",
+    ]
     assert page.figures == ["memory.x"]

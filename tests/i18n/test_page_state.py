@@ -27,10 +27,16 @@ def test_page_state_for_each_case(tiny_project):
     assert state["translated_hash"] != state["source_hash"]
 
 
-@pytest.mark.parametrize(("page", "directory_urls", "url"), [
-    ("index.md", True, ""), ("memory.md", True, "memory/"), ("guide/index.md", True, "guide/"),
-    ("guide/setup.md", True, "guide/setup/"), ("memory.md", False, "memory.html"),
-])
+@pytest.mark.parametrize(
+    ("page", "directory_urls", "url"),
+    [
+        ("index.md", True, ""),
+        ("memory.md", True, "memory/"),
+        ("guide/index.md", True, "guide/"),
+        ("guide/setup.md", True, "guide/setup/"),
+        ("memory.md", False, "memory.html"),
+    ],
+)
 def test_source_url(page, directory_urls, url):
     assert source_url(page, directory_urls) == url
 
@@ -40,7 +46,9 @@ def render_banner(locale: str, state: dict) -> str:
     theme = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"), extensions=["jinja2.ext.i18n"])
     theme.filters["url"] = lambda path: "../../" + path  # MkDocs' filter, for a page at ja/memory/
     env = partials_env(theme, locale_pack(locale, ROOT / "locales"))
-    return env.get_template("partials/translation-banner.html").render(guide_translation=state, guide_default_locale="es")
+    return env.get_template("partials/translation-banner.html").render(
+        guide_translation=state, guide_default_locale="es"
+    )
 
 
 @pytest.mark.parametrize("locale", ["es", "ja", "ar"])

@@ -34,8 +34,10 @@ def plural_entries(locale: str):
 def test_categories_follow_cldr(locale):
     rules = plurals.cldr_rules(locale)
     assert [category(rules, n) for n in COUNTS] == EXPECTED_CATEGORY[locale]
-    assert plurals.forms(locale) == {"es": ["one", "other"], "ja": ["other"],
-                                     "ar": ["zero", "one", "two", "few", "many", "other"]}[locale]
+    assert (
+        plurals.forms(locale)
+        == {"es": ["one", "other"], "ja": ["other"], "ar": ["zero", "one", "two", "few", "many", "other"]}[locale]
+    )
 
 
 @pytest.mark.parametrize("locale", [*LOCALES, "fr", "de", "ru", "pl", "cy", "he"])
@@ -61,10 +63,31 @@ def test_every_count_string_has_every_form_and_each_count_gets_its_own(locale):
         assert len(message.string) == len(forms) and all(message.string), message.id
         msg = NN_(*message.id)
         for n, expected_category in zip(COUNTS, EXPECTED_CATEGORY[locale]):
-            params = dict(count=str(n), limit=str(n), layers=str(n), derived=str(n), source="S", threshold="5 %",
-                          mode="M", where="W", worst="1 %", goal="2 %", family="F", hidden="H", vocab="V",
-                          component="C", step="7", rtol="0.01", total=str(n), first="F", reason="R", value="V",
-                          loo="3 %", pointer="/runs/0", found="F")
+            params = dict(
+                count=str(n),
+                limit=str(n),
+                layers=str(n),
+                derived=str(n),
+                source="S",
+                threshold="5 %",
+                mode="M",
+                where="W",
+                worst="1 %",
+                goal="2 %",
+                family="F",
+                hidden="H",
+                vocab="V",
+                component="C",
+                step="7",
+                rtol="0.01",
+                total=str(n),
+                first="F",
+                reason="R",
+                value="V",
+                loo="3 %",
+                pointer="/runs/0",
+                found="F",
+            )
             shown = t(msg, n=n, **params)
             raw = message.string[forms.index(expected_category)]
             assert shown == raw.format(**params), (message.id, n)
@@ -78,7 +101,12 @@ def test_arabic_counts_read_right():
     t = Translator(locale_pack("ar", ROOT / "locales"))
     checks = NN_("No: {count} check failed", "No: {count} checks failed")
     assert [t(checks, n=n, count=str(n)) for n in (1, 2, 3, 11, 100)] == [
-        "لا: فشل فحص واحد", "لا: فشل فحصان", "لا: فشلت 3 فحوص", "لا: فشل 11 فحصًا", "لا: فشل 100 فحص"]
+        "لا: فشل فحص واحد",
+        "لا: فشل فحصان",
+        "لا: فشلت 3 فحوص",
+        "لا: فشل 11 فحصًا",
+        "لا: فشل 100 فحص",
+    ]
 
 
 def test_the_locale_pack_carries_plural_entries_rule_and_contexts():
@@ -103,7 +131,9 @@ def test_jinja_partials_get_plural_and_context_aware_gettext():
     from guidebuild.partials_env import partials_env
 
     env = partials_env(Environment(), locale_pack("ar", ROOT / "locales"))
-    template = env.from_string('{{ ngettext("{count} token", "{count} tokens", n) }}|{{ pgettext("pilot run", "Run") }}')
+    template = env.from_string(
+        '{{ ngettext("{count} token", "{count} tokens", n) }}|{{ pgettext("pilot run", "Run") }}'
+    )
     # ngettext fills {count} with n, as calcui's Translator does for the calculators' own plurals.
     assert template.render(n=3) == "3 رموز|التشغيل"
     assert template.render(n=2).startswith("رمزان|")
@@ -115,4 +145,5 @@ def test_a_rendered_pilot_page_uses_the_right_arabic_form():
     data = {"restore": {"performed": True, "passed": False, "failures": ["a", "b", "c"]}}
     pack = locale_pack("ar", ROOT / "locales")
     from calcui import NumberFormat
+
     assert _restore(data, NumberFormat(pack), Translator(pack)) == "لا: فشلت 3 فحوص"

@@ -19,8 +19,10 @@ POT = ROOT / "locales" / "messages.pot"
 CATALOGS = sorted((ROOT / "locales").glob("*/LC_MESSAGES/messages.po"))
 LOCALES = [po.parts[-3] for po in CATALOGS]
 
-gnu = pytest.mark.skipif(shutil.which("msgcat") is None or shutil.which("msgfmt") is None,
-                         reason="needs GNU gettext (apt-get install gettext; .ci/run installs it)")
+gnu = pytest.mark.skipif(
+    shutil.which("msgcat") is None or shutil.which("msgfmt") is None,
+    reason="needs GNU gettext (apt-get install gettext; .ci/run installs it)",
+)
 
 
 def msgcat_no_wrap(path: Path) -> str:
@@ -37,8 +39,9 @@ def test_gnu_msgcat_reproduces_every_catalog(path):
 @gnu
 @pytest.mark.parametrize("po", CATALOGS, ids=LOCALES)
 def test_gnu_msgfmt_check_accepts_every_catalog(po, tmp_path):
-    run = subprocess.run(["msgfmt", "-c", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        ["msgfmt", "-c", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)], capture_output=True, text=True
+    )
     assert run.returncode == 0 and not run.stderr, run.stderr
 
 
@@ -101,12 +104,17 @@ def _catalog(entries: dict) -> Catalog:
 
 def test_fuzzy_entries_keep_their_previous_msgid_until_reviewed(tmp_path):
     pot, po = tmp_path / "messages.pot", tmp_path / "es.po"
-    pot.write_text(po_text(_catalog({"Hello, {name}!": ""}), [], [("POT-Creation-Date", "2026-01-01 00:00+0000")]), encoding="utf-8")
+    pot.write_text(
+        po_text(_catalog({"Hello, {name}!": ""}), [], [("POT-Creation-Date", "2026-01-01 00:00+0000")]),
+        encoding="utf-8",
+    )
     po.write_text(po_text(_catalog({"Hello {name}": "Hola {name}"}), [], []), encoding="utf-8")
 
     update_catalog(tmp_path, pot, po, "es")
     first = po.read_text(encoding="utf-8")
-    assert '#, fuzzy, python-brace-format\n#| msgid "Hello {name}"\nmsgid "Hello, {name}!"\nmsgstr "Hola {name}"' in first
+    assert (
+        '#, fuzzy, python-brace-format\n#| msgid "Hello {name}"\nmsgid "Hello, {name}!"\nmsgstr "Hola {name}"' in first
+    )
     update_catalog(tmp_path, pot, po, "es")
     assert po.read_text(encoding="utf-8") == first  # still fuzzy: `#|` stays, nothing else moves
 
@@ -120,12 +128,17 @@ def test_a_fuzzy_entry_that_becomes_obsolete_stays_valid_gettext(tmp_path):
     """A string changed twice before review: the fuzzy entry goes obsolete with its `#|` previous msgid,
     which GNU refuses unless written `#~|` ("inconsistent use of #~"); the obsolete entry drops it."""
     pot, po = tmp_path / "messages.pot", tmp_path / "es.po"
-    pot.write_text(po_text(_catalog({"Hello, {name}!": ""}), [], [("POT-Creation-Date", "2026-01-01 00:00+0000")]), encoding="utf-8")
+    pot.write_text(
+        po_text(_catalog({"Hello, {name}!": ""}), [], [("POT-Creation-Date", "2026-01-01 00:00+0000")]),
+        encoding="utf-8",
+    )
     po.write_text(po_text(_catalog({"Hello {name}": "Hola {name}"}), [], []), encoding="utf-8")
     update_catalog(tmp_path, pot, po, "es")  # fuzzy, with #| msgid "Hello {name}"
-    pot.write_text(po_text(_catalog({"Goodbye": ""}), [], [("POT-Creation-Date", "2026-01-02 00:00+0000")]), encoding="utf-8")
+    pot.write_text(
+        po_text(_catalog({"Goodbye": ""}), [], [("POT-Creation-Date", "2026-01-02 00:00+0000")]), encoding="utf-8"
+    )
     update_catalog(tmp_path, pot, po, "es")  # the fuzzy entry is obsolete now
-    assert "#~ msgid \"Hello, {name}!\"" in po.read_text(encoding="utf-8")
+    assert '#~ msgid "Hello, {name}!"' in po.read_text(encoding="utf-8")
     msgcat_no_wrap(po)  # raises on GNU's refusal
 
 
@@ -159,8 +172,9 @@ def test_a_new_locales_catalog_is_valid_gettext(locale, tmp_path):
     """`add-locale` starts a catalog whose Plural-Forms is written from CLDR: GNU accepts it as is."""
     po = tmp_path / "messages.po"
     update_catalog(ROOT, POT, po, locale)
-    run = subprocess.run(["msgfmt", "-c", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        ["msgfmt", "-c", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)], capture_output=True, text=True
+    )
     assert run.returncode == 0 and not run.stderr, run.stderr
     assert msgcat_no_wrap(po) == po.read_text(encoding="utf-8")
     assert f"nplurals={len(plurals.forms(locale))};" in po.read_text(encoding="utf-8")
@@ -175,15 +189,19 @@ def test_a_percent_sign_is_not_a_format_to_gnu_either(tmp_path):
     po = tmp_path / "messages.po"
     po.write_text(po_text(catalog, [], [("Content-Type", "text/plain; charset=UTF-8")]), encoding="utf-8")
     assert "python-format" not in po.read_text(encoding="utf-8")
-    run = subprocess.run(["msgfmt", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        ["msgfmt", "--check-format", "-o", str(tmp_path / "messages.mo"), str(po)], capture_output=True, text=True
+    )
     assert run.returncode == 0 and not run.stderr, run.stderr
 
 
 def test_a_catalog_saved_in_another_encoding_is_named_with_its_line(tmp_path):
     """A Latin-1 save (an editor's setting) must point the editor at the file and line, not only say 'codec'."""
     po = tmp_path / "messages.po"
-    po.write_bytes('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "Coffee"\nmsgstr "caf'
-                   .encode() + b"\xe9" + b'"\n')
+    po.write_bytes(
+        'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "Coffee"\nmsgstr "caf'.encode()
+        + b"\xe9"
+        + b'"\n'
+    )
     with pytest.raises(ValueError, match=rf"^{re.escape(str(po))}:5: not valid UTF-8 \(byte 0xe9\)"):
         read_catalog(po)

@@ -34,7 +34,11 @@ def test_stamp_records_the_spanish_version_and_keeps_a_snapshot(capsys, tiny_pro
     assert i18n_sources.recorded_hash(french.read_text(encoding="utf-8")) == digest
     lines = french.read_text(encoding="utf-8").splitlines()
     assert lines[:3] == ["---", "title: Mémoire", "description: " + PAGE_FR.split("description: ")[1].split("\n")[0]]
-    assert lines[3:6] == [f"source_hash: {digest}", f"translation_hash: {i18n_sources.translation_hash(french.read_text(encoding='utf-8'))}", "---"]
+    assert lines[3:6] == [
+        f"source_hash: {digest}",
+        f"translation_hash: {i18n_sources.translation_hash(french.read_text(encoding='utf-8'))}",
+        "---",
+    ]
     snapshot = tiny_project / "locales" / "sources" / f"{digest}.md"
     assert i18n_sources.content_hash(snapshot.read_text(encoding="utf-8")) == digest
     before = french.read_bytes()
@@ -67,13 +71,15 @@ def test_stamp_rejects_source_pages_and_paths_outside_docs(capsys, tiny_project)
 def test_describe_change_names_sections_and_headings():
     old = PAGE_ES.replace("\n    ", "\n")
     new = old.replace("Segundo párrafo.", "Segundo párrafo, reescrito.").replace(
-        "## Resultados {#results}", "## Salida {#output}\n\nNuevo.\n\n## Resultados {#results}")
+        "## Resultados {#results}", "## Salida {#output}\n\nNuevo.\n\n## Resultados {#results}"
+    )
     new = new.replace('print("hola")', 'print("adiós")')
     change = i18n_sources.describe_change(old, new)
     assert (change.changed, change.added, change.removed) == (2, 2, 0)
     assert change.sections == ["#inputs", "#output"]
     assert change.headings_added == ["## Salida {#output}"] and change.headings_removed == []
-    assert change.summary() == ("2 paragraphs changed and 2 added in #inputs, #output; new heading ## Salida {#output}; "
-                                "+6 -2 lines")
+    assert change.summary() == (
+        "2 paragraphs changed and 2 added in #inputs, #output; new heading ## Salida {#output}; +6 -2 lines"
+    )
     # A comment inside a fenced block is not a heading.
     assert "# no es un encabezado" not in " ".join(change.headings_added + change.headings_removed)

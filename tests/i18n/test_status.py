@@ -71,13 +71,23 @@ def test_outdated_without_snapshot_points_at_git(capsys, tiny_project):
 
 def test_unstamped_orphan_and_skeleton_problems_each_get_a_line(capsys, tiny_project):
     page = tiny_project / "docs" / "fr" / "memory.md"
-    page.write_text(page.read_text(encoding="utf-8").replace("## Résultats {#results}", "## Résultats {#resultats}")
-                    .replace("source_hash:", "x_source_hash:"), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8")
+        .replace("## Résultats {#results}", "## Résultats {#resultats}")
+        .replace("source_hash:", "x_source_hash:"),
+        encoding="utf-8",
+    )
     (tiny_project / "docs" / "fr" / "extra.md").write_text("# Extra {#extra}\n", encoding="utf-8")
     code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
     assert code == 1
-    assert "docs/fr/memory.md:21: structure: headings (level and anchor, in order): first difference at #3: es has 'h2 #results', translation has 'h2 #resultats'" in out
-    assert "docs/fr/memory.md:1: unstamped: no source_hash: once it matches docs/es/memory.md, run `guide-i18n stamp docs/fr/memory.md`" in out
+    assert (
+        "docs/fr/memory.md:21: structure: headings (level and anchor, in order): first difference at #3: es has 'h2 #results', translation has 'h2 #resultats'"
+        in out
+    )
+    assert (
+        "docs/fr/memory.md:1: unstamped: no source_hash: once it matches docs/es/memory.md, run `guide-i18n stamp docs/fr/memory.md`"
+        in out
+    )
     assert "docs/fr/extra.md: orphan: no es source page extra.md" in out
     assert "fr: 3 problems (1 of 2 pages current" in out
     # Without --strict the report is the same but the command succeeds; `check` fails on what must not ship.
@@ -91,4 +101,6 @@ def test_string_marked_in_the_sources_but_not_extracted_is_reported(capsys, tiny
     labels.write_text(labels.read_text(encoding="utf-8") + 'OTHER = N_("New label")\n', encoding="utf-8")
     code, out = guide_i18n(capsys, tiny_project, "status", "--strict")
     assert code == 1
-    assert "locales/messages.pot: template: 'New label': marked in the sources but not extracted; run `make i18n`" in out
+    assert (
+        "locales/messages.pot: template: 'New label': marked in the sources but not extracted; run `make i18n`" in out
+    )

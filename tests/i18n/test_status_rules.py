@@ -24,12 +24,19 @@ def _nav(root, titles: dict[str, str] | None = None):
     edit(root / "mkdocs.yml", "plugins:", "nav:\n  - Inicio: index.md\n  - Memoria: memory.md\nplugins:")
     if titles:
         block = "".join(f"\n            {es}: {fr}" for es, fr in titles.items())
-        edit(root / "mkdocs.yml", "site_description: Un site d'essai.", "site_description: Un site d'essai.\n          nav_translations:" + block)
+        edit(
+            root / "mkdocs.yml",
+            "site_description: Un site d'essai.",
+            "site_description: Un site d'essai.\n          nav_translations:" + block,
+        )
 
 
 def short_description(root):
-    edit(root / "docs" / "fr" / "memory.md", "description: Une page d'essai pour les outils de traduction, avec des paragraphes, un bloc de code et trois sections.",
-         "description: Trop courte.")
+    edit(
+        root / "docs" / "fr" / "memory.md",
+        "description: Une page d'essai pour les outils de traduction, avec des paragraphes, un bloc de code et trois sections.",
+        "description: Trop courte.",
+    )
 
 
 def h1_not_title(root):
@@ -84,10 +91,16 @@ def comparison_in_a_string(root):
     """Not a problem: a translation may compare with `<` as long as it is no tag."""
     for path in (root / "src" / "labels.py", root / "locales" / "messages.pot"):
         edit(path, "{count} cards fit", "{min} < x < {max}")
-    edit(root / "locales" / "es" / "LC_MESSAGES" / "messages.po", 'msgid "{count} cards fit"\nmsgstr "Caben {count} tarjetas"',
-         'msgid "{min} < x < {max}"\nmsgstr "{min} < x < {max}"')
-    edit(root / "locales" / "fr" / "LC_MESSAGES" / "messages.po", 'msgid "{count} cards fit"\nmsgstr "{count} cartes tiennent"',
-         'msgid "{min} < x < {max}"\nmsgstr "{min} < x < {max}"')
+    edit(
+        root / "locales" / "es" / "LC_MESSAGES" / "messages.po",
+        'msgid "{count} cards fit"\nmsgstr "Caben {count} tarjetas"',
+        'msgid "{min} < x < {max}"\nmsgstr "{min} < x < {max}"',
+    )
+    edit(
+        root / "locales" / "fr" / "LC_MESSAGES" / "messages.po",
+        'msgid "{count} cards fit"\nmsgstr "{count} cartes tiennent"',
+        'msgid "{min} < x < {max}"\nmsgstr "{min} < x < {max}"',
+    )
 
 
 TERMS_FR = """
@@ -135,7 +148,12 @@ RULES = [
     (missing_nav_translation, "nav", "mkdocs.yml:15", "nav_translations of fr lack 'Memoria'"),
     (page_not_in_nav, "nav", "docs/es/memory.md", "not in mkdocs.yml `nav:`"),
     (missing_site_name, "site", "mkdocs.yml:12", "fr has no `site_name`"),
-    (policy_for_unknown_locale, "policy", "mkdocs.yml:20", "completeness names 'de', which is not a locale of this project"),
+    (
+        policy_for_unknown_locale,
+        "policy",
+        "mkdocs.yml:20",
+        "completeness names 'de', which is not a locale of this project",
+    ),
     (undeclared_policy, "policy", "mkdocs.yml:18", "fr declares no completeness"),
     (stray_docs_folder, "stray", "docs/de", "no locale 'de' in mkdocs.yml"),
     (stray_catalog_folder, "stray", "locales/it", "no locale 'it' in mkdocs.yml"),
@@ -174,7 +192,10 @@ def test_a_misspelt_policy_stops_status_with_the_option_named(capsys, tiny_proje
     misspelt_policy_value(tiny_project)
     with pytest.raises(SystemExit) as error:
         guide_i18n(capsys, tiny_project, "status")
-    assert "plugins → guide → completeness: fr: 'almost' is not a completeness policy; expected `complete` or `in progress`" in str(error.value)
+    assert (
+        "plugins → guide → completeness: fr: 'almost' is not a completeness policy; expected `complete` or `in progress`"
+        in str(error.value)
+    )
 
 
 def test_a_comparison_in_a_string_is_not_html(capsys, tiny_project):
@@ -190,13 +211,24 @@ def test_json_and_summary_modes(capsys, tiny_project):
     assert code == 0 and report["ok"] is False
     fr = next(locale for locale in report["locales"] if locale["locale"] == "fr")
     assert fr["policy"] == "complete" and fr["pages"] == 2
-    assert fr["problems"] == [{"locale": "fr", "kind": "rule", "where": "docs/fr/memory.md", "line": 3, "location": "docs/fr/memory.md:3",
-                               "message": "description is 12 columns wide (wide characters count 2), expected 80-160", "blocking": True}]
+    assert fr["problems"] == [
+        {
+            "locale": "fr",
+            "kind": "rule",
+            "where": "docs/fr/memory.md",
+            "line": 3,
+            "location": "docs/fr/memory.md:3",
+            "message": "description is 12 columns wide (wide characters count 2), expected 80-160",
+            "blocking": True,
+        }
+    ]
     code, out = guide_i18n(capsys, tiny_project, "status", "--summary", "--strict")
     assert code == 1
-    assert out.splitlines() == ["messages.pot is up to date with the sources",
-                                "es is up to date (pages are the source, 1 of 1 UI strings translated)",
-                                "fr: 1 problem (1 of 2 pages current, 1 of 1 UI strings translated, complete)"]
+    assert out.splitlines() == [
+        "messages.pot is up to date with the sources",
+        "es is up to date (pages are the source, 1 of 1 UI strings translated)",
+        "fr: 1 problem (1 of 2 pages current, 1 of 1 UI strings translated, complete)",
+    ]
 
 
 def test_locale_names_are_normalised_and_unknown_ones_fail(capsys, tiny_project):
@@ -215,8 +247,10 @@ def test_stamp_refuses_an_untouched_translation_and_keeps_every_snapshot(capsys,
     before = french.read_bytes()
     code, out = guide_i18n(capsys, tiny_project, "stamp", "docs/fr/memory.md")
     assert code == 1 and french.read_bytes() == before
-    assert out.startswith(f"docs/fr/memory.md: not stamped, it is unchanged since it was stamped against {first}, "
-                          "and docs/es/memory.md changed since (1 paragraph changed in #inputs; +1 -1 lines)")
+    assert out.startswith(
+        f"docs/fr/memory.md: not stamped, it is unchanged since it was stamped against {first}, "
+        "and docs/es/memory.md changed since (1 paragraph changed in #inputs; +1 -1 lines)"
+    )
     # Once the translation changes, it stamps; the snapshot of the first version stays for other stamps.
     edit(french, "Deuxième paragraphe.", "Deuxième paragraphe, plus long.")
     assert guide_i18n(capsys, tiny_project, "stamp", "docs/fr/memory.md")[0] == 0
@@ -232,7 +266,10 @@ def test_renamed_heading_reads_as_a_rename():
     old = "# T {#t}\n\n## Entradas {#inputs}\n\nUno.\n"
     change = i18n_sources.describe_change(old, old.replace("## Entradas {#inputs}", "## Datos de entrada {#inputs}"))
     assert change.headings_added == [] and change.headings_removed == []
-    assert change.summary() == "1 paragraph changed in #inputs; heading renamed ## Entradas {#inputs} → ## Datos de entrada {#inputs}; +1 -1 lines"
+    assert (
+        change.summary()
+        == "1 paragraph changed in #inputs; heading renamed ## Entradas {#inputs} → ## Datos de entrada {#inputs}; +1 -1 lines"
+    )
 
 
 def test_paragraph_counts_read_as_english():

@@ -14,8 +14,12 @@ from .conftest import ROOT
 # ("X fits in Y") reads backwards, as اتّسع takes the container as its subject («تتسع البطاقة للتشغيل»).
 SLIPS = {
     "ja": ("faq.md", "目安（経験則）が", "この経験則が", "«経験則» for rule of thumb (+30–40 %): write «目安»"),
-    "ar": ("index.md", "والبطاقات التي تتسع لتشغيلك", "والبطاقات التي يتسع فيها تشغيلك",
-           "«يتسع فيها » for X fits in Y"),
+    "ar": (
+        "index.md",
+        "والبطاقات التي تتسع لتشغيلك",
+        "والبطاقات التي يتسع فيها تشغيلك",
+        "«يتسع فيها » for X fits in Y",
+    ),
 }
 
 
@@ -33,27 +37,33 @@ def test_a_page_that_brings_back_a_rejected_construction_fails_status_strict(cop
     assert f"docs/{locale}/{name}" in out and message in out, out
 
 
-@pytest.mark.parametrize(("text", "flagged"), [
-    ("لا يتسع التشغيل في بطاقة H100 واحدة.", True),
-    ("ما يتسع في ذاكرة البطاقة.", True),
-    ("يتّسع النموذج الصغير في بطاقة واحدة.", True),
-    ("البطاقات التي يتسع فيها تشغيلك.", True),
-    ("لا تتسع بطاقة H100 واحدة للتشغيل.", False),
-    ("النتائج التي تتسع لها الخطة في الشهر.", False),
-    ("تتسع البطاقة للتشغيل في الذاكرة المتاحة.", False),
-    ("لا تتسع أي وحدة GPU في الكتالوج لهذا التشغيل.", False),
-])
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        ("لا يتسع التشغيل في بطاقة H100 واحدة.", True),
+        ("ما يتسع في ذاكرة البطاقة.", True),
+        ("يتّسع النموذج الصغير في بطاقة واحدة.", True),
+        ("البطاقات التي يتسع فيها تشغيلك.", True),
+        ("لا تتسع بطاقة H100 واحدة للتشغيل.", False),
+        ("النتائج التي تتسع لها الخطة في الشهر.", False),
+        ("تتسع البطاقة للتشغيل في الذاكرة المتاحة.", False),
+        ("لا تتسع أي وحدة GPU في الكتالوج لهذا التشغيل.", False),
+    ],
+)
 def test_the_arabic_rule_tells_the_backwards_construction_from_the_right_one(text, flagged):
     terms = terminology.load(ROOT / "locales" / "ar" / terminology.FILE_NAME)
     problems = [p for p in terminology.page_problems("ar", "page.md", text, terms) if "fits in Y" in p.message]
     assert bool(problems) is flagged, problems
 
 
-@pytest.mark.parametrize(("entry", "message"), [
-    ('patterns = ["(unclosed"]', "pattern '(unclosed': missing ), unterminated subpattern"),
-    ('patterns = ["目"]', "pattern '目' matches the preferred form"),
-    ("patterns = []", "a non-empty list `rejected` or `patterns`"),
-])
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ('patterns = ["(unclosed"]', "pattern '(unclosed': missing ), unterminated subpattern"),
+        ('patterns = ["目"]', "pattern '目' matches the preferred form"),
+        ("patterns = []", "a non-empty list `rejected` or `patterns`"),
+    ],
+)
 def test_a_bad_pattern_is_refused_with_the_file_and_the_term(tmp_path, entry, message):
     path = tmp_path / "terminology.toml"
     path.write_text(f'[[term]]\nconcept = "rule"\npreferred = "目安"\n{entry}\n', encoding="utf-8")

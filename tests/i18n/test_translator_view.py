@@ -8,7 +8,10 @@ from .conftest import guide_i18n
 
 def test_diff_shows_each_changed_paragraph_beside_the_translation(capsys, tiny_project):
     spanish = tiny_project / "docs" / "es" / "memory.md"
-    spanish.write_text(spanish.read_text(encoding="utf-8").replace("Segundo párrafo.", "Segundo párrafo, con un dato nuevo."), encoding="utf-8")
+    spanish.write_text(
+        spanish.read_text(encoding="utf-8").replace("Segundo párrafo.", "Segundo párrafo, con un dato nuevo."),
+        encoding="utf-8",
+    )
     code, out = guide_i18n(capsys, tiny_project, "diff", "docs/fr/memory.md")
     assert code == 0, out
     assert out.splitlines() == [

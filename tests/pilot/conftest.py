@@ -1,4 +1,5 @@
 """Shared fixtures: tiny configurations and the site's validator (`calcui.results`) for every produced result."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """A writer killed (SIGKILL) in the middle of a checkpoint write never destroys the previous checkpoint."""
+
 import os
 import signal
 import subprocess

@@ -5,6 +5,7 @@ allows must be the same set: a value the pilot takes and the schema refuses is a
 site refuses; the other way round, a run the reader cannot configure. Each probe sits on a bound or
 just past it, and both sides must agree.
 """
+
 from __future__ import annotations
 
 import math
@@ -82,8 +83,12 @@ def _accepts(name: str, value) -> bool:
     return True
 
 
-CASES = [(name, value, allowed) for name, spec in LEAVES.items() for value, allowed in _probes(spec)
-         if allowed is False or name not in OUTSIDE_ONLY]
+CASES = [
+    (name, value, allowed)
+    for name, spec in LEAVES.items()
+    for value, allowed in _probes(spec)
+    if allowed is False or name not in OUTSIDE_ONLY
+]
 
 
 @pytest.mark.parametrize(("name", "value", "allowed"), CASES, ids=[f"{n}={v!r:.20}" for n, v, _ in CASES])
@@ -110,5 +115,9 @@ def test_the_lora_targets_are_one_list_in_the_pilot_the_schema_and_the_memory_mo
 def test_every_config_option_is_in_the_schema_and_back():
     """A new option the schema does not describe would make every result file invalid."""
     written = PilotConfig().to_dict()
-    flat = {f"{s}.{k}" if isinstance(v, dict) else s for s, v in written.items() for k in (v if isinstance(v, dict) else [s])}
+    flat = {
+        f"{s}.{k}" if isinstance(v, dict) else s
+        for s, v in written.items()
+        for k in (v if isinstance(v, dict) else [s])
+    }
     assert flat == set(LEAVES)

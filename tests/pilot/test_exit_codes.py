@@ -3,6 +3,7 @@
 Most run in this process on the tiny model; the file-size limit runs in a child with RLIMIT_FSIZE
 set, and a signal is sent by the training loop to its own process, as a Ctrl-C would arrive.
 """
+
 from __future__ import annotations
 
 import functools
@@ -67,12 +68,24 @@ CASES = [
     (6, ["run", "--memory-limit-gb=2e-4"], None, None),
     (7, ["scale", "--strategies=ddp"], _failed_torchrun, "torchrun with ddp failed (exit 1)"),
     (8, ["run", "--lr=1000", "--optimizer=sgd", "--steps=8"], None, "the loss became nan at step 4"),
-    (130, ["run", "--no-restore-check"], functools.partial(_kill_self_at_step, signum=signal.SIGINT),
-     "interrupted by SIGINT"),
-    (143, ["run", "--no-restore-check"], functools.partial(_kill_self_at_step, signum=signal.SIGTERM),
-     "interrupted by SIGTERM"),
-    (70, ["run", "--no-restore-check"], functools.partial(_raise_in_step, exc=ZeroDivisionError("planted")),
-     "unexpected ZeroDivisionError: planted (run again with --debug for the traceback)"),
+    (
+        130,
+        ["run", "--no-restore-check"],
+        functools.partial(_kill_self_at_step, signum=signal.SIGINT),
+        "interrupted by SIGINT",
+    ),
+    (
+        143,
+        ["run", "--no-restore-check"],
+        functools.partial(_kill_self_at_step, signum=signal.SIGTERM),
+        "interrupted by SIGTERM",
+    ),
+    (
+        70,
+        ["run", "--no-restore-check"],
+        functools.partial(_raise_in_step, exc=ZeroDivisionError("planted")),
+        "unexpected ZeroDivisionError: planted (run again with --debug for the traceback)",
+    ),
 ]
 # 2 (argparse) and 5 (the disk) need a different harness: below.
 ELSEWHERE = {2, 5}
@@ -87,9 +100,13 @@ def test_the_table_covers_every_documented_code():
 AFTER_TRAINING = {0, 3, 6, 7, 8, 130, 143}
 
 
-@pytest.mark.parametrize(("code", "args", "arrange", "phrase"), [
-    pytest.param(*case, id=str(case[0]), marks=[pytest.mark.slow] if case[0] in AFTER_TRAINING else [])
-    for case in CASES])
+@pytest.mark.parametrize(
+    ("code", "args", "arrange", "phrase"),
+    [
+        pytest.param(*case, id=str(case[0]), marks=[pytest.mark.slow] if case[0] in AFTER_TRAINING else [])
+        for case in CASES
+    ],
+)
 def test_exit_code(tmp_path, monkeypatch, capsys, code, args, arrange, phrase):
     if arrange is not None:
         arrange(monkeypatch)
@@ -124,11 +141,18 @@ def _limited(limit: int):
 def test_exit_5_file_size_limit_is_one_line_before_any_step(tmp_path):
     """Before: the checkpoint hit EFBIG inside torch.save, after the training, and the run ended with
     exit 70 and PyTorch's "file write failed". Now the limit is read before the first step."""
-    flags = [f for f in TINY_FLAGS if not f.startswith(("--hidden", "--intermediate"))] + ["--hidden=256",
-                                                                                           "--intermediate=512"]
+    flags = [f for f in TINY_FLAGS if not f.startswith(("--hidden", "--intermediate"))] + [
+        "--hidden=256",
+        "--intermediate=512",
+    ]
     out = tmp_path / "r.json"
-    done = subprocess.run([sys.executable, "-m", "pilot", "run", *flags, "-o", str(out)], capture_output=True,
-                          text=True, preexec_fn=_limited(2_000_000), timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pilot", "run", *flags, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        preexec_fn=_limited(2_000_000),
+        timeout=600,
+    )
     assert done.returncode == 5, done.stderr[-2000:]
     lines = [ln for ln in done.stderr.splitlines() if ln.startswith(ERROR)]
     assert len(lines) == 1 and "would pass this process's file-size limit of 2,000,000 bytes (ulimit -f)" in lines[0]
@@ -143,10 +167,16 @@ def test_a_write_past_the_file_size_limit_is_a_disk_error(tmp_path):
         "try:\n"
         "    checkpoint.atomic_save({'w': torch.zeros(1_000_000)}, Path(sys.argv[1]))\n"
         "except Exception as exc:\n"
-        "    print(type(exc).__name__, *describe(exc), sep='|')\n")
+        "    print(type(exc).__name__, *describe(exc), sep='|')\n"
+    )
     target = tmp_path / "ck.pt"
-    done = subprocess.run([sys.executable, "-c", script, str(target)], capture_output=True, text=True,
-                          preexec_fn=_limited(1_000_000), timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(target)],
+        capture_output=True,
+        text=True,
+        preexec_fn=_limited(1_000_000),
+        timeout=300,
+    )
     name, message, code = done.stdout.strip().split("|")
     assert (name, code) == ("FileTooLargeError", "5"), done.stderr[-2000:]
     assert message.startswith(f"file too large: writing {target} reached this process's file-size limit of 1,000,000")

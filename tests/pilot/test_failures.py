@@ -4,6 +4,7 @@ A full disk is simulated by a fault-injecting writer (every write of the pilot's
 `pilot.atomic.open_for_write`), so these run on any CI machine; a read-only output uses a read-only
 tmpfs when this process may mount one (root), a directory without write permission otherwise.
 """
+
 from __future__ import annotations
 
 import errno
@@ -22,7 +23,12 @@ from pilot.errors import EXIT_CONFIG, EXIT_DEVICE, EXIT_DISK, EXIT_DIVERGED, Par
 from .conftest import TINY_MODEL, tiny
 
 TINY_FLAGS = [f"--{k.replace('_', '-')}={v}" for k, v in TINY_MODEL.items()] + [
-    "--seq-len=16", "--steps=4", "--warmup-steps=2", "--threads=1", "--quiet"]
+    "--seq-len=16",
+    "--steps=4",
+    "--warmup-steps=2",
+    "--threads=1",
+    "--quiet",
+]
 
 
 class FullDisk(io.RawIOBase):
@@ -55,8 +61,10 @@ class FullDisk(io.RawIOBase):
 def disk_full_after(monkeypatch):
     def arm(room: int, match: str = ""):
         real = atomic.open_for_write
-        monkeypatch.setattr(atomic, "open_for_write",
-                            lambda path: FullDisk(path, room) if match in path.name else real(path))
+        monkeypatch.setattr(
+            atomic, "open_for_write", lambda path: FullDisk(path, room) if match in path.name else real(path)
+        )
+
     return arm
 
 
@@ -135,7 +143,10 @@ def test_overwrite_on_a_full_disk_keeps_the_previous_result(tmp_path, disk_full_
     code = cli.main(["run", *TINY_FLAGS, "--no-restore-check", "--overwrite", "-o", str(out)])
     assert code == EXIT_DISK
     err = capsys.readouterr().err
-    assert err.count("gpu-pilot: error:") == 1 and "gpu-pilot: error: disk full: no space left on the device writing" in err
+    assert (
+        err.count("gpu-pilot: error:") == 1
+        and "gpu-pilot: error: disk full: no space left on the device writing" in err
+    )
     copies = list(tmp_path.glob("r.*.json"))
     assert len(copies) == 1 and f"a copy was written to {copies[0]}" in err, err
     assert json.loads(copies[0].read_text(encoding="utf-8"))["outcome"]["partial"]["stage"] == "warmup"
@@ -148,7 +159,9 @@ def test_full_workdir_costs_the_restore_check_not_the_run(tmp_path, disk_full_af
     disk_full_after(10_000, match="checkpoint.pt")
     result = runner.run(tiny(), tmp_path / "w", show_progress=False)
     validate(result)
-    assert result.checkpoint.error.startswith("no space left on the device writing") and result.checkpoint.size_bytes == 0
+    assert (
+        result.checkpoint.error.startswith("no space left on the device writing") and result.checkpoint.size_bytes == 0
+    )
     assert result.restore is None and result.timing.step.n == 4 and result.timing.validation_s is not None
     assert result.outcome.status == "partial" and result.outcome.partial.reason == "checkpoint_failed"
     assert list((tmp_path / "w").iterdir()) == [], "the partial checkpoint was left behind"
@@ -169,21 +182,35 @@ def _jsonl(tmp_path, name, lines):
     return str(path)
 
 
-@pytest.mark.parametrize(("flags", "code", "message"), [
-    (["--device=cuda"], EXIT_DEVICE, "run.device is 'cuda' but this PyTorch build sees no CUDA"),
-    (["--lr=nan"], EXIT_CONFIG, "train.lr must be a finite number between 0 and 1000 (got nan)"),
-    (["--lr=1e30"], EXIT_CONFIG, "train.lr must be a finite number between 0 and 1000 (got 1e+30)"),
-    (["--memory-limit-gb=nan"], EXIT_CONFIG, "run.memory_limit_gb must be a finite number between 0 and 1e+06 (got nan)"),
-    (["--memory-limit-gb=0.00003"], EXIT_CONFIG, "run.memory_limit_gb must hold at least the model's weights"),
-    (["--synthetic-sequences=1"], EXIT_CONFIG, "the data holds 1 sequences, fewer than one global batch of 2"),
-    (["--method=lora", "--lora-rank=4096"], EXIT_CONFIG,
-     "train.lora_rank must be <= 16, the smallest adapted dimension (layers.0.attn.k: 32 -> 16) (got 4096)"),
-    (["--data={jsonl_missing}"], EXIT_CONFIG, "data.text_field 'text' missing on line 2"),
-    (["--data={jsonl_bad}"], EXIT_CONFIG, "line 1 is not JSON: Expecting value (column 1)"),
-    (["--data={jsonl_short}"], EXIT_CONFIG, "fewer than one sequence of 17"),
-    (["--config={toml}"], EXIT_CONFIG, "invalid TOML: Expected ']' at the end of a table declaration (at line 2, column 7)"),
-    (["--config={json}"], EXIT_CONFIG, "invalid JSON: Expecting ':' delimiter (at line 2, column 17)"),
-])
+@pytest.mark.parametrize(
+    ("flags", "code", "message"),
+    [
+        (["--device=cuda"], EXIT_DEVICE, "run.device is 'cuda' but this PyTorch build sees no CUDA"),
+        (["--lr=nan"], EXIT_CONFIG, "train.lr must be a finite number between 0 and 1000 (got nan)"),
+        (["--lr=1e30"], EXIT_CONFIG, "train.lr must be a finite number between 0 and 1000 (got 1e+30)"),
+        (
+            ["--memory-limit-gb=nan"],
+            EXIT_CONFIG,
+            "run.memory_limit_gb must be a finite number between 0 and 1e+06 (got nan)",
+        ),
+        (["--memory-limit-gb=0.00003"], EXIT_CONFIG, "run.memory_limit_gb must hold at least the model's weights"),
+        (["--synthetic-sequences=1"], EXIT_CONFIG, "the data holds 1 sequences, fewer than one global batch of 2"),
+        (
+            ["--method=lora", "--lora-rank=4096"],
+            EXIT_CONFIG,
+            "train.lora_rank must be <= 16, the smallest adapted dimension (layers.0.attn.k: 32 -> 16) (got 4096)",
+        ),
+        (["--data={jsonl_missing}"], EXIT_CONFIG, "data.text_field 'text' missing on line 2"),
+        (["--data={jsonl_bad}"], EXIT_CONFIG, "line 1 is not JSON: Expecting value (column 1)"),
+        (["--data={jsonl_short}"], EXIT_CONFIG, "fewer than one sequence of 17"),
+        (
+            ["--config={toml}"],
+            EXIT_CONFIG,
+            "invalid TOML: Expected ']' at the end of a table declaration (at line 2, column 7)",
+        ),
+        (["--config={json}"], EXIT_CONFIG, "invalid JSON: Expecting ':' delimiter (at line 2, column 17)"),
+    ],
+)
 def test_bad_input_is_one_line(tmp_path, capsys, flags, code, message):
     files = {
         "jsonl_missing": _jsonl(tmp_path, "missing", ['{"text": "a"}', '{"body": "b"}']),
@@ -203,15 +230,21 @@ def test_bad_input_is_one_line(tmp_path, capsys, flags, code, message):
     assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--strategies=zero"], "--strategies must name ddp and/or fsdp (got 'zero')"),
-    (["--nproc-per-node=0"], "--nproc-per-node must be >= 1 (got 0)"),
-    (["--nnodes=x"], "--nnodes must be a number of nodes such as 2"),
-    (["--nnodes=1:4"], "--nnodes must be a fixed number here"),
-    (["--nnodes=2"], "--rdzv-endpoint must be host:port with --nnodes 2 (got '')"),
-    (["--nnodes=2", "--rdzv-endpoint=127.0.0.1:29400", "--node-rank=2"], "--node-rank must be between 0 and 1 (got 2)"),
-    (["--micro-batch=3"], "train.grad_accum (1) or train.micro_batch (3) must be divisible by the 2 processes"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--strategies=zero"], "--strategies must name ddp and/or fsdp (got 'zero')"),
+        (["--nproc-per-node=0"], "--nproc-per-node must be >= 1 (got 0)"),
+        (["--nnodes=x"], "--nnodes must be a number of nodes such as 2"),
+        (["--nnodes=1:4"], "--nnodes must be a fixed number here"),
+        (["--nnodes=2"], "--rdzv-endpoint must be host:port with --nnodes 2 (got '')"),
+        (
+            ["--nnodes=2", "--rdzv-endpoint=127.0.0.1:29400", "--node-rank=2"],
+            "--node-rank must be between 0 and 1 (got 2)",
+        ),
+        (["--micro-batch=3"], "train.grad_accum (1) or train.micro_batch (3) must be divisible by the 2 processes"),
+    ],
+)
 def test_bad_scale_arguments_are_one_line(tmp_path, capsys, args, message):
     assert cli.main(["scale", *TINY_FLAGS, *args, "-o", str(tmp_path / "s.json")]) == EXIT_CONFIG
     assert message in one_line_error(capsys)
@@ -242,16 +275,26 @@ def test_help_lists_choices_and_hides_internal_commands(capsys):
             cli.main(argv)
         text = capsys.readouterr().out
         assert "SUPPRESS" not in text and "_resume" not in text and "_scale_worker" not in text
-    for choices in ("{full,lora,qlora}", "{fp32,bf16}", "{auto,fp32,bf16}", "{sdpa,eager}", "{adamw,sgd}",
-                    "{auto,cpu,cuda}"):
+    for choices in (
+        "{full,lora,qlora}",
+        "{fp32,bf16}",
+        "{auto,fp32,bf16}",
+        "{sdpa,eager}",
+        "{adamw,sgd}",
+        "{auto,cpu,cuda}",
+    ):
         assert choices in text
     assert "exit codes:" in text
 
 
 @pytest.mark.slow  # real training
 def test_batch_search_shows_progress(capsys):
-    runner.search_micro_batch(tiny(max_batch_limit=4), runner.device_for(tiny()),
-                              runner.load_tokens(tiny().data, tiny().model, 16, 0), show=True)
+    runner.search_micro_batch(
+        tiny(max_batch_limit=4),
+        runner.device_for(tiny()),
+        runner.load_tokens(tiny().data, tiny().model, 16, 0),
+        show=True,
+    )
     assert "batch search" in capsys.readouterr().err
 
 

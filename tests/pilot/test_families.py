@@ -1,6 +1,7 @@
 """The families added with transformers 5 against the library itself: every preset's parameter count as
 transformers builds the class, each block's saved activations as autograd saves them, LoRA's trainable
 parameters as peft adds them, and the pilot's one-line refusals."""
+
 import dataclasses
 import json
 
@@ -70,11 +71,15 @@ def _saved_bytes(cfg) -> int:
 
 
 @pytest.mark.parametrize("family", ["llama", "phi3", *NEW_FAMILIES])
-@pytest.mark.parametrize("case", [
-    {"method": "full", "dtype": "fp32", "autocast": False},
-    {"method": "lora", "dtype": "bf16", "autocast": True},
-    {"method": "lora", "dtype": "fp32", "autocast": False, "targets": ("q", "v", "down")},
-], ids=["full-fp32", "lora-bf16-autocast", "lora-q-v-down"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"method": "full", "dtype": "fp32", "autocast": False},
+        {"method": "lora", "dtype": "bf16", "autocast": True},
+        {"method": "lora", "dtype": "fp32", "autocast": False, "targets": ("q", "v", "down")},
+    ],
+    ids=["full-fp32", "lora-bf16-autocast", "lora-q-v-down"],
+)
 def test_a_blocks_saved_activations_are_what_autograd_saves(family, case, tmp_path):
     """One block's saved tensors (three layers less two, so the embedding and the head cancel) equal
     `layer_activation_bytes` to within 64 bytes (per-layer constants such as a routing sum's shape).
@@ -87,26 +92,37 @@ def test_a_blocks_saved_activations_are_what_autograd_saves(family, case, tmp_pa
     measured = _saved_bytes(three) - _saved_bytes(two)
     answer = calculators.compute("memory", {**memory_inputs(three.to_dict(), "cpu"), "gradient_checkpointing": False})
     run = dataclasses.replace(memory.build_run(answer["inputs"]), cpu_masks=True)
-    assert abs(memory_model.layer_activation_bytes(run) - measured) <= 64, (memory_model.layer_activation_bytes(run), measured)
+    assert abs(memory_model.layer_activation_bytes(run) - measured) <= 64, (
+        memory_model.layer_activation_bytes(run),
+        measured,
+    )
 
 
-@pytest.mark.parametrize("case", [
-    {"dtype": "bf16", "autocast": True, "targets": ("q", "k", "v", "o")},
-    {"dtype": "fp32", "autocast": False},
-], ids=["bf16-autocast-attention", "fp32-all"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"dtype": "bf16", "autocast": True, "targets": ("q", "k", "v", "o")},
+        {"dtype": "fp32", "autocast": False},
+    ],
+    ids=["bf16-autocast-attention", "fp32-all"],
+)
 def test_the_first_blocks_lora_dropout_keeps_no_mask_where_its_input_needs_no_gradient(case, tmp_path):
     """The embedding is frozen, so the first block's q, k and v read an input that needs no gradient:
     their dropout keeps its output (lora_A's input) but no mask. What the first block saves beyond a
     later one, with dropout less without, is what `layer_activation_bytes(first=True)` says."""
+
     def first_less_later(dropout: bool) -> tuple[int, float]:
-        two, three = (_resolved("llama", n, tmp_path, method="lora", dropout=dropout, seq_len=64, micro_batch=2,
-                                **case) for n in (2, 3))
+        two, three = (
+            _resolved("llama", n, tmp_path, method="lora", dropout=dropout, seq_len=64, micro_batch=2, **case)
+            for n in (2, 3)
+        )
         later = _saved_bytes(three) - _saved_bytes(two)
         answer = calculators.compute("memory", {**memory_inputs(two.to_dict(), "cpu"), "gradient_checkpointing": False})
         run = dataclasses.replace(memory.build_run(answer["inputs"]), cpu_masks=True)
         # two blocks: the first, one later, and the embedding's and the head's, the same with or without dropout
-        return _saved_bytes(two) - 2 * later, memory_model.layer_activation_bytes(run, first=True) - \
-            memory_model.layer_activation_bytes(run)
+        return _saved_bytes(two) - 2 * later, memory_model.layer_activation_bytes(
+            run, first=True
+        ) - memory_model.layer_activation_bytes(run)
 
     (measured_on, estimate_on), (measured_off, estimate_off) = first_less_later(True), first_less_later(False)
     assert measured_on - measured_off < 0  # the masks the first block does not keep
@@ -126,16 +142,23 @@ def test_lora_on_a_mixture_of_experts_trains_what_the_calculator_counts(family, 
     assert trainable == calculators.compute("memory", memory_inputs(cfg.to_dict(), "cpu"))["result"]["lora_params"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--method", "lora", "--lora-dropout", "0.1"], "peft cannot apply LoRA dropout to the routed experts"),
-    (["--method", "lora", "--lora-targets", "q,gate"], "fuses gate, up into gate_up_proj; target all of them or none"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--method", "lora", "--lora-dropout", "0.1"], "peft cannot apply LoRA dropout to the routed experts"),
+        (
+            ["--method", "lora", "--lora-targets", "q,gate"],
+            "fuses gate, up into gate_up_proj; target all of them or none",
+        ),
+    ],
+)
 def test_the_pilot_refuses_what_peft_cannot_do_on_experts_in_one_line(args, message, tmp_path, capsys):
     from pilot.cli import main
 
     config = tmp_path / "mixtral.json"
     config.write_text(json.dumps(NEW_FAMILIES["mixtral"]), encoding="utf-8")
-    status = main(["run", "--model-config", str(config), *args, "--quiet", "-o", str(tmp_path / "r.json"),
-                   "--steps", "2"])
+    status = main(
+        ["run", "--model-config", str(config), *args, "--quiet", "-o", str(tmp_path / "r.json"), "--steps", "2"]
+    )
     err = capsys.readouterr().err
     assert status == 1 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

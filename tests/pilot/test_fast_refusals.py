@@ -1,6 +1,7 @@
 """Precise refusals before torch is imported (seconds of imports saved on every mistake): the output,
 the workdir, the options and the model's config.json. Each runs the CLI in a fresh interpreter and
 checks that torch was never imported."""
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,11 @@ def test_a_preset_the_pilot_cannot_run_is_refused_naming_those_it_runs(monkeypat
     from pilot.config import ModelConfig
 
     monkeypatch.delitem(reader.MODEL_TYPES, "gemma2")
-    with pytest.raises(ValueError, match="model.source 'gemma-2-9b' is a gemma2 model, a family the pilot does not "
-                                         "run yet; it runs: llama-3.2-1b.*qwen2.5-7b"):
+    with pytest.raises(
+        ValueError,
+        match="model.source 'gemma-2-9b' is a gemma2 model, a family the pilot does not "
+        "run yet; it runs: llama-3.2-1b.*qwen2.5-7b",
+    ):
         ModelConfig(source="gemma-2-9b")
 
 
@@ -86,16 +90,28 @@ def test_a_bad_option_is_refused_before_torch(tmp_path):
     assert (imported, code) == (False, 1) and "train.micro_batch must be an integer between 1 and 65536" in err
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    (["--strategies", "ddp,zero"], "--strategies must name ddp and/or fsdp (got 'zero')"),
-    (["--strategies", ","], "--strategies must name ddp and/or fsdp (got none)"),
-    (["--nproc-per-node", "0"], "--nproc-per-node must be >= 1 (got 0)"),
-    (["--nnodes", "two"], "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
-    (["--nnodes", "1:4"], "--nnodes must be a fixed number here, since the effective batch depends on it (got '1:4')"),
-    (["--nnodes", "2"], "--rdzv-endpoint must be host:port with --nnodes 2 (got '')"),
-    (["--nnodes", "2", "--rdzv-endpoint", "h:29400", "--node-rank", "2"], "--node-rank must be between 0 and 1 (got 2)"),
-    (["--nproc-per-node", "3"], "train.grad_accum (1) or train.micro_batch (2) must be divisible by the 3 processes"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--strategies", "ddp,zero"], "--strategies must name ddp and/or fsdp (got 'zero')"),
+        (["--strategies", ","], "--strategies must name ddp and/or fsdp (got none)"),
+        (["--nproc-per-node", "0"], "--nproc-per-node must be >= 1 (got 0)"),
+        (["--nnodes", "two"], "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
+        (
+            ["--nnodes", "1:4"],
+            "--nnodes must be a fixed number here, since the effective batch depends on it (got '1:4')",
+        ),
+        (["--nnodes", "2"], "--rdzv-endpoint must be host:port with --nnodes 2 (got '')"),
+        (
+            ["--nnodes", "2", "--rdzv-endpoint", "h:29400", "--node-rank", "2"],
+            "--node-rank must be between 0 and 1 (got 2)",
+        ),
+        (
+            ["--nproc-per-node", "3"],
+            "train.grad_accum (1) or train.micro_batch (2) must be divisible by the 3 processes",
+        ),
+    ],
+)
 def test_a_bad_scale_option_is_refused_before_torch(tmp_path, options, message):
     """Before: scale's own options (pilot.scale.ScaleConfig, and the batch split over the processes) were
     checked only once torch and the trainer had been imported."""

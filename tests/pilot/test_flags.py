@@ -1,4 +1,5 @@
 """The flags the guide asks for, in the summary and the file, and a scaling step that cannot lie."""
+
 from __future__ import annotations
 
 import json
@@ -22,17 +23,30 @@ def completed():
 
 def _timing(times, waits=None, validation_s=0.001):
     waits = waits or [0.0] * len(times)
-    return Timing(Stats.from_values(times), Stats.from_values(waits), sum(waits) / sum(times), 0, 0.1, 32,
-                  32 / (sum(times) / len(times)), validation_s, 5.0, 2)
+    return Timing(
+        Stats.from_values(times),
+        Stats.from_values(waits),
+        sum(waits) / sum(times),
+        0,
+        0.1,
+        32,
+        32 / (sum(times) / len(times)),
+        validation_s,
+        5.0,
+        2,
+    )
 
 
-@pytest.mark.parametrize(("change", "code", "value"), [
-    ({"timing": _timing([0.1, 0.1, 0.3, 0.1])}, "step_cv", Stats.from_values([0.1, 0.1, 0.3, 0.1]).cv),
-    ({"timing": _timing([0.1] * 4, waits=[0.01] * 4)}, "data_wait", 0.1),
-    ({"timing": _timing([0.1] * 4, validation_s=5.0)}, "validation_share", 0.1),
-    ({"checkpoint": Checkpoint(step=4, write_s=0.5, size_bytes=10)}, "checkpoint_share", 0.1),
-    ({"losses": [6.3, 7.0, 1e3, 2e7]}, "loss_growth", 2e7 / 6.3),
-])
+@pytest.mark.parametrize(
+    ("change", "code", "value"),
+    [
+        ({"timing": _timing([0.1, 0.1, 0.3, 0.1])}, "step_cv", Stats.from_values([0.1, 0.1, 0.3, 0.1]).cv),
+        ({"timing": _timing([0.1] * 4, waits=[0.01] * 4)}, "data_wait", 0.1),
+        ({"timing": _timing([0.1] * 4, validation_s=5.0)}, "validation_share", 0.1),
+        ({"checkpoint": Checkpoint(step=4, write_s=0.5, size_bytes=10)}, "checkpoint_share", 0.1),
+        ({"losses": [6.3, 7.0, 1e3, 2e7]}, "loss_growth", 2e7 / 6.3),
+    ],
+)
 def test_each_flag_the_guide_asks_for(completed, change, code, value):
     """A step-time CV above 10 %, data waits above 5 %, a validation or checkpoint above 5 % of 500 steps,
     and a loss that grows more than tenfold while staying finite (before: "completed", silently)."""
@@ -64,7 +78,7 @@ def test_a_loss_that_explodes_but_stays_finite_is_flagged_in_the_file(monkeypatc
 
     def step(self):
         loss, waited, seconds = real(self)
-        return loss * 10 ** self.steps_done, waited, seconds  # 10x per step: finite, exploding
+        return loss * 10**self.steps_done, waited, seconds  # 10x per step: finite, exploding
 
     monkeypatch.setattr(runner.Trainer, "step", step)
     result = runner.run(tiny(restore_check=False), show_progress=False)
@@ -78,6 +92,7 @@ def _fake_torchrun(step_s: float, threads: int = 1):
     def torchrun(cfg_file, strategy, out, scale_config, threads_):
         assert threads_ == threads
         return {"times": [step_s, step_s * 1.01, step_s * 0.99], "peak": 1000, "world": 2, "threads": threads}
+
     return torchrun
 
 
@@ -87,6 +102,7 @@ def _slow_baseline(monkeypatch, factor: float):
     def measure(trainer, cfg, show=False):
         times, peak = real(trainer, cfg, show)
         return [factor for _ in times], peak  # every baseline step `factor` seconds, steadily
+
     monkeypatch.setattr(scale, "measure_times", measure)
 
 
@@ -95,7 +111,9 @@ def test_an_injected_slow_baseline_gives_the_flag_not_a_number(monkeypatch, vali
     took it clamped to 100 %, silently."""
     _slow_baseline(monkeypatch, 1.0)
     monkeypatch.setattr(scale, "run_torchrun", _fake_torchrun(0.1))
-    result = run_scale(tiny(train={"grad_accum": 2}), ScaleConfig(strategies=("ddp",), rdzv_id="t"), show_progress=False)
+    result = run_scale(
+        tiny(train={"grad_accum": 2}), ScaleConfig(strategies=("ddp",), rdzv_id="t"), show_progress=False
+    )
     data = validate(result)
     run = data["scaling"]["runs"][0]
     assert run["efficiency"] == pytest.approx(5.0, rel=0.05)
@@ -108,15 +126,20 @@ def test_an_injected_slow_baseline_gives_the_flag_not_a_number(monkeypatch, vali
     assert "scaling_efficiency" not in pilot_inputs.measured_inputs(data)
 
 
-@pytest.mark.parametrize(("worker_step", "words"), [
-    (0.05, "2 processes beat one by 100%"),
-    (0.2, "2 processes are 50% slower than one"),
-    (0.1, "2 processes are as fast as one"),
-])
+@pytest.mark.parametrize(
+    ("worker_step", "words"),
+    [
+        (0.05, "2 processes beat one by 100%"),
+        (0.2, "2 processes are 50% slower than one"),
+        (0.1, "2 processes are as fast as one"),
+    ],
+)
 def test_the_summary_says_in_words_whether_n_processes_beat_one(monkeypatch, worker_step, words):
     _slow_baseline(monkeypatch, 0.1)
     monkeypatch.setattr(scale, "run_torchrun", _fake_torchrun(worker_step))
-    result = run_scale(tiny(train={"grad_accum": 2}), ScaleConfig(strategies=("fsdp",), rdzv_id="t"), show_progress=False)
+    result = run_scale(
+        tiny(train={"grad_accum": 2}), ScaleConfig(strategies=("fsdp",), rdzv_id="t"), show_progress=False
+    )
     text = summary.render(result)
     assert "every configuration at the same effective batch of 4 sequences per step" in text
     assert "1 thread per process" in text

@@ -1,4 +1,5 @@
 """The CPU tensor peak is exact: it agrees with PyTorch's MemTracker to the byte."""
+
 import pytest
 import torch
 from torch.distributed._tools.mem_tracker import MemTracker

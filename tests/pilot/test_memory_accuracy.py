@@ -1,5 +1,6 @@
 """The reduced accuracy matrix: the memory calculator within 5 % of the tensor peak measured on the
 real stack (transformers + peft, CPU). The full matrix is `python -m benchmarks.memory_accuracy`."""
+
 import pytest
 
 pytest.importorskip("transformers")

@@ -1,5 +1,6 @@
 """A signal that lands while a child process is being started still stops that child: the window in
 which CI once saw a restore process outlive the pilot."""
+
 from __future__ import annotations
 
 import os
@@ -49,6 +50,9 @@ def test_a_signal_inside_popen_still_stops_the_child(tmp_path, monkeypatch, sign
 
 def test_without_a_signal_the_child_runs_to_its_exit_code(tmp_path):
     with signals_raise():
-        code = run_child([sys.executable, "-c", "import sys; print('x', file=sys.stderr); sys.exit(3)"],
-                         tmp_path / "child.log", timeout=60)
+        code = run_child(
+            [sys.executable, "-c", "import sys; print('x', file=sys.stderr); sys.exit(3)"],
+            tmp_path / "child.log",
+            timeout=60,
+        )
     assert code == 3 and (tmp_path / "child.log").read_text(encoding="utf-8") == "x\n"

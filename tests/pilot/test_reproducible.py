@@ -1,6 +1,7 @@
 """A result file that reproduces the run: package versions, the model's family and the hash of its
 configuration's contents, local weights' hash, the pilot's revision under any install, the command
 line, and the CPU's model name."""
+
 from __future__ import annotations
 
 import hashlib
@@ -35,8 +36,11 @@ def test_the_file_records_versions_cpu_and_the_exact_command(tmp_path, validate)
             expected = None
         assert env["packages"][key] == expected
     if Path("/proc/cpuinfo").exists():
-        names = [ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                 if ln.startswith("model name")]
+        names = [
+            ln.split(":", 1)[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ]
         assert env["cpu_model"] == names[0] == env["device_name"]
     assert data["model"]["family"] == "builtin" and data["model"]["weights_sha256"] is None
 
@@ -72,8 +76,9 @@ def test_local_weights_are_hashed_streamed_with_progress(tmp_path, monkeypatch, 
     monkeypatch.setattr(model_source, "HASH_CHUNK", 1024)
     monkeypatch.setattr(model_source, "PROGRESS_FROM_BYTES", 0)
     ident = model_source.identity(ModelConfig(source=str(folder)), show=True)
-    expected = hashlib.sha256("".join(f"{n}\0{hashlib.sha256(c).hexdigest()}\n" for n, c in sorted(shards.items()))
-                               .encode()).hexdigest()
+    expected = hashlib.sha256(
+        "".join(f"{n}\0{hashlib.sha256(c).hexdigest()}\n" for n, c in sorted(shards.items())).encode()
+    ).hexdigest()
     assert (ident.family, ident.weights_sha256, ident.weights_bytes) == ("llama", expected, 3010)
     assert "hashing weights" in capsys.readouterr().err
     (folder / "model-00002-of-00002.safetensors").write_bytes(b"c" * 10)
@@ -107,10 +112,11 @@ def test_the_revision_under_a_non_editable_install(tmp_path, monkeypatch, origin
     installed.mkdir(parents=True)
     monkeypatch.setattr(environment, "__file__", str(installed / "environment.py"))
     commit = _git_checkout(tmp_path / "checkout")
-    direct_url = {"local checkout": {"url": (tmp_path / "checkout").as_uri(), "dir_info": {}},
-                  "vcs url": {"url": "https://example.invalid/guide.git",
-                              "vcs_info": {"vcs": "git", "commit_id": "a" * 40}},
-                  "unknown": None}[origin]
+    direct_url = {
+        "local checkout": {"url": (tmp_path / "checkout").as_uri(), "dir_info": {}},
+        "vcs url": {"url": "https://example.invalid/guide.git", "vcs_info": {"vcs": "git", "commit_id": "a" * 40}},
+        "unknown": None,
+    }[origin]
     monkeypatch.setattr(environment.metadata, "distribution", lambda name: _Distribution(direct_url))
     expected = {"local checkout": commit, "vcs url": "a" * 40, "unknown": None}[origin]
     assert environment.git_revision() == expected

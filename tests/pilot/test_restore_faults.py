@@ -1,4 +1,5 @@
 """Each planted restore fault makes the fresh-process check fail, with a reason naming the part."""
+
 import pytest
 import torch
 
@@ -18,15 +19,18 @@ def reference(tmp_path_factory):
     return checkpointed_reference(cfg, tmp_path_factory.mktemp("faults"))
 
 
-@pytest.mark.parametrize(("fault", "reason"), [
-    (None, None),
-    ("drop_optimizer", "optimizer not restored: "),
-    ("reset_scheduler", "scheduler not restored: "),  # detail checked below
-    ("lose_data_position", "data_position not restored: 1 of 2 entries differ (first: batch: expected 3, got 0)"),
-    ("skip_rng:python", "rng.python not restored"),
-    ("skip_rng:numpy", "rng.numpy not restored"),
-    ("skip_rng:torch_cpu", "rng.torch_cpu not restored"),
-])
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        (None, None),
+        ("drop_optimizer", "optimizer not restored: "),
+        ("reset_scheduler", "scheduler not restored: "),  # detail checked below
+        ("lose_data_position", "data_position not restored: 1 of 2 entries differ (first: batch: expected 3, got 0)"),
+        ("skip_rng:python", "rng.python not restored"),
+        ("skip_rng:numpy", "rng.numpy not restored"),
+        ("skip_rng:torch_cpu", "rng.torch_cpu not restored"),
+    ],
+)
 def test_fault_is_caught_precisely(reference, fault, reason):
     cfg, ref, workdir = reference
     check = restore.verify(cfg, torch.device("cpu"), ref, workdir, fault=fault)
@@ -60,7 +64,9 @@ def test_missing_checkpoint_is_reported(reference, tmp_path):
     broken = restore.Reference(tmp_path / "absent.pt", ref.step, ref.state, ref.losses, ref.final)
     check = restore.verify(cfg, torch.device("cpu"), broken, tmp_path)
     assert not check.passed and "could not resume" in check.failures[0]
-    assert [(c["check"], c["passed"]) for c in check.checks] == [("resume", False)] and check.checks[0]["exit_code"] != 0
+    assert [(c["check"], c["passed"]) for c in check.checks] == [("resume", False)] and check.checks[0][
+        "exit_code"
+    ] != 0
 
 
 def test_the_restore_shows_progress(reference, capsys):

@@ -1,4 +1,5 @@
 """End-to-end pilot runs on the CPU: the result validates, round-trips, and states what it verified."""
+
 import json
 import subprocess
 import sys
@@ -35,8 +36,17 @@ def test_restore_passes_bitwise_and_lists_every_component(full_run):
     r = full_run.restore
     assert r.passed and r.mode == "bitwise" and r.fresh_process and r.failures == []
     verified = " | ".join(r.verified)
-    for part in ("model:", "optimizer:", "scheduler:", "data_position:", "rng.python:", "rng.numpy:",
-                 "rng.torch_cpu:", "continued losses for 2 steps: bitwise identical", "final trainable parameters"):
+    for part in (
+        "model:",
+        "optimizer:",
+        "scheduler:",
+        "data_position:",
+        "rng.python:",
+        "rng.numpy:",
+        "rng.torch_cpu:",
+        "continued losses for 2 steps: bitwise identical",
+        "final trainable parameters",
+    ):
         assert part in verified
     assert r.max_loss_abs_diff == 0.0 and r.max_param_abs_diff == 0.0
 
@@ -53,7 +63,16 @@ def test_result_round_trips(full_run, tmp_path):
 @pytest.mark.slow  # real training
 def test_summary_mentions_each_figure(full_run):
     text = summary.render(full_run)
-    for word in ("step time", "p95", "CV", "data wait", "validation", "tensor peak", "checkpoint", "restore       PASSED"):
+    for word in (
+        "step time",
+        "p95",
+        "CV",
+        "data wait",
+        "validation",
+        "tensor peak",
+        "checkpoint",
+        "restore       PASSED",
+    ):
         assert word in text
 
 
@@ -61,8 +80,18 @@ def test_summary_mentions_each_figure(full_run):
 def test_lora_bf16_checkpointing_accumulation_from_jsonl(tmp_path, validate):
     data = tmp_path / "d.jsonl"
     data.write_text("\n".join(json.dumps({"text": f"line {i} " * 20}) for i in range(40)), encoding="utf-8")
-    cfg = tiny(train={"method": "lora", "precision": "bf16", "grad_checkpointing": True, "grad_accum": 2,
-                      "optimizer": "sgd", "lr_schedule": "linear"}, data={"source": str(data)}, model={"dropout": 0.1})
+    cfg = tiny(
+        train={
+            "method": "lora",
+            "precision": "bf16",
+            "grad_checkpointing": True,
+            "grad_accum": 2,
+            "optimizer": "sgd",
+            "lr_schedule": "linear",
+        },
+        data={"source": str(data)},
+        model={"dropout": 0.1},
+    )
     result = runner.run(cfg, tmp_path / "w", show_progress=False)
     validate(result)
     assert result.restore.passed, result.restore.failures
@@ -82,8 +111,10 @@ def test_out_of_memory_is_a_result(validate):
 def test_find_max_batch_bisects_to_the_limit(validate):
     probe = runner.run(tiny(train={"micro_batch": 8}, restore_check=False), show_progress=False)
     limit = probe.memory.peak_tensor_bytes + 1  # micro-batch 8 just fits
-    result = runner.run(tiny(find_max_batch=True, memory_limit_gb=limit / 1e9, max_batch_limit=64, steps=2,
-                             restore_check=False), show_progress=False)
+    result = runner.run(
+        tiny(find_max_batch=True, memory_limit_gb=limit / 1e9, max_batch_limit=64, steps=2, restore_check=False),
+        show_progress=False,
+    )
     validate(result)
     search = result.batch_search
     assert search.largest_fitting >= 8
@@ -95,8 +126,26 @@ def test_find_max_batch_bisects_to_the_limit(validate):
 def test_cli_refuses_to_overwrite_and_validates(tmp_path):
     out = tmp_path / "result.json"
     out.write_text("{}", encoding="utf-8")
-    cmd = [sys.executable, "-m", "pilot", "run", "--output", str(out), "--layers", "1", "--hidden", "32",
-           "--steps", "2", "--warmup-steps", "2", "--no-restore-check", "--quiet", "--seq-len", "8"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pilot",
+        "run",
+        "--output",
+        str(out),
+        "--layers",
+        "1",
+        "--hidden",
+        "32",
+        "--steps",
+        "2",
+        "--warmup-steps",
+        "2",
+        "--no-restore-check",
+        "--quiet",
+        "--seq-len",
+        "8",
+    ]
     refused = subprocess.run(cmd, capture_output=True, text=True)
     assert refused.returncode == 1 and "--overwrite" in refused.stderr
     done = subprocess.run(cmd + ["--overwrite"], capture_output=True, text=True)

@@ -1,5 +1,6 @@
 """The scaling step through torchrun with gloo: DDP and FSDP2 on two processes at the same effective batch,
 on one node and on two "nodes" of one host (c10d rendezvous on 127.0.0.1)."""
+
 import argparse
 import json
 import os
@@ -21,23 +22,36 @@ def _scale(*strategies: str) -> ScaleConfig:
     return ScaleConfig(strategies=strategies, nproc_per_node=2, rdzv_id="t")
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"strategies": ("ddp", "zero")}, "--strategies must name ddp and/or fsdp (got 'zero')"),
-    ({"strategies": ()}, "--strategies must name ddp and/or fsdp (got none)"),
-    ({"nproc_per_node": 0}, "--nproc-per-node must be >= 1 (got 0)"),
-    ({"nnodes": "two"}, "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
-    ({"nnodes": "1:4"}, "--nnodes must be a fixed number here"),
-    ({"nnodes": "2", "rdzv_endpoint": "127.0.0.1:29400", "node_rank": 2}, "--node-rank must be between 0 and 1 (got 2)"),
-    ({"nnodes": "2", "rdzv_endpoint": "127.0.0.1"}, "--rdzv-endpoint must be host:port with --nnodes 2"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"strategies": ("ddp", "zero")}, "--strategies must name ddp and/or fsdp (got 'zero')"),
+        ({"strategies": ()}, "--strategies must name ddp and/or fsdp (got none)"),
+        ({"nproc_per_node": 0}, "--nproc-per-node must be >= 1 (got 0)"),
+        ({"nnodes": "two"}, "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
+        ({"nnodes": "1:4"}, "--nnodes must be a fixed number here"),
+        (
+            {"nnodes": "2", "rdzv_endpoint": "127.0.0.1:29400", "node_rank": 2},
+            "--node-rank must be between 0 and 1 (got 2)",
+        ),
+        ({"nnodes": "2", "rdzv_endpoint": "127.0.0.1"}, "--rdzv-endpoint must be host:port with --nnodes 2"),
+    ],
+)
 def test_scale_config_checks_itself_naming_the_option(options, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         ScaleConfig(**options)
 
 
 def test_scale_config_from_the_command_line():
-    args = argparse.Namespace(strategies="fsdp,", nproc_per_node=4, nnodes="2:2", node_rank=1,
-                              rdzv_endpoint="h:29400", rdzv_backend="c10d", rdzv_id="x")
+    args = argparse.Namespace(
+        strategies="fsdp,",
+        nproc_per_node=4,
+        nnodes="2:2",
+        node_rank=1,
+        rdzv_endpoint="h:29400",
+        rdzv_backend="c10d",
+        rdzv_id="x",
+    )
     scale_config = ScaleConfig.from_args(args)
     assert scale_config.strategies == ("fsdp",) and (scale_config.nodes, scale_config.world) == (2, 8)
 
@@ -79,12 +93,37 @@ def test_two_nodes_on_one_host(tmp_path, validate):
     """Before: torchrun ignored --node-rank under c10d, only global rank 0 wrote, so the other node
     failed ("exit 0") after DDP and its peer hung in the FSDP rendezvous."""
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in TINY_MODEL.items()] + [
-        "--seq-len=16", "--steps=2", "--warmup-steps=2", "--threads=1", "--grad-accum=2", "--quiet",
-        "--nproc-per-node=1", "--nnodes=2", f"--rdzv-endpoint=127.0.0.1:{_free_port()}", "--strategies=ddp,fsdp"]
+        "--seq-len=16",
+        "--steps=2",
+        "--warmup-steps=2",
+        "--threads=1",
+        "--grad-accum=2",
+        "--quiet",
+        "--nproc-per-node=1",
+        "--nnodes=2",
+        f"--rdzv-endpoint=127.0.0.1:{_free_port()}",
+        "--strategies=ddp,fsdp",
+    ]
     env = dict(os.environ, TMPDIR=str(tmp_path))
-    nodes = [subprocess.Popen([sys.executable, "-m", "pilot", "scale", *flags, f"--node-rank={rank}",
-                               "-o", str(tmp_path / f"node{rank}.json")], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for rank in (1, 0)]
+    nodes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pilot",
+                "scale",
+                *flags,
+                f"--node-rank={rank}",
+                "-o",
+                str(tmp_path / f"node{rank}.json"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for rank in (1, 0)
+    ]
     try:
         outputs = [node.communicate(timeout=600) for node in nodes]
     finally:
@@ -95,7 +134,9 @@ def test_two_nodes_on_one_host(tmp_path, validate):
     assert "node 1 of 2 finished ddp, fsdp; the node started with --node-rank 0 writes the result" in err1
     assert not (tmp_path / "node1.json").exists()
     assert f"result written to {tmp_path / 'node0.json'}" in out0
-    _check_scaling(validate(json.loads((tmp_path / "node0.json").read_text(encoding="utf-8"))), ["ddp", "fsdp"], nnodes=2)
+    _check_scaling(
+        validate(json.loads((tmp_path / "node0.json").read_text(encoding="utf-8"))), ["ddp", "fsdp"], nnodes=2
+    )
 
 
 @pytest.mark.slow  # real training (the single-process baseline)
@@ -125,9 +166,12 @@ def test_the_workers_own_error_is_shown(tmp_path, monkeypatch):
     with pytest.raises(ValueError):
         scale.worker_main(bad, "ddp", out)
     log = tmp_path / "ddp.log"
-    log.write_text("...\n" * 40 + "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n", encoding="utf-8")
-    assert scale._worker_error(out, log) == ("rank 1: ValueError: run.steps must be an integer between 2 and "
-                                             "1000000 (got 1)")
+    log.write_text(
+        "...\n" * 40 + "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n", encoding="utf-8"
+    )
+    assert scale._worker_error(out, log) == (
+        "rank 1: ValueError: run.steps must be an integer between 2 and 1000000 (got 1)"
+    )
 
 
 @pytest.mark.slow  # real training (the single-process baseline)

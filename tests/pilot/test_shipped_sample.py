@@ -1,6 +1,7 @@
 """The labelled CPU sample the site ships (results/sample-cpu.json) is a file the current pilot writes.
 The sample written before flags showed a 36 % step-time CV on the results page with no flag, and none
 of the fields that reproduce a run; regenerate it with the `command` it records when these fail."""
+
 from __future__ import annotations
 
 import dataclasses

@@ -1,5 +1,6 @@
 """SIGINT and SIGTERM during training and during the restore check: the child process is gone, the
 temporary workdir (with its checkpoint) is removed, and what was measured is written as partial."""
+
 from __future__ import annotations
 
 import json
@@ -55,15 +56,21 @@ def test_signal_stops_children_and_removes_the_workdir(tmp_path, phase, signum):
     tmp.mkdir()
     out = tmp_path / "r.json"
     steps = ["--steps=4000", "--warmup-steps=2"] if phase == "training" else ["--steps=8", "--warmup-steps=2"]
-    proc = subprocess.Popen([sys.executable, "-m", "pilot", "run", *FLAGS, *steps, "-o", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, TMPDIR=str(tmp)))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pilot", "run", *FLAGS, *steps, "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, TMPDIR=str(tmp)),
+    )
     stderr: list[str] = []
     reader = threading.Thread(target=lambda: stderr.extend(iter(lambda: proc.stderr.read(1), "")), daemon=True)
     reader.start()
     if phase == "training":
         # Past the 2 warm-up steps: the stage is "training" (a signal in the warm-up says "warmup").
-        _wait_for(lambda: re.search(r"pilot:.*\| *(?:[3-9]|[1-9]\d+)/4002", "".join(stderr)), "a training step", proc, stderr)
+        _wait_for(
+            lambda: re.search(r"pilot:.*\| *(?:[3-9]|[1-9]\d+)/4002", "".join(stderr)), "a training step", proc, stderr
+        )
     else:
         _wait_for(lambda: _processes_mentioning(str(tmp), "_resume"), "the restore process", proc, stderr)
     proc.send_signal(signum)

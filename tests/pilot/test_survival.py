@@ -6,6 +6,7 @@ The kill tests start `gpu-pilot` in a child whose result writer stops (sleeps) r
 given stage: the test waits until the file names that stage, then sends SIGKILL, as the OOM killer
 would. No handler runs, so only what was on disk counts.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,12 @@ from .conftest import TINY_MODEL, tiny
 pytestmark = pytest.mark.slow  # child processes and real training
 
 FLAGS = [f"--{k.replace('_', '-')}={v}" for k, v in TINY_MODEL.items()] + [
-    "--seq-len=16", "--steps=4", "--warmup-steps=2", "--threads=1", "--quiet"]
+    "--seq-len=16",
+    "--steps=4",
+    "--warmup-steps=2",
+    "--threads=1",
+    "--quiet",
+]
 WAIT_S = 300
 # The writer stops after the write that marks `stage` (the stage the run is then in).
 STOP_AFTER = """
@@ -52,9 +58,13 @@ def _stage_on_disk(out: Path) -> str | None:
 
 
 def _kill_in(stage: str, command: list[str], out: Path, tmp: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", STOP_AFTER, stage, *command, "-o", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, TMPDIR=str(tmp)))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STOP_AFTER, stage, *command, "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, TMPDIR=str(tmp)),
+    )
     deadline = time.monotonic() + WAIT_S
     try:
         while _stage_on_disk(out) != stage:
@@ -73,9 +83,18 @@ def _kill_in(stage: str, command: list[str], out: Path, tmp: Path) -> None:
 STAGES = [
     ("run", "warmup", lambda d: d["losses"] == [] and d["memory"] is None and d["model"]["parameters"] > 0),
     ("run", "training", lambda d: len(d["losses"]) == 2 and d["memory"]["peak_tensor_bytes"] > 0),
-    ("run", "checkpoint", lambda d: len(d["losses"]) == 4 and d["timing"]["step"]["n"] == 2 and d["checkpoint"] is None),
-    ("run", "validation", lambda d: d["timing"]["step"]["n"] == 4 and d["checkpoint"]["size_bytes"] > 0
-     and d["timing"]["validation_s"] is None),
+    (
+        "run",
+        "checkpoint",
+        lambda d: len(d["losses"]) == 4 and d["timing"]["step"]["n"] == 2 and d["checkpoint"] is None,
+    ),
+    (
+        "run",
+        "validation",
+        lambda d: (
+            d["timing"]["step"]["n"] == 4 and d["checkpoint"]["size_bytes"] > 0 and d["timing"]["validation_s"] is None
+        ),
+    ),
     ("run", "restore", lambda d: d["timing"]["validation_s"] is not None and d["restore"] is None),
     ("scale", "training", lambda d: d["scaling"] is None and d["kind"] == "scale"),
     ("scale", "scaling", lambda d: d["scaling"]["baseline"]["tokens_per_s"] > 0 and d["scaling"]["runs"] == []),
@@ -102,8 +121,12 @@ def test_sigkill_while_training_live_keeps_the_steps(tmp_path, validate):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     out = tmp_path / "r.json"
-    proc = subprocess.Popen([sys.executable, "-m", "pilot", "run", *FLAGS, "--steps=100000", "-o", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=str(tmp)))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pilot", "run", *FLAGS, "--steps=100000", "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ, TMPDIR=str(tmp)),
+    )
     try:
         deadline = time.monotonic() + WAIT_S
         while _stage_on_disk(out) != "training":
@@ -231,8 +254,13 @@ def test_scale_runs_equal_threads_and_leaves_no_folder(tmp_path, validate):
     tmp.mkdir()
     out = tmp_path / "s.json"
     flags = [f for f in FLAGS if not f.startswith("--threads")] + ["--steps=2", "--grad-accum=2", "--strategies=ddp"]
-    done = subprocess.run([sys.executable, "-m", "pilot", "scale", *flags, "-o", str(out)], capture_output=True,
-                          text=True, env=dict(os.environ, TMPDIR=str(tmp)), timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "pilot", "scale", *flags, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TMPDIR=str(tmp)),
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     data = validate(json.loads(out.read_text(encoding="utf-8")))
     scaling = data["scaling"]

@@ -1,5 +1,6 @@
 """The fake-tensor trace (pilot.trace) against the real CPU peak of the same run, and at full width
 against the calculator, without allocating the model."""
+
 import json
 
 import pytest
@@ -20,8 +21,10 @@ def traced_and_measured(case, tmp_path) -> tuple[int, int]:
     config_file.write_text(json.dumps(FAMILIES[case.family]), encoding="utf-8")
     traced = trace_step(pilot_config(case, config_file))
     measured = measure(case, tmp_path)["measured_bytes"]
-    print(f"{case.name}: traced {traced.peak_bytes} B, measured {measured} B, "
-          f"{traced.peak_bytes / measured - 1:+.2%}; {traced}")
+    print(
+        f"{case.name}: traced {traced.peak_bytes} B, measured {measured} B, "
+        f"{traced.peak_bytes / measured - 1:+.2%}; {traced}"
+    )
     assert traced.peak_bytes == traced.parameters + traced.gradients + traced.optimizer_state + traced.other
     return traced.peak_bytes, measured
 
@@ -73,17 +76,35 @@ def test_a_llama_3_1_8b_full_fine_tune_traces_in_little_memory_and_matches_the_c
     from calculators.pilot_inputs import tensor_peak
     from pilot.trainer import resolved
 
-    cfg = PilotConfig(model={"source": "llama-3.1-8b", "dtype": "bf16"},
-                      train={"method": "full", "optimizer": "adamw", "optimizer_impl": "foreach", "micro_batch": 4,
-                             "seq_len": 2048, "grad_checkpointing": True}, device="cpu", restore_check=False)
+    cfg = PilotConfig(
+        model={"source": "llama-3.1-8b", "dtype": "bf16"},
+        train={
+            "method": "full",
+            "optimizer": "adamw",
+            "optimizer_impl": "foreach",
+            "micro_batch": 4,
+            "seq_len": 2048,
+            "grad_checkpointing": True,
+        },
+        device="cpu",
+        restore_check=False,
+    )
     model = resolved(cfg).model
     assert (model.hidden, model.layers, model.heads, model.kv_heads, model.intermediate, model.vocab) == (
-        4096, 32, 32, 8, 14336, 128256)
+        4096,
+        32,
+        32,
+        8,
+        14336,
+        128256,
+    )
     traced = trace_step(cfg)
     _, peak_rss = process_rss_bytes()
     estimate = tensor_peak(resolved(cfg).to_dict(), "cuda")["estimated_bytes"]
-    print(f"traced {traced.peak_bytes / 2**30:.2f} GiB, estimate {estimate / 2**30:.2f} GiB, "
-          f"peak RSS {peak_rss / 2**20:.0f} MiB; {traced}")
+    print(
+        f"traced {traced.peak_bytes / 2**30:.2f} GiB, estimate {estimate / 2**30:.2f} GiB, "
+        f"peak RSS {peak_rss / 2**20:.0f} MiB; {traced}"
+    )
     assert peak_rss < 2 * 2**30
     assert abs(traced.peak_bytes / estimate - 1) <= FULL_WIDTH_GOAL
     # The first optimizer step: weights, their gradients, AdamW's two moments and foreach's temporaries.
@@ -96,10 +117,14 @@ def test_a_llama_3_1_8b_full_fine_tune_traces_in_little_memory_and_matches_the_c
 # tied embedding's gradient sum at the end of the backward pass (Gemma 3, fp32, with and without
 # gradient accumulation), soft-capped eager attention, shared and routed experts with LoRA, a 70B's width.
 REDUCED = (
-    ("llama-3.1-70b", "full", "bf16", True, True, 1), ("gemma-3-4b", "full", "fp32", False, True, 1),
-    ("gemma-3-4b", "full", "fp32", False, True, 2), ("gemma-2-27b", "lora", "bf16", True, False, 1),
-    ("qwen3-30b-a3b", "lora", "bf16", True, True, 1), ("qwen2-57b-a14b", "lora", "bf16", True, True, 1),
-    ("mixtral-8x22b", "full", "bf16", True, True, 1), ("qwen3-0.6b", "full", "fp32", False, False, 1),
+    ("llama-3.1-70b", "full", "bf16", True, True, 1),
+    ("gemma-3-4b", "full", "fp32", False, True, 1),
+    ("gemma-3-4b", "full", "fp32", False, True, 2),
+    ("gemma-2-27b", "lora", "bf16", True, False, 1),
+    ("qwen3-30b-a3b", "lora", "bf16", True, True, 1),
+    ("qwen2-57b-a14b", "lora", "bf16", True, True, 1),
+    ("mixtral-8x22b", "full", "bf16", True, True, 1),
+    ("qwen3-0.6b", "full", "fp32", False, False, 1),
 )
 
 

@@ -1,5 +1,6 @@
 """`gpu-pilot trace`: a training step traced under fake tensors, written as a result file of kind 'trace'
 that the result contract (and so the site) accepts; the mistakes refused before torch, in one line."""
+
 from __future__ import annotations
 
 import json
@@ -95,7 +96,9 @@ def test_a_model_type_transformers_cannot_build_as_a_causal_lm_is_one_line_namin
 def test_a_family_the_calculator_does_not_model_traces_with_the_reason_for_no_estimate(tmp_path, validate):
     """GPT-2: transformers builds it as a causal LM, the memory calculator has no model of it."""
     out = tmp_path / "gpt2.json"
-    assert cli.main(["trace", "--model-config", str(CONFIGS / "gpt2-tiny.json"), "--seq-len", "32", "-o", str(out)]) == 0
+    assert (
+        cli.main(["trace", "--model-config", str(CONFIGS / "gpt2-tiny.json"), "--seq-len", "32", "-o", str(out)]) == 0
+    )
     data = validate(json.loads(out.read_text(encoding="utf-8")))
     assert data["model"]["family"] == "gpt2" and data["config"]["model"]["layers"] == 2
     assert data["trace"]["peak_bytes"] > 0 and data["trace"]["cuda_estimated_bytes"] is None
@@ -106,7 +109,9 @@ def test_the_shipped_trace_is_a_file_the_pilot_writes():
     """results/ ships a full-width trace: read back and written again by the report classes, unchanged."""
     from pilot.report import PilotResult
 
-    data = json.loads((Path(__file__).parents[2] / "results" / "trace-llama-3.1-8b-full.json").read_text(encoding="utf-8"))
+    data = json.loads(
+        (Path(__file__).parents[2] / "results" / "trace-llama-3.1-8b-full.json").read_text(encoding="utf-8")
+    )
     assert PilotResult.from_dict(data).to_dict() == data
     assert data["command"].startswith("gpu-pilot trace --model llama-3.1-8b")
     assert data["estimate"]["available"] and abs(data["estimate"]["relative_error"]) < 0.03
@@ -135,8 +140,27 @@ def test_a_preset_traces_at_full_width_and_the_site_imports_it_as_traced(tmp_pat
     from guidebuild.locale_pack import locale_pack
 
     out = tmp_path / "qwen.json"
-    assert cli.main(["trace", "--model", "qwen2.5-0.5b", "--method", "lora", "--precision", "bf16", "--micro-batch", "2",
-                     "--seq-len", "1024", "--grad-checkpointing", "-o", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "trace",
+                "--model",
+                "qwen2.5-0.5b",
+                "--method",
+                "lora",
+                "--precision",
+                "bf16",
+                "--micro-batch",
+                "2",
+                "--seq-len",
+                "1024",
+                "--grad-checkpointing",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text(encoding="utf-8")
     data = validate(json.loads(text))
     assert data["config"]["model"]["layers"] == 24 and data["config"]["model"]["vocab"] > 150_000

@@ -1,5 +1,6 @@
 """The pilot on the real stack: transformers models built from a config.json with random weights,
 LoRA through peft, on the CPU. One tiny model per supported family, seconds each."""
+
 import json
 from pathlib import Path
 
@@ -21,17 +22,27 @@ CONFIGS = Path(__file__).parents[1] / "fixtures" / "hf-configs"
 
 
 def hf(family: str, restore: bool = False, **train) -> PilotConfig:
-    return PilotConfig(model={"config_file": str(CONFIGS / f"{family}-tiny.json")},
-                       train={"micro_batch": 2, "seq_len": 32, **train}, data={"synthetic_sequences": 16},
-                       warmup_steps=2, steps=2, val_batches=1, threads=1, restore_check=restore)
+    return PilotConfig(
+        model={"config_file": str(CONFIGS / f"{family}-tiny.json")},
+        train={"micro_batch": 2, "seq_len": 32, **train},
+        data={"synthetic_sequences": 16},
+        warmup_steps=2,
+        steps=2,
+        val_batches=1,
+        threads=1,
+        restore_check=restore,
+    )
 
 
-@pytest.mark.parametrize("family, train", [
-    ("llama", {"method": "lora", "precision": "bf16", "lora_dropout": 0.1}),
-    ("qwen2", {"method": "full", "grad_checkpointing": True}),
-    ("mistral", {"method": "lora", "grad_checkpointing": True, "optimizer_impl": "fused"}),
-    ("phi3", {"method": "lora", "lora_dropout": 0.1}),
-])
+@pytest.mark.parametrize(
+    "family, train",
+    [
+        ("llama", {"method": "lora", "precision": "bf16", "lora_dropout": 0.1}),
+        ("qwen2", {"method": "full", "grad_checkpointing": True}),
+        ("mistral", {"method": "lora", "grad_checkpointing": True, "optimizer_impl": "fused"}),
+        ("phi3", {"method": "lora", "lora_dropout": 0.1}),
+    ],
+)
 def test_each_family_trains_records_its_own_shape_and_is_estimated(family, train, tmp_path, validate):
     cfg = hf(family, **train)
     result = runner.run(cfg, tmp_path, show_progress=False)
@@ -40,7 +51,10 @@ def test_each_family_trains_records_its_own_shape_and_is_estimated(family, train
     model = data["config"]["model"]
     # The shape and vocabulary are the model's, not the built-in defaults, and so is the data.
     assert (model["layers"], model["hidden"], model["vocab"]) == (
-        spec["num_hidden_layers"], spec["hidden_size"], spec["vocab_size"])
+        spec["num_hidden_layers"],
+        spec["hidden_size"],
+        spec["vocab_size"],
+    )
     assert model["dtype"] == "bf16"  # the checkpoint's dtype, as transformers loads it by default
     assert data["outcome"]["status"] == "completed"
     est = data["estimate"]
@@ -66,15 +80,23 @@ def test_a_preset_resolves_to_the_real_shape_without_building_it():
     assert (model.layers, model.hidden, model.kv_heads, model.vocab, model.dtype) == (32, 4096, 8, 128256, "bf16")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--model-config", str(CONFIGS / "gpt2-tiny.json")], "model type 'gpt2' is not supported"),
-    (["--model-config", str(CONFIGS / "llama-tiny.json"), "--method", "qlora"], "needs bitsandbytes on a CUDA device"),
-    (["--model-config", str(CONFIGS / "llama-tiny.json"), "--loss", "fused"], "on a CUDA device"),
-    (["--model", "no-such-model"], "model.source must be 'builtin', a preset"),
-    (["--lora-dropout", "0.1"], "needs a transformers model"),
-    (["--model-config", str(CONFIGS / "phi3-tiny.json"), "--method", "lora", "--lora-targets", "q,v"],
-     "this model fuses q, k, v into qkv_proj; target all of them or none"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--model-config", str(CONFIGS / "gpt2-tiny.json")], "model type 'gpt2' is not supported"),
+        (
+            ["--model-config", str(CONFIGS / "llama-tiny.json"), "--method", "qlora"],
+            "needs bitsandbytes on a CUDA device",
+        ),
+        (["--model-config", str(CONFIGS / "llama-tiny.json"), "--loss", "fused"], "on a CUDA device"),
+        (["--model", "no-such-model"], "model.source must be 'builtin', a preset"),
+        (["--lora-dropout", "0.1"], "needs a transformers model"),
+        (
+            ["--model-config", str(CONFIGS / "phi3-tiny.json"), "--method", "lora", "--lora-targets", "q,v"],
+            "this model fuses q, k, v into qkv_proj; target all of them or none",
+        ),
+    ],
+)
 def test_setup_errors_are_one_line(args, message, tmp_path, capsys):
     status = main(["run", *args, "--quiet", "-o", str(tmp_path / "r.json"), "--steps", "2"])
     err = capsys.readouterr().err
@@ -109,10 +131,13 @@ def hf_reference(tmp_path_factory):
     return checkpointed_reference(cfg, tmp_path_factory.mktemp("hf-faults"))
 
 
-@pytest.mark.parametrize(("fault", "reason"), [
-    ("drop_optimizer", "optimizer not restored: "),
-    ("skip_rng:torch_cpu", "rng.torch_cpu not restored"),
-])
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        ("drop_optimizer", "optimizer not restored: "),
+        ("skip_rng:torch_cpu", "rng.torch_cpu not restored"),
+    ],
+)
 def test_restore_faults_are_caught_on_the_transformers_path(hf_reference, fault, reason):
     import torch
 
@@ -161,8 +186,9 @@ def test_fused_projections_get_one_adapter_each_and_the_calculators_count():
     assert trainable == calculators.compute("memory", inputs)["result"]["lora_params"]
 
 
-@pytest.mark.parametrize("targets", [["q", "v"], ["q", "k", "v"], ["gate"], ["gate", "up", "down"], ["o"],
-                                     ["q", "k", "v", "gate"]])
+@pytest.mark.parametrize(
+    "targets", [["q", "v"], ["q", "k", "v"], ["gate"], ["gate", "up", "down"], ["o"], ["q", "k", "v", "gate"]]
+)
 def test_the_calculator_and_the_pilot_refuse_the_same_fused_targets(targets):
     import calculators
     from calculators import hf_config

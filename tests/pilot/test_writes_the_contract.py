@@ -1,4 +1,5 @@
 """The pilot holds every result file it writes to the result contract (`pilot.result`)."""
+
 from __future__ import annotations
 
 import json

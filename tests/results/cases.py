@@ -55,8 +55,13 @@ PAYLOADS = ["script-payloads.json", "script-payloads-scale.json"]
 # A valid file whose label holds a right-to-left override: shown stripped and isolated, never reversed.
 BIDI_LABEL = "bidi-label.json"
 BIDI_LABEL_TEXT = "A100 \u202etset\u202c run"
-PAYLOAD_STRINGS = ["<script>alert(1)</script>", "javascript:alert(1)", '"><img src=x onerror=alert(1)>',
-                   "</svg><script>alert(2)</script>", "' onmouseover='alert(3)"]
+PAYLOAD_STRINGS = [
+    "<script>alert(1)</script>",
+    "javascript:alert(1)",
+    '"><img src=x onerror=alert(1)>',
+    "</svg><script>alert(2)</script>",
+    "' onmouseover='alert(3)",
+]
 
 
 def write_huge(path: Path, size: int = 50_000_000) -> Path:

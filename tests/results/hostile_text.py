@@ -11,7 +11,7 @@ def _fill(size: int, head: str, unit: str, tail: str = "") -> str:
 
 # name -> (head, repeated unit, tail): a text of about `size` bytes is head + unit * k + tail.
 SHAPES = {
-    "escaped-quotes": ('"', '\\"', ""),                       # the finding: an unterminated string of \"
+    "escaped-quotes": ('"', '\\"', ""),  # the finding: an unterminated string of \"
     "escaped-quotes-closed": ('"', '\\"', '"'),
     "escaped-quotes-in-object": ('{"schema_version": "1", "label": "', '\\"', ""),
     "backslashes-odd": ('"', "\\", "\\"),
@@ -47,13 +47,52 @@ def config_shapes(size: int) -> dict[str, str]:
 
 
 # Values a URL query or a form field can carry: each is refused as a number (not_a_number).
-BAD_NUMBERS = ["1_6", "١٢", "٨", "８", "nan", "NaN", "-inf", "inf", "Infinity", "1e309", "-1e999", "1e99999999999",
-               "0x10", "1__0", "_16", "16_", "1.5_0", "½", "²", "1e", "e5", ".", "+", "-", "--1", "+-1", "1e+",
-               "1.2.3", "1,5", "1 0", "\u00a016", "16\u3000", "９" * 40]
+BAD_NUMBERS = [
+    "1_6",
+    "١٢",
+    "٨",
+    "８",
+    "nan",
+    "NaN",
+    "-inf",
+    "inf",
+    "Infinity",
+    "1e309",
+    "-1e999",
+    "1e99999999999",
+    "0x10",
+    "1__0",
+    "_16",
+    "16_",
+    "1.5_0",
+    "½",
+    "²",
+    "1e",
+    "e5",
+    ".",
+    "+",
+    "-",
+    "--1",
+    "+-1",
+    "1e+",
+    "1.2.3",
+    "1,5",
+    "1 0",
+    "\u00a016",
+    "16\u3000",
+    "９" * 40,
+]
 
 
 def url_values(size: int) -> dict[str, str]:
     """Long hostile values for one number field (what a crafted address can hold)."""
-    return {"digits": "1" * size, "digits-then-letter": "1" * size + "x", "underscores": "1_" * (size // 2),
-            "exponent": "1e" + "9" * size, "fraction": "0." + "1" * size, "spaces": " " * size + "1_6",
-            "arabic-digits": "١" * size, "signs": "+" * size + "1"}
+    return {
+        "digits": "1" * size,
+        "digits-then-letter": "1" * size + "x",
+        "underscores": "1_" * (size // 2),
+        "exponent": "1e" + "9" * size,
+        "fraction": "0." + "1" * size,
+        "spaces": " " * size + "1_6",
+        "arabic-digits": "١" * size,
+        "signs": "+" * size + "1",
+    }

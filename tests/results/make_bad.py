@@ -32,6 +32,7 @@ def _set(path: str, value, base=SAMPLE) -> str:
             del doc[last]
         else:
             doc[int(last) if isinstance(doc, list) else last] = value
+
     return _edit(change, base)
 
 

@@ -9,7 +9,7 @@ import time
 from .hostile_text import BAD_NUMBERS, config_shapes, shapes, url_values
 
 TRIES = 3  # a call over its budget is timed again (up to this many times in all), its best kept:
-           # a shared 2-core machine can stall any one call, but not a quadratic one's every try
+# a shared 2-core machine can stall any one call, but not a quadratic one's every try
 
 
 def timed(budget: float, call, *args) -> tuple[float, object]:
@@ -63,10 +63,12 @@ def hostile_url_values(size: int) -> dict[str, str]:
 
 def run(pack: dict, results_size: int, config_size: int, url_size: int, budget: float) -> dict[str, dict[str, list]]:
     configs = config_shapes(config_size)
-    return {"results": page_imports(shapes(results_size), pack, budget),
-            "config-page": page_imports(configs, pack, budget),
-            "config-cli": cli_configs(configs, budget),
-            "url": url_values_computed(hostile_url_values(url_size), budget)}
+    return {
+        "results": page_imports(shapes(results_size), pack, budget),
+        "config-page": page_imports(configs, pack, budget),
+        "config-cli": cli_configs(configs, budget),
+        "url": url_values_computed(hostile_url_values(url_size), budget),
+    }
 
 
 def main(arg: str) -> str:

@@ -2,6 +2,7 @@
 
 The schema's enums are the contract; the pilot writes their values and calcui labels them. A value
 added on one side only would be written unlabelled, or labelled and refused."""
+
 from __future__ import annotations
 
 from calcui.results import _estimate, _flags, _html

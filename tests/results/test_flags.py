@@ -27,29 +27,77 @@ SCALE = next(d for d in load_good() if d["kind"] == "scale")
 
 
 def _flag(code, value, limit, subject="run", trustworthy=True, budget=None):
-    return {"code": code, "subject": subject, "value": value, "limit": limit, "trustworthy": trustworthy,
-            "message": f"{code} in English", "budget_steps": budget}
+    return {
+        "code": code,
+        "subject": subject,
+        "value": value,
+        "limit": limit,
+        "trustworthy": trustworthy,
+        "message": f"{code} in English",
+        "budget_steps": budget,
+    }
 
 
 def _flagged_run():
     data = copy.deepcopy(SAMPLE)
-    data["flags"] = [_flag("step_cv", 0.73, 0.1), _flag("loss_growth", 3174603.2, 10.0), _flag("data_wait", 0.12, 0.05),
-                     _flag("validation_share", 0.2, 0.05, budget=500), _flag("checkpoint_share", 0.08, 0.05, budget=500)]
+    data["flags"] = [
+        _flag("step_cv", 0.73, 0.1),
+        _flag("loss_growth", 3174603.2, 10.0),
+        _flag("data_wait", 0.12, 0.05),
+        _flag("validation_share", 0.2, 0.05, budget=500),
+        _flag("checkpoint_share", 0.08, 0.05, budget=500),
+    ]
     assert results.validate(data) == []
     return data
 
 
-@pytest.mark.parametrize(("code", "words"), [
-    ("es", ["Avisos", "Qué revisar", "varía un 73", "se multiplicó por 3.174.603,2", "La espera de datos ocupa el 12",
-            "del tiempo de 500 pasos de entrenamiento", "Una escritura del punto de control ocupa el 8"]),
-    ("ja", ["注意点", "確認すべき点", "変動係数）が 73", "損失が 3,174,603.2 倍", "データ待ちがステップ時間の 12",
-            "学習 500 ステップ分", "チェックポイント書き込みに"]),
-    ("ar", ["تنبيهات", "ما ينبغي مراجعته", "يتفاوت زمن الخطوة", "تضاعفت الخسارة", "يستغرق انتظار البيانات",
-            "500 خطوة تدريب", "كتابة نقطة الحفظ الواحدة"]),
-])
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (
+            "es",
+            [
+                "Avisos",
+                "Qué revisar",
+                "varía un 73",
+                "se multiplicó por 3.174.603,2",
+                "La espera de datos ocupa el 12",
+                "del tiempo de 500 pasos de entrenamiento",
+                "Una escritura del punto de control ocupa el 8",
+            ],
+        ),
+        (
+            "ja",
+            [
+                "注意点",
+                "確認すべき点",
+                "変動係数）が 73",
+                "損失が 3,174,603.2 倍",
+                "データ待ちがステップ時間の 12",
+                "学習 500 ステップ分",
+                "チェックポイント書き込みに",
+            ],
+        ),
+        (
+            "ar",
+            [
+                "تنبيهات",
+                "ما ينبغي مراجعته",
+                "يتفاوت زمن الخطوة",
+                "تضاعفت الخسارة",
+                "يستغرق انتظار البيانات",
+                "500 خطوة تدريب",
+                "كتابة نقطة الحفظ الواحدة",
+            ],
+        ),
+    ],
+)
 def test_each_flag_is_worded_in_the_readers_language(code, words):
     page = results.results_page([("flagged.json", _flagged_run())], PACKS[code])
-    assert page.count('<ul class="guide-results__flags">') == 1 and page.count("<li>", page.index("guide-results__flags")) >= 5
+    assert (
+        page.count('<ul class="guide-results__flags">') == 1
+        and page.count("<li>", page.index("guide-results__flags")) >= 5
+    )
     for word in words:
         assert word in page, word
     assert "in English" not in page, "the English message is the terminal's"
@@ -70,10 +118,14 @@ def test_the_shipped_sample_shows_the_flags_it_carries(code):
     fmt, t = NumberFormat(pack), Translator(pack)
     page = results.results_page([("sample-cpu.json", SAMPLE)], pack)
     listed = re.search(r'<ul class="guide-results__flags">(.*?)</ul>', page).group(1)
-    assert re.findall(r"<li>(.*?)</li>", listed) == [escape(_flags.sentence(f, SAMPLE, fmt, t)) for f in SAMPLE["flags"]]
+    assert re.findall(r"<li>(.*?)</li>", listed) == [
+        escape(_flags.sentence(f, SAMPLE, fmt, t)) for f in SAMPLE["flags"]
+    ]
     cv = next(f for f in SAMPLE["flags"] if f["code"] == "step_cv")
     assert fmt.percent_of(cv["value"]) in listed and cv["message"] not in page  # the terminal's English
-    row = re.search(r"<tr><th scope=\"row\">" + re.escape(t(NP_("pilot run", "Flags"))) + r"</th><td>(.*?)</td></tr>", page)
+    row = re.search(
+        r"<tr><th scope=\"row\">" + re.escape(t(NP_("pilot run", "Flags"))) + r"</th><td>(.*?)</td></tr>", page
+    )
     assert t(_flags.LABELS["step_cv"]) in row.group(1)
 
 
@@ -88,18 +140,22 @@ def _impossible_scale(flagged: bool):
 
 
 @pytest.mark.parametrize("flagged", [True, False], ids=["flagged by the pilot", "written before flags"])
-@pytest.mark.parametrize(("code", "untrusted", "kept"), [
-    ("es", "DDP × 2: no es fiable", "no es fiable en este archivo: se conserva su valor"),
-    ("ja", "DDP × 2：信頼できません", "このファイルの値は信頼できません。入力済みの値を使います"),
-    ("ar", "DDP × 2: غير موثوق", "غير موثوقة في هذا الملف: أُبقيت قيمتك"),
-])
+@pytest.mark.parametrize(
+    ("code", "untrusted", "kept"),
+    [
+        ("es", "DDP × 2: no es fiable", "no es fiable en este archivo: se conserva su valor"),
+        ("ja", "DDP × 2：信頼できません", "このファイルの値は信頼できません。入力済みの値を使います"),
+        ("ar", "DDP × 2: غير موثوق", "غير موثوقة في هذا الملف: أُبقيت قيمتك"),
+    ],
+)
 def test_an_efficiency_above_100_percent_is_flagged_not_clamped(flagged, code, untrusted, kept):
     """Before: 444 % went into the cost calculator as 100 %, silently."""
     data = _impossible_scale(flagged)
     page = results.results_page([("scale.json", data)], PACKS[code])
     assert untrusted in page and "444" in page  # the sentence says what was measured; the cell says not to use it
-    assert re.search(r"<td>(?:<bdi[^>]*>)?" + re.escape(untrusted) + "(?:</bdi>)?</td>", page), \
+    assert re.search(r"<td>(?:<bdi[^>]*>)?" + re.escape(untrusted) + "(?:</bdi>)?</td>", page), (
         "the flag stands alone in the cell, not the figure"
+    )
     cost = results.import_result("cost", json.dumps(data), PACKS[code])
     assert cost["ok"] and "scaling_efficiency" not in cost["inputs"]
     assert kept in cost["html"] and "guide-import__flag" in cost["html"]
@@ -107,8 +163,11 @@ def test_an_efficiency_above_100_percent_is_flagged_not_clamped(flagged, code, u
 
 def test_an_unfinished_file_says_the_run_was_killed_or_still_running():
     data = copy.deepcopy(SAMPLE)
-    data["outcome"] = {"status": "partial", "error": "unfinished: written while the run was in its training stage",
-                       "partial": {"reason": "unfinished", "stage": "training", "steps_done": 3}}
+    data["outcome"] = {
+        "status": "partial",
+        "error": "unfinished: written while the run was in its training stage",
+        "partial": {"reason": "unfinished", "stage": "training", "steps_done": 3},
+    }
     assert results.validate(data) == []
     for code, words in (("es", "la detuvieron a la fuerza"), ("ja", "強制終了された"), ("ar", "أُوقف قسرًا")):
         assert words in results.results_page([("u.json", data)], PACKS[code])

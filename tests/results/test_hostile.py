@@ -68,8 +68,12 @@ def test_messages_name_the_place_and_what_was_expected():
 
 
 def test_messages_go_through_the_catalog():
-    t = Translator({"locale": "xx", "messages": {"{pointer}: expected a JSON document": "«{pointer}» ⇒ un documento JSON",
-                                                 "top level": "raíz"}})
+    t = Translator(
+        {
+            "locale": "xx",
+            "messages": {"{pointer}: expected a JSON document": "«{pointer}» ⇒ un documento JSON", "top level": "raíz"},
+        }
+    )
     _, problems = results.parse(b"")
     assert results.problem_message(problems[0], t) == "«raíz» ⇒ un documento JSON"
 
@@ -123,11 +127,15 @@ def test_payload_strings_cover_the_brief():
     assert any("<script" in s for s in PAYLOAD_STRINGS) and any(s.startswith("javascript:") for s in PAYLOAD_STRINGS)
 
 
-@pytest.mark.parametrize("text", [
-    "[" + "1.5," * 1_200_000 + "1]",                       # millions of numbers where an object belongs
-    '{"a":' * 900_000,                                     # nesting far past the limit
-    '"' + '\\"' * 2_400_000 + '"',                         # a string of escapes
-], ids=["numbers", "nesting", "escapes"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" + "1.5," * 1_200_000 + "1]",  # millions of numbers where an object belongs
+        '{"a":' * 900_000,  # nesting far past the limit
+        '"' + '\\"' * 2_400_000 + '"',  # a string of escapes
+    ],
+    ids=["numbers", "nesting", "escapes"],
+)
 def test_files_near_the_size_limit_get_a_problem(text):
     _, problems = results.parse(text)
     assert problems

@@ -134,8 +134,10 @@ def url_inputs() -> dict[str, dict]:
     thousands of fields the calculator does not have. Each is refused."""
     long = 2 * MB
     numbers = [inp["name"] for inp in describe("memory")["inputs"] if inp["kind"] in ("int", "float")]
-    out = {f"all-numbers={value!r:.20}": {name: value for name in numbers}
-           for value in [*BAD_NUMBERS, "1" * long, "1_" * (long // 2), "9" * long + ".5"]}
+    out = {
+        f"all-numbers={value!r:.20}": {name: value for name in numbers}
+        for value in [*BAD_NUMBERS, "1" * long, "1_" * (long // 2), "9" * long + ".5"]
+    }
     out.update({f"layers={name}": {"model": "custom", "layers": value} for name, value in url_values(long).items()})
     out["unknown-fields"] = {f"x{i}": "1" for i in range(100_000)}
     out["long-choice"] = {"method": "l" * long, "lora_targets": "q," * (long // 2)}

@@ -21,10 +21,10 @@ from .hostile_text import config_shapes, shapes, url_values
 from .reader_timing import run
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
-BUDGET = 1.0           # seconds, per refusal, at the size limit
-URL_SIZE = 2_000_000   # about the longest address a browser opens
+BUDGET = 1.0  # seconds, per refusal, at the size limit
+URL_SIZE = 2_000_000  # about the longest address a browser opens
 SMALL, GROWTH = 4096, 8
-MAX_RATIO = 20         # linear: about 8 (less, with a fixed cost); quadratic: 64
+MAX_RATIO = 20  # linear: about 8 (less, with a fixed cost); quadratic: 64
 PACK = locale_pack("es", LOCALES)
 
 
@@ -89,8 +89,17 @@ def test_eight_times_the_text_takes_about_eight_times_as_long(reader):
     assert {name: round(r, 1) for name, r in ratios.items() if r > MAX_RATIO} == {}
 
 
-@pytest.mark.parametrize("text", ['{"label": "\\uDC00"}', '{"label": "\\ud800x"}', '{"\\udbff": 1}',
-                                  '{"label": "\ud800"}', '{"losses": [1, 1e999]}', '[NaN]'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"label": "\\uDC00"}',
+        '{"label": "\\ud800x"}',
+        '{"\\udbff": 1}',
+        '{"label": "\ud800"}',
+        '{"losses": [1, 1e999]}',
+        "[NaN]",
+    ],
+)
 def test_the_walk_for_surrogates_and_stand_ins_still_runs_when_one_may_be_there(text):
     """Most files hold neither, and skip the walk over every container that finds them."""
     _, problems = results.parse(text)

@@ -21,8 +21,9 @@ from .corpus import GOOD, corpus, load_good
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
 PACKS = locale_packs()
 RUNS = [(p.name, d) for p, d in zip(GOOD, load_good())]
-SAMPLE, SCALE, GPU, TRACE = (dict(RUNS)[name] for name in ("sample-cpu.json", "scale-gloo.json", "gpu-lora.json",
-                                                             "trace-llama-3.2-1b-lora.json"))
+SAMPLE, SCALE, GPU, TRACE = (
+    dict(RUNS)[name] for name in ("sample-cpu.json", "scale-gloo.json", "gpu-lora.json", "trace-llama-3.2-1b-lora.json")
+)
 
 
 @pytest.mark.parametrize("code", PACKS)
@@ -50,7 +51,12 @@ def test_page_of_no_runs_says_so():
 def test_memory_estimate_is_the_calculator_on_the_recorded_configuration():
     # The tensor-only peak the pilot compares with (calculators.pilot_inputs), for the recorded run.
     answer = tensor_peak(SAMPLE["config"], SAMPLE["environment"]["device_type"])
-    assert answer["inputs"] == calculators.compute("memory", {**pilot_inputs.memory_inputs(SAMPLE["config"], "cpu"), **TENSORS_ONLY})["inputs"]
+    assert (
+        answer["inputs"]
+        == calculators.compute("memory", {**pilot_inputs.memory_inputs(SAMPLE["config"], "cpu"), **TENSORS_ONLY})[
+            "inputs"
+        ]
+    )
     out = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
     shown = figure(answer["estimated_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
     assert out["ok"] and shown in out["summary"]
@@ -70,7 +76,10 @@ def test_memory_inputs_mirror_the_run_configuration():
     train, model = SAMPLE["config"]["train"], SAMPLE["config"]["model"]
     assert inputs["model"] == "custom" and inputs["layers"] == model["layers"] and inputs["hidden"] == model["hidden"]
     assert (inputs["method"], inputs["seq_len"], inputs["micro_batch"]) == (
-        train["method"], train["seq_len"], train["micro_batch"])
+        train["method"],
+        train["seq_len"],
+        train["micro_batch"],
+    )
     # The pilot's bf16 means autocast; weights and adapters keep the dtype the run used.
     assert inputs["autocast"] == ("bf16" if train["precision"] == "bf16" else "off")
     assert inputs["weights_dtype"] == model.get("dtype", "fp32") and inputs["master_weights"] is False
@@ -123,8 +132,13 @@ def test_each_calculator_declares_its_import_panel(monkeypatch):
 
     from calculators import _registry, memory
 
-    twin = types.SimpleNamespace(NAME="memory-twin", TITLE=memory.TITLE, INPUTS=memory.INPUTS, run=memory.run,
-                                 IMPORT_PANEL="estimate_vs_measured")
+    twin = types.SimpleNamespace(
+        NAME="memory-twin",
+        TITLE=memory.TITLE,
+        INPUTS=memory.INPUTS,
+        run=memory.run,
+        IMPORT_PANEL="estimate_vs_measured",
+    )
     monkeypatch.setitem(_registry._CALCULATORS, "memory-twin", twin)
     ours = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
     out = results.import_result("memory-twin", json.dumps(SAMPLE), PACKS["es"])
@@ -173,18 +187,24 @@ def test_a_run_that_did_not_fit_renders_with_dashes():
 
 def _partial_run(reason="diverged", steps=7):
     data = json.loads(json.dumps(SAMPLE))
-    data["outcome"] = {"status": "partial", "error": "the loss became nan at step 8",
-                       "partial": {"reason": reason, "stage": "training", "steps_done": steps}}
+    data["outcome"] = {
+        "status": "partial",
+        "error": "the loss became nan at step 8",
+        "partial": {"reason": reason, "stage": "training", "steps_done": steps},
+    }
     data["restore"] = None
     data["timing"]["validation_s"] = data["timing"]["validation_loss"] = None
     return data
 
 
-@pytest.mark.parametrize(("code", "badge", "reason"), [
-    ("es", "Resultado parcial", "la pérdida divergió"),
-    ("ja", "部分的な結果", "損失が発散した"),
-    ("ar", "نتيجة جزئية", "تباعدت الخسارة"),
-])
+@pytest.mark.parametrize(
+    ("code", "badge", "reason"),
+    [
+        ("es", "Resultado parcial", "la pérdida divergió"),
+        ("ja", "部分的な結果", "損失が発散した"),
+        ("ar", "نتيجة جزئية", "تباعدت الخسارة"),
+    ],
+)
 def test_a_partial_run_is_marked_partial_in_every_locale(code, badge, reason):
     data = _partial_run()
     assert results.validate(data) == []
@@ -208,18 +228,29 @@ def test_a_partial_status_needs_its_reason_and_a_failed_checkpoint_shows():
     assert results.validate(data) != []
 
 
-@pytest.mark.parametrize(("code", "steps", "words"), [
-    ("es", 1, "tras 1 paso:"), ("es", 7, "tras 7 pasos:"),
-    ("ar", 1, "بعد خطوة واحدة:"), ("ar", 2, "بعد خطوتين:"), ("ar", 7, "خطوات:"), ("ar", 11, "خطوةً:"),
-])
+@pytest.mark.parametrize(
+    ("code", "steps", "words"),
+    [
+        ("es", 1, "tras 1 paso:"),
+        ("es", 7, "tras 7 pasos:"),
+        ("ar", 1, "بعد خطوة واحدة:"),
+        ("ar", 2, "بعد خطوتين:"),
+        ("ar", 7, "خطوات:"),
+        ("ar", 11, "خطوةً:"),
+    ],
+)
 def test_the_steps_a_partial_run_made_read_as_a_count(code, steps, words):
     page = results.results_page([("partial.json", _partial_run(steps=steps))], PACKS[code])
     assert words in page
 
 
-@pytest.mark.parametrize(("code", "layers", "heads"), [
-    ("es", "1 capa", "1 cabeza"), ("ar", "طبقة واحدة", "رأس واحد"),
-])
+@pytest.mark.parametrize(
+    ("code", "layers", "heads"),
+    [
+        ("es", "1 capa", "1 cabeza"),
+        ("ar", "طبقة واحدة", "رأس واحد"),
+    ],
+)
 def test_a_model_shape_counts_its_layers_and_heads(code, layers, heads):
     data = json.loads(json.dumps(SAMPLE))
     data["config"]["model"].update(layers=1, heads=1, kv_heads=1)

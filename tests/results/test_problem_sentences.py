@@ -144,16 +144,22 @@ def test_every_code_renders_the_reviewed_sentence(locale):
     else:
         pack = locale_pack(locale, LOCALES_DIR)
         t, fmt = Translator(pack), NumberFormat(pack)
-        shown = {code: problem_message({"pointer": p, "code": code, "params": params}, t, fmt)
-                 for code, (p, params) in SAMPLES.items()}
+        shown = {
+            code: problem_message({"pointer": p, "code": code, "params": params}, t, fmt)
+            for code, (p, params) in SAMPLES.items()
+        }
     assert shown == REVIEWED[locale]
 
 
 @pytest.mark.parametrize("locale", ["es", "ja", "ar"])
 def test_the_html_sentence_isolates_what_came_from_the_file(locale):
     pack = locale_pack(locale, LOCALES_DIR)
-    html = problem_message({"pointer": "/memory/peak_tensor_bytes", "code": "minimum", "params": {"limit": 0, "found": -1}},
-                           Translator(pack), NumberFormat(pack), html=True)
+    html = problem_message(
+        {"pointer": "/memory/peak_tensor_bytes", "code": "minimum", "params": {"limit": 0, "found": -1}},
+        Translator(pack),
+        NumberFormat(pack),
+        html=True,
+    )
     assert "<bdi>/memory/peak_tensor_bytes</bdi>" in html and "<bdi>-1</bdi>" in html and "{" not in html
 
 

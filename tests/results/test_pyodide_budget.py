@@ -21,19 +21,42 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
-                       reason="needs Node and node_modules/pyodide (make setup)"),
+    pytest.mark.skipif(
+        shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
+        reason="needs Node and node_modules/pyodide (make setup)",
+    ),
 ]
 
 
 @pytest.fixture(scope="module")
 def in_pyodide(tmp_path_factory) -> dict:
     arg = tmp_path_factory.mktemp("pyodide") / "arg.json"
-    arg.write_text(json.dumps({"pack": locale_pack("ar", ROOT / "locales"), "results": results.MAX_BYTES,
-                               "config": hf_config.MAX_BYTES, "url": URL_SIZE, "budget": BUDGET}), encoding="utf-8")
-    run = subprocess.run(["node", str(Path(__file__).with_name("pyodide_run.mjs")), str(ROOT),
-                          "tests.results.reader_timing", "main", str(arg)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=900)
+    arg.write_text(
+        json.dumps(
+            {
+                "pack": locale_pack("ar", ROOT / "locales"),
+                "results": results.MAX_BYTES,
+                "config": hf_config.MAX_BYTES,
+                "url": URL_SIZE,
+                "budget": BUDGET,
+            }
+        ),
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        [
+            "node",
+            str(Path(__file__).with_name("pyodide_run.mjs")),
+            str(ROOT),
+            "tests.results.reader_timing",
+            "main",
+            str(arg),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout)
 

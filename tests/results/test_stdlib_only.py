@@ -27,6 +27,8 @@ print(sorted({m.split(".")[0] for m in sys.modules if m.startswith(("calcui", "c
 
 
 def test_only_the_standard_library_and_the_project_are_imported():
-    run = subprocess.run([sys.executable, "-I", "-S", "-c", SCRIPT, str(ROOT)], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", SCRIPT, str(ROOT)], cwd=ROOT, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["['calcui',", "'calculators',", "'pilot']"]

@@ -33,17 +33,21 @@ def words(code: str, *msgids: str) -> list[str]:
 def test_the_fixture_is_a_full_width_trace_that_sums_up():
     assert results.validate(TRACE) == [] and TRACE["kind"] == "trace"
     trace = TRACE["trace"]
-    assert trace["peak_bytes"] == (trace["parameters"] + trace["gradients"] + trace["optimizer_state"]
-                                   + trace["activations_and_temporaries"]) > 10**10
+    assert (
+        trace["peak_bytes"]
+        == (trace["parameters"] + trace["gradients"] + trace["optimizer_state"] + trace["activations_and_temporaries"])
+        > 10**10
+    )
     assert TRACE["config"]["model"]["layers"] == 16 and TRACE["config"]["train"]["seq_len"] == 2048
 
 
 @pytest.mark.parametrize("code", PACKS)
 def test_the_results_page_shows_a_trace_as_traced(code):
-    traced, peak, note, measured = words(code, "Traced", "Traced peak", "Peak memory: traced and estimated",
-                                         "Measured peak")
+    traced, peak, note, measured = words(
+        code, "Traced", "Traced peak", "Peak memory: traced and estimated", "Measured peak"
+    )
     page = results.results_page([("sample-cpu.json", SAMPLE), (TRACE_NAME, TRACE)], PACKS[code])
-    section = page[page.index('id="run-trace-llama'):]
+    section = page[page.index('id="run-trace-llama') :]
     assert section.count("guide-badge--traced") == 1 and "guide-badge--cpu" not in section
     assert f">{traced}</span>" in section and note in section and peak in section
     assert measured not in section  # its table says traced, not measured
@@ -74,8 +78,9 @@ def test_without_an_estimate_the_panel_says_so():
     out = results.import_result("memory", json.dumps(data), PACKS["es"])
     t = Translator(PACKS["es"])
     assert out["ok"] and t("No estimate: the memory calculator does not model this configuration.") in out["html"]
-    assert out["summary"].startswith(t("Traced {traced}; the calculator has no estimate for this configuration.",
-                                       traced="\0").split("\0")[0])
+    assert out["summary"].startswith(
+        t("Traced {traced}; the calculator has no estimate for this configuration.", traced="\0").split("\0")[0]
+    )
 
 
 def _set(doc: dict, path: str, value):
@@ -108,8 +113,9 @@ TAMPERED = [
 ]
 
 
-@pytest.mark.parametrize(("base", "path", "value", "pointer", "code"), TAMPERED,
-                         ids=[f"{b['kind']}:{p}" for b, p, *_ in TAMPERED])
+@pytest.mark.parametrize(
+    ("base", "path", "value", "pointer", "code"), TAMPERED, ids=[f"{b['kind']}:{p}" for b, p, *_ in TAMPERED]
+)
 def test_a_tampered_file_gets_the_right_problem(base, path, value, pointer, code):
     data, problems = results.parse(json.dumps(_set(base, path, value)))
     assert data is None
