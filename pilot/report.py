@@ -15,12 +15,11 @@ import numpy as np
 
 from .atomic import atomic_write
 from .result import SCHEMA_VERSION
+from .resultfile import target
 
 
 class JsonMixin:
     """to_dict / save_json / from_dict / from_json for nested report dataclasses."""
-
-    default_filename = "pilot-result.json"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -33,11 +32,7 @@ class JsonMixin:
 
     def save_json(self, path: str | Path, overwrite: bool = False) -> Path:
         """Written atomically: a failure (a full disk) leaves any earlier file as it was."""
-        path = Path(path)
-        if path.is_dir():
-            path = path / self.default_filename
-        if path.exists() and not overwrite:
-            raise FileExistsError(f"{path} already exists; pass --overwrite to replace it")
+        path = target(Path(path), overwrite)
         path.parent.mkdir(parents=True, exist_ok=True)
         text = self.to_json().encode("utf-8")  # serialised first: a value JSON refuses fails before any write
         atomic_write(path, lambda fh: fh.write(text))

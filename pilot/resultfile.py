@@ -28,10 +28,16 @@ RESERVE_BASE = 256 * 1024  # a result's fixed part: environment, configuration, 
 RESERVE_PER_STEP = 32  # one loss, as json.dumps(indent=2) writes it
 
 
-def result_path(output: Path) -> Path:
-    from .report import JsonMixin
+DEFAULT_FILENAME = "pilot-result.json"
 
-    return output / JsonMixin.default_filename if output.is_dir() else output
+
+def target(output: Path, overwrite: bool) -> Path:
+    """Where a result goes (a folder means the default file name in it); an existing file is refused
+    unless the reader asked to replace it."""
+    path = output / DEFAULT_FILENAME if output.is_dir() else output
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} already exists; pass --overwrite to replace it")
+    return path
 
 
 def command_line(argv: list[str]) -> str:
@@ -42,7 +48,7 @@ class ResultFile:
     """`prepare()` before any work; `stage()` after each one; `finish()` once, with the final result."""
 
     def __init__(self, output: Path, overwrite: bool, steps: int, command: str = "", fallback: Path | None = None):
-        self.path = result_path(Path(output))
+        self.path = target(Path(output), overwrite=True)  # refused in prepare(), before any work
         self.overwrite, self.command, self.fallback = overwrite, command, fallback
         self.reserve_path = self.path.with_name(f".{self.path.name}.reserve")
         # The reserve: room for the largest result twice over (old and new file side by side).
@@ -55,8 +61,7 @@ class ResultFile:
     def prepare(self) -> None:
         """Refuse an existing file (without --overwrite), an output that cannot be written, and a disk
         or a file-size limit without room for the result."""
-        if self.path.exists() and not self.overwrite:
-            raise FileExistsError(f"{self.path} already exists; pass --overwrite to replace it")
+        target(self.path, self.overwrite)
         check_writable(self.path)
         try:
             self._reserve(self.capacity)
