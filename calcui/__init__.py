@@ -2,22 +2,30 @@
 
 Standard library only, so the very same code renders the answer at build time (CPython) and on
 every input change in the reader's browser (Pyodide). A *locale pack* (a plain dict the build
-exports from Babel's CLDR data and the gettext catalogs) carries everything locale-specific.
+exports from Babel's CLDR data and the gettext catalogs, shaped as `LocalePack` declares) carries
+everything locale-specific; a `Localizer` made from it (its translator `t` and number formatter
+`fmt`) is what the renderers take.
 """
 
 from ._figures import figure, num
 from ._lists import STYLES as LIST_STYLES
+from ._localizer import Localizer
 from ._numbers import NumberFormat
+from ._pack import LocalePack
 from ._plural import ORDER as PLURAL_FORMS, category as plural_category
 from ._render import render, render_result
 from ._scroll import scroll_region
 from ._text import Translator, message_key
 
-# Public beside the renderers: what the build uses to write a locale pack (its list styles, plural
-# forms and message keys) and to mark up the figures and scroll regions it adds to pages.
+# Public beside the renderers: what the build uses to write a locale pack (its shape, list styles,
+# plural forms and message keys), to localize with one (`Localizer`) and to mark up the figures and
+# scroll regions it adds to pages. `figure` still takes the formatter and translator apart
+# (`figure(value, unit, loc.fmt, loc.t)`): the site tests call it so.
 __all__ = [
     "BROWSER_FILES",
     "LIST_STYLES",
+    "LocalePack",
+    "Localizer",
     "PLURAL_FORMS",
     "NumberFormat",
     "Translator",

@@ -12,13 +12,14 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from functools import lru_cache
 
 from ._lists import ENGLISH, join
+from ._pack import LocalePack
 from ._plural import category
 
 _CATEGORIES: dict[str, dict[str, str]] = {}
 
 
 class NumberFormat:
-    def __init__(self, pack: dict, memo: bool = False):
+    def __init__(self, pack: LocalePack, memo: bool = False):
         n = pack["numbers"]
         self.decimal: str = n["decimal"]
         self.group: str = n["group"]

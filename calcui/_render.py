@@ -9,14 +9,16 @@ from ._chart import bars_svg
 from ._escape import escape
 from ._figures import figure, num as _num
 from ._isolate import clip, direction, isolate
+from ._localizer import Localizer
 from ._numbers import NumberFormat
+from ._pack import LocalePack
 from ._scroll import scroll_region
 from ._text import Translator, plural_count
 
 
-def render(name: str, inputs: dict, pack: dict, localized: tuple[Translator, NumberFormat] | None = None) -> dict:
-    """Run calculator `name` on `inputs` and localize the outcome with `pack` (or with `localized`,
-    the pack's translator and formatter, which a caller that renders many answers keeps).
+def render(name: str, inputs: dict, pack: LocalePack, loc: Localizer | None = None) -> dict:
+    """Run calculator `name` on `inputs` and localize the outcome with `pack` (or with `loc`, the
+    pack's `Localizer`, which a caller that renders many answers keeps).
 
     Returns a JSON-able dict: `ok`, the boundary's own `response` (for comparisons and tests),
     `html` (the result panel), `summary` (one sentence for screen readers), `headline` (its short
@@ -24,20 +26,21 @@ def render(name: str, inputs: dict, pack: dict, localized: tuple[Translator, Num
     [{"field", "message"}] for the page to place beside each field.
     """
     response = calculators.compute(name, inputs)
-    t, fmt = localized or (Translator(pack), NumberFormat(pack))
+    loc = loc or Localizer(pack)
+    t, fmt = loc.t, loc.fmt
     if response["ok"]:
-        html, summary = render_result(response["result"], t, fmt)
+        html, summary = render_result(response["result"], loc)
         return {
             "ok": True,
             "response": response,
             "html": html,
             "summary": summary,
-            "headline": headline(response["result"], t, fmt) or summary,
+            "headline": headline(response["result"], loc) or summary,
             "errors": [],
         }
     choices = choice_labels(name)
     errors = [
-        {"field": e["field"], "message": error_message(e, t, fmt, choices.get(e["field"]))} for e in response["errors"]
+        {"field": e["field"], "message": error_message(e, loc, choices.get(e["field"]))} for e in response["errors"]
     ]
     labels = input_labels(name)
     lines = "".join(
@@ -102,9 +105,10 @@ def list_text(key: str, items: list[str], fmt: NumberFormat) -> str:
     return fmt.join(items, "or" if key == "choices" else "standard")
 
 
-def error_message(error: dict, t: Translator, fmt: NumberFormat, choices: dict[str, str] | None = None) -> str:
+def error_message(error: dict, loc: Localizer, choices: dict[str, str] | None = None) -> str:
     """An error in the reader's language. `choices` (value -> label msgid) names the field's allowed
     values as its menu shows them: the boundary lists ids ("h200-141gb"), which the CLI prints as is."""
+    t, fmt = loc.t, loc.fmt
     template = calculators.ERROR_CODES.get(error["code"], error["code"])
     params = {}
     for key, value in error.items():
@@ -122,34 +126,34 @@ def error_message(error: dict, t: Translator, fmt: NumberFormat, choices: dict[s
     return t(template, **params)
 
 
-def render_result(result: dict, t: Translator, fmt: NumberFormat) -> tuple[str, str]:
+def render_result(result: dict, loc: Localizer) -> tuple[str, str]:
     """(HTML of every display block, the headline sentence)."""
     parts, summary = [], ""
     for block in result.get("display", []):
         kind = block["kind"]
         if kind == "verdict":
-            html, summary = _verdict(block, t, fmt)  # the answer sentence is the headline
+            html, summary = _verdict(block, loc)  # the answer sentence is the headline
         elif kind == "metrics":
-            html, headline = _metrics(block, t, fmt)
+            html, headline = _metrics(block, loc)
             summary = summary or headline
         elif kind == "bars":
-            html = _bars(block, t, fmt)
+            html = _bars(block, loc)
         elif kind == "table":
-            html = _table(block, t, fmt)
+            html = _table(block, loc)
         elif kind == "notes":
-            html = _notes(block, t, fmt)
+            html = _notes(block, loc)
         else:
             continue  # a block kind this renderer does not know yet is skipped, not guessed at
         parts.append(f'<section class="guide-block guide-block--{escape(kind)}">{html}</section>')
     return "".join(parts), summary
 
 
-def headline(result: dict, t: Translator, fmt: NumberFormat) -> str:
+def headline(result: dict, loc: Localizer) -> str:
     """The verdict's short form (calculators.display.verdict), as plain text with isolated figures like
     the sentence; "" when the result has no verdict with one."""
     for block in result.get("display", []):
         if block["kind"] == "verdict" and block.get("short"):
-            return _sentence(block["short"], t, fmt, isolated=True)
+            return _sentence(block["short"], loc, isolated=True)
     return ""
 
 
@@ -157,7 +161,8 @@ def _title(block: dict, t: Translator) -> str:
     return f"<h3>{escape(t(block['title']))}</h3>" if block.get("title") else ""
 
 
-def _metrics(block, t, fmt) -> tuple[str, str]:
+def _metrics(block, loc: Localizer) -> tuple[str, str]:
+    t, fmt = loc.t, loc.fmt
     items, headline = [], ""
     for i, item in enumerate(block["items"]):
         label, value = t(item["label"]), figure(item["value"], item["unit"], fmt, t)
@@ -169,12 +174,14 @@ def _metrics(block, t, fmt) -> tuple[str, str]:
     return _title(block, t) + f'<dl class="guide-metrics">{"".join(items)}</dl>', headline
 
 
-def _bars(block, t, fmt) -> str:
+def _bars(block, loc: Localizer) -> str:
+    t, fmt = loc.t, loc.fmt
     items = [(t(i["label"]), i["value"], figure(i["value"], block["unit"], fmt, t)) for i in block["items"]]
     return _title(block, t) + bars_svg(t(block["title"]), items, rtl=t.dir == "rtl")
 
 
-def _table(block, t, fmt) -> str:
+def _table(block, loc: Localizer) -> str:
+    t, fmt = loc.t, loc.fmt
     head = "".join(f'<th scope="col">{escape(t(c["label"]))}</th>' for c in block["columns"])
     # (unit, whether the cells are figures to isolate) per column, looked up once per table
     columns = [(c["unit"], _num if c["unit"] not in ("text", "raw", "bool") else escape) for c in block["columns"]]
@@ -191,11 +198,12 @@ def _table(block, t, fmt) -> str:
     )
 
 
-def _sentence(item: dict, t: Translator, fmt: NumberFormat, isolated: bool = False) -> str:
+def _sentence(item: dict, loc: Localizer, isolated: bool = False) -> str:
     """A msgid with typed parameters (a note, a verdict), as localized text; `isolated` puts each figure
     and name between Unicode isolates, as plain text must ("84.7 GB" stays left to right in Arabic)."""
+    t = loc.t
     raw = item.get("params", {})
-    params = {key: _param(p, t, fmt, isolated) for key, p in raw.items()}
+    params = {key: _param(p, loc, isolated) for key, p in raw.items()}
     return t(item["msg"], n=plural_count(item["msg"], raw), **params)
 
 
@@ -204,26 +212,28 @@ def _isolated(text: str) -> str:
     return ("\u2066" if direction(text) == "ltr" else "\u2067") + text + "\u2069"
 
 
-def _param(p, t: Translator, fmt: NumberFormat, isolated: bool = False) -> str:
+def _param(p, loc: Localizer, isolated: bool = False) -> str:
     """One parameter (see calculators.display): a typed value, a phrase, or alternatives of phrases."""
+    t, fmt = loc.t, loc.fmt
     if not isinstance(p, dict):
         return _isolated(str(p)) if isolated else str(p)
     if "msg" in p:
-        return _sentence(p, t, fmt, isolated)
+        return _sentence(p, loc, isolated)
     if "items" in p:
-        return fmt.join([_param(i, t, fmt, isolated) for i in p["items"]], p["join"])
+        return fmt.join([_param(i, loc, isolated) for i in p["items"]], p["join"])
     text = figure(p["value"], p["unit"], fmt, t)
     return _isolated(text) if isolated else text
 
 
-def _verdict(block, t, fmt) -> tuple[str, str]:
+def _verdict(block, loc: Localizer) -> tuple[str, str]:
     # Plain text, as the sticky headline shows it too: Unicode isolates, not <bdi>, keep its figures whole.
-    text = _sentence(block, t, fmt, isolated=True)
+    text = _sentence(block, loc, isolated=True)
     return f'<p class="guide-verdict" data-status="{escape(block["status"])}">{escape(text)}</p>', text
 
 
-def _notes(block, t, fmt) -> str:
+def _notes(block, loc: Localizer) -> str:
+    t = loc.t
     items = []
     for item in block["items"]:
-        items.append(f"<li>{escape(_sentence(item, t, fmt))}</li>")
+        items.append(f"<li>{escape(_sentence(item, loc))}</li>")
     return _title(block, t) + f'<ul class="guide-notes">{"".join(items)}</ul>'

@@ -8,6 +8,7 @@ files). Plural forms are chosen by the locale's CLDR rule, which the pack carrie
 from __future__ import annotations
 
 from ._escape import escape
+from ._pack import LocalePack
 from ._plural import form_index
 
 CONTEXT_SEPARATOR = "\x04"
@@ -18,7 +19,7 @@ def message_key(msgid: str, context: str | None = None) -> str:
 
 
 class Translator:
-    def __init__(self, pack: dict):
+    def __init__(self, pack: LocalePack):
         self.messages: dict[str, str | list[str]] = pack.get("messages", {})
         self.locale: str = pack["locale"]
         self.dir: str = pack.get("dir", "ltr")

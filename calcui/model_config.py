@@ -12,9 +12,8 @@ from calculators import ERROR_CODES, N_, NN_, hf_config
 from ._escape import escape
 from ._figures import figure
 from ._isolate import clip
-from ._numbers import NumberFormat
+from ._localizer import Localizer
 from ._render import list_text
-from ._text import Translator
 
 
 def is_model_config(text) -> bool:
@@ -32,8 +31,9 @@ def is_model_config(text) -> bool:
     return "model_type" in data
 
 
-def _message(err: dict, t: Translator, fmt: NumberFormat) -> str:
+def _message(err: dict, loc: Localizer) -> str:
     # `got` (the file's model_type) is echoed: clipped and stripped like every outside string.
+    t, fmt = loc.t, loc.fmt
     params = {
         k: (
             list_text(k, list(map(str, v)), fmt)
@@ -49,11 +49,12 @@ def _message(err: dict, t: Translator, fmt: NumberFormat) -> str:
     return t(ERROR_CODES[err["code"]], **params)
 
 
-def import_model_config(name: str, text, t: Translator, fmt: NumberFormat) -> dict:
+def import_model_config(name: str, text, loc: Localizer) -> dict:
     """The envelope for a config.json; the inputs take only what calculator `name` declares."""
+    t, fmt = loc.t, loc.fmt
     inputs, errors = hf_config.read(text)
     if errors:
-        lines = [_message(e, t, fmt) for e in errors]
+        lines = [_message(e, loc) for e in errors]
         heading = t(N_("This config.json cannot be used:"))
         items = "".join(f"<li>{escape(line)}</li>" for line in lines)
         html = f'<div class="guide-import guide-import--invalid" role="alert"><p>{escape(heading)}</p><ul>{items}</ul></div>'

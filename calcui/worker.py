@@ -10,12 +10,11 @@ from __future__ import annotations
 import importlib
 import json
 
-from ._numbers import NumberFormat
+from ._localizer import Localizer
 from ._render import render as _render
-from ._text import Translator
 
 _PACK: dict | None = None
-_LOCALIZED: tuple | None = None  # (pack, its Translator, its NumberFormat), kept: the formatter remembers figures
+_LOCALIZER: Localizer | None = None  # the pack's, kept: its formatter remembers figures
 
 
 def start(modules: str, pack_json: str) -> None:
@@ -32,19 +31,19 @@ def _pack() -> dict:
     return _PACK
 
 
-def _localized() -> tuple[Translator, NumberFormat]:
-    """The pack's translator and formatter, made once per pack."""
-    global _LOCALIZED
+def _localizer() -> Localizer:
+    """The pack's Localizer, made once per pack."""
+    global _LOCALIZER
     pack = _pack()
-    if _LOCALIZED is None or _LOCALIZED[0] is not pack:
-        _LOCALIZED = pack, Translator(pack), NumberFormat(pack, memo=True)
-    return _LOCALIZED[1:]
+    if _LOCALIZER is None or _LOCALIZER.pack is not pack:
+        _LOCALIZER = Localizer(pack, memo=True)
+    return _LOCALIZER
 
 
 def render(name: str, inputs_json: str) -> str:
     """A COMPUTE message: `calcui.render` of the inputs the form sent, as JSON, with the response
     as `page_response` keeps it."""
-    out = _render(name, json.loads(inputs_json), _pack(), _localized())
+    out = _render(name, json.loads(inputs_json), _pack(), _localizer())
     return json.dumps({**out, "response": page_response(out["response"])})
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
 
-from calcui import LIST_STYLES, PLURAL_FORMS, message_key
+from calcui import LIST_STYLES, PLURAL_FORMS, LocalePack, message_key
 from calculators import NP_
 
 from .i18n import plurals
@@ -130,7 +130,7 @@ def _cldr(locale: str) -> tuple[dict, dict, dict, str, dict, dict]:
     )
 
 
-def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> dict:
+def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> LocalePack:
     """`fallback` is the source locale: a string this locale has not translated yet shows in Spanish,
     like the untranslated pages, rather than as its English msgid."""
     numbers, units, lists, direction, plural, dates = _cldr(locale)

@@ -8,7 +8,7 @@ from calculators.pilot_inputs import untrusted
 from .._chart import bars_svg
 from .._escape import escape
 from .._figures import figure
-from .._numbers import NumberFormat
+from .._localizer import Localizer
 from .._text import Translator
 from ._estimate import COMPONENTS, Comparison
 from ._html import seconds, strategy_label
@@ -31,12 +31,13 @@ def _chart(title: str, items: list[tuple[str, float, str]], t: Translator) -> st
     )
 
 
-def step_times(data: dict, fmt: NumberFormat, t: Translator) -> str:
+def step_times(data: dict, loc: Localizer) -> str:
     """The distribution of step times; the file keeps its statistics, not every step."""
+    t = loc.t
     title = t(N_("Step time"))
     if data.get("timing"):
         stats = data["timing"]["step"]
-        items = [(t(label), stats[key], seconds(stats[key], fmt, t)) for key, label in STEP_STATS]
+        items = [(t(label), stats[key], seconds(stats[key], loc)) for key, label in STEP_STATS]
         return _chart(title, items, t)
     if data.get("scaling"):
         items = []
@@ -44,13 +45,14 @@ def step_times(data: dict, fmt: NumberFormat, t: Translator) -> str:
             name = strategy_label(Comparison(run["strategy"], run["world_size"], None), t)
             for key in ("p50", "p95"):
                 label = t(N_("{name}: {statistic}"), name=name, statistic=key)
-                items.append((label, run["step"][key], seconds(run["step"][key], fmt, t)))
+                items.append((label, run["step"][key], seconds(run["step"][key], loc)))
         return _chart(title, items, t)
     return ""
 
 
-def memory(rows: list[Comparison], fmt: NumberFormat, t: Translator) -> str:
+def memory(rows: list[Comparison], loc: Localizer) -> str:
     """Measured peak beside the estimate for each configuration, then the estimate's components."""
+    t, fmt = loc.t, loc.fmt
     items = []
     for row in rows:
         name = strategy_label(row, t)
@@ -70,7 +72,8 @@ def memory(rows: list[Comparison], fmt: NumberFormat, t: Translator) -> str:
     return html
 
 
-def scaling(data: dict, fmt: NumberFormat, t: Translator) -> str:
+def scaling(data: dict, loc: Localizer) -> str:
+    t, fmt = loc.t, loc.fmt
     if not data.get("scaling"):
         return ""
     items = []

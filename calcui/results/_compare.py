@@ -15,7 +15,7 @@ from .. import model_config
 from .._escape import escape
 from .._figures import figure, num
 from .._isolate import clip, isolate, plain_strings
-from .._numbers import NumberFormat
+from .._localizer import Localizer
 from .._render import input_labels
 from .._text import Translator
 from . import _charts, _flags, _trace
@@ -41,33 +41,35 @@ def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[
     }
 
 
-def _estimate_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+def _estimate_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[str, str]:
     """The memory model's estimate for the recorded run against the measured peak."""
+    t, fmt = loc.t, loc.fmt
     rows = comparisons(data)
     if not rows:
         text = t(N_("This run did not record memory."))
         return f"<p>{escape(text)}</p>", text
     if _trace.is_trace(data):
-        return _traced_panel(data, rows[0], fmt, t)
+        return _traced_panel(data, rows[0], loc)
     run = chosen_scale_run(data)  # the configuration the form takes
     first = next((r for r in rows if run and (r.strategy, r.world) == (run["strategy"], run["world_size"])), rows[0])
     summary = t(
         N_("Measured {measured}, estimated {estimate}: {difference}."),
         measured=figure(first.measured, "bytes", fmt, t),
         estimate=figure(first.estimated, "bytes", fmt, t),
-        difference=difference(first.error, fmt, t),
+        difference=difference(first.error, loc),
     )
     note = t(N_("The estimate counts tensors only, without the framework allowance, as the pilot measures them."))
     html = (
-        comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated")))
-        + _charts.memory(rows, fmt, t)
+        comparison_table(rows, loc, t(N_("Peak memory per GPU: measured and estimated")))
+        + _charts.memory(rows, loc)
         + f'<p class="guide-import__note">{escape(note)}</p>'
     )
     return html, summary
 
 
-def _traced_panel(data: dict, row, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+def _traced_panel(data: dict, row, loc: Localizer) -> tuple[str, str]:
     """A trace's peak against the estimate, and what the peak holds: labelled traced, never measured."""
+    t, fmt = loc.t, loc.fmt
     if row.estimated is None:
         summary = t(
             N_("Traced {traced}; the calculator has no estimate for this configuration."),
@@ -78,16 +80,15 @@ def _traced_panel(data: dict, row, fmt: NumberFormat, t: Translator) -> tuple[st
             N_("Traced {traced}, estimated {estimate}: {difference}."),
             traced=figure(row.measured, "bytes", fmt, t),
             estimate=figure(row.estimated, "bytes", fmt, t),
-            difference=difference(row.error, fmt, t, traced=True),
+            difference=difference(row.error, loc, traced=True),
         )
-    html = comparison_table([row], fmt, t, t(N_("Peak memory: traced and estimated"))) + _trace.breakdown(
-        data, row, fmt, t
-    )
+    html = comparison_table([row], loc, t(N_("Peak memory: traced and estimated"))) + _trace.breakdown(data, row, loc)
     return html, summary
 
 
-def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Translator) -> tuple[str, str]:
+def _taken_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[str, str]:
     """The measured figures the calculator took (throughput, scaling efficiency, memory per GPU)."""
+    t, fmt = loc.t, loc.fmt
     units = {i["name"]: (i["label"], i["unit"]) for i in calculators.describe(name)["inputs"]}
     shown = [
         k
@@ -107,7 +108,7 @@ def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Tran
         value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
         items.append(f'<div class="guide-metric"><dt>{escape(t(label))}</dt><dd>{num(value)}</dd></div>')
     run = chosen_scale_run(data)
-    reasons = _flags.untrusted_reasons(data, run, fmt, t) if run else []
+    reasons = _flags.untrusted_reasons(data, run, loc) if run else []
     if "scaling_efficiency" not in inputs and "scaling_efficiency" in units:
         # An untrustworthy efficiency is shown as such, never clamped into the calculator.
         kept = (
@@ -134,7 +135,8 @@ def _taken_panel(data: dict, inputs: dict, name: str, fmt: NumberFormat, t: Tran
 PANELS = {"measured_inputs": _taken_panel, "estimate_vs_measured": _estimate_panel}
 
 
-def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
+def _accepted(name: str, data: dict, loc: Localizer) -> dict:
+    t, fmt = loc.t, loc.fmt
     data = plain_strings(data)
     inputs = to_inputs(data, name)
     title = t.html(N_("Pilot result: {label}"), label=isolate(data["label"]))  # outside the f-string for Babel
@@ -143,9 +145,9 @@ def _accepted(name: str, data: dict, t: Translator, fmt: NumberFormat) -> dict:
         head += _trace.badge(t)
     elif is_cpu(data):
         head += cpu_badge(t)
-    head += partial_badge(data, fmt, t)
+    head += partial_badge(data, loc)
     panel = PANELS[calculators.describe(name)["import_panel"]]
-    body, summary = panel(data, inputs, name, fmt, t)
+    body, summary = panel(data, inputs, name, loc)
     missing = sorted(k for k in declared(name) & set(result_inputs(data)) if k not in inputs)
     if missing:
         # Each input by its translated label, as the form shows it, in the locale's list form.
@@ -163,8 +165,9 @@ def too_large(pack: dict, found: int | None = None) -> dict:
     """The envelope for a file refused by its size alone, before a byte of it is read: the page
     (from `File.size`, rendered by the build without `found`) and the worker (from the buffer's
     length) both show this one."""
-    t, fmt = Translator(pack), NumberFormat(pack)
-    limit = fmt.number(MAX_BYTES / 1e6, max_frac=1)
+    loc = Localizer(pack)
+    t = loc.t
+    limit = loc.fmt.number(MAX_BYTES / 1e6, max_frac=1)
     line = t(
         N_("It is larger than {limit} MB, the most a pilot result or a config.json can be, so it was not read."),
         limit=limit,
@@ -198,22 +201,23 @@ def page_refusals(pack: dict) -> dict:
 
 def import_result(name: str, text, pack: dict) -> dict:
     """{ok, errors (localized lines), problems (raw), inputs (for the form), html (panel), summary}."""
-    t, fmt = Translator(pack), NumberFormat(pack)
+    loc = Localizer(pack)
+    t = loc.t
     try:
         if "inputs" not in calculators.describe(name):
             return _failed([t(N_("Unknown calculator: {name}"), name=clip(name))], t, [])
         if model_config.is_model_config(text) and {"layers", "hidden"} <= declared(name):
-            return model_config.import_model_config(name, text, t, fmt)
+            return model_config.import_model_config(name, text, loc)
         data, problems = parse(text)
         if problems and problems[0]["code"] == "too_large":
             return too_large(pack, problems[0]["params"]["found"])  # the page's and the worker's words
         if problems:
             return _failed(
-                [problem_message(p, t, fmt) for p in problems],
+                [problem_message(p, loc) for p in problems],
                 t,
                 problems,
-                [problem_message(p, t, fmt, html=True) for p in problems],
+                [problem_message(p, loc, html=True) for p in problems],
             )
-        return _accepted(name, data, t, fmt)
+        return _accepted(name, data, loc)
     except Exception:  # noqa: BLE001 - a reader's file must never break the page; the tests aim for none
         return unreadable(pack)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from calculators import N_, NN_
 from calculators.pilot_inputs import untrusted
 
-from .._numbers import NumberFormat
+from .._localizer import Localizer
 from .._text import Translator
 from ._estimate import Comparison
 from ._html import strategy_label
@@ -75,8 +75,9 @@ def subject_name(data: dict, strategy: str, t: Translator) -> str:
     return strategy_label(Comparison(strategy, 1 if strategy == "none" else _world(data, strategy), None), t)
 
 
-def sentence(flag: dict, data: dict, fmt: NumberFormat, t: Translator) -> str:
+def sentence(flag: dict, data: dict, loc: Localizer) -> str:
     """One flag as a plain-text sentence in the reader's language."""
+    t, fmt = loc.t, loc.fmt
     if flag["code"] == "loss_growth":
         value, limit = safe_number(flag["value"], fmt, 1), safe_number(flag["limit"], fmt, 1)
     else:
@@ -101,11 +102,12 @@ def all_flags(data: dict) -> list[dict]:
     return found
 
 
-def labels(data: dict, fmt: NumberFormat, t: Translator) -> str | None:
+def labels(data: dict, loc: Localizer) -> str | None:
     """The flags' short names in the locale's list form; None when there are none."""
+    t, fmt = loc.t, loc.fmt
     names = list(dict.fromkeys(t(LABELS[f["code"]]) for f in all_flags(data) if f["code"] in LABELS))
     return fmt.join(names) if names else None
 
 
-def untrusted_reasons(data: dict, run: dict, fmt: NumberFormat, t: Translator) -> list[str]:
-    return [sentence(f, data, fmt, t) for f in untrusted(data, run)]
+def untrusted_reasons(data: dict, run: dict, loc: Localizer) -> list[str]:
+    return [sentence(f, data, loc) for f in untrusted(data, run)]

@@ -7,7 +7,7 @@ from calculators import N_, NN_
 
 from .._escape import escape
 from .._figures import figure, num
-from .._numbers import NumberFormat
+from .._localizer import Localizer
 from .._scroll import scroll_region
 from .._text import Translator
 from ._estimate import STRATEGIES, Comparison
@@ -16,7 +16,8 @@ from ._messages import safe_number
 DASH = "—"
 
 
-def seconds(value, fmt: NumberFormat, t: Translator) -> str:
+def seconds(value, loc: Localizer) -> str:
+    t, fmt = loc.t, loc.fmt
     return DASH if value is None else figure(value, "seconds", fmt, t)
 
 
@@ -64,8 +65,9 @@ def partial_reason(data: dict, t: Translator) -> str | None:
     return t(PARTIAL_REASONS.get(partial["reason"], partial["reason"]))
 
 
-def partial_badge(data: dict, fmt: NumberFormat, t: Translator) -> str:
+def partial_badge(data: dict, loc: Localizer) -> str:
     """A marked notice: the figures of a partial run cover only what it measured before it stopped."""
+    t, fmt = loc.t, loc.fmt
     reason = partial_reason(data, t)
     if reason is None:
         return ""
@@ -91,8 +93,9 @@ def strategy_label(row: Comparison, t: Translator) -> str:
     return name if row.world == 1 else t(N_("{strategy} × {count}"), strategy=name, count=str(row.world))
 
 
-def difference(error: float | None, fmt: NumberFormat, t: Translator, traced: bool = False) -> str:
+def difference(error: float | None, loc: Localizer, traced: bool = False) -> str:
     """The estimate's error in words: 13 % above / below the measurement (or the trace)."""
+    t, fmt = loc.t, loc.fmt
     if error is None:
         return DASH
     amount = fmt.percent_of(abs(error)) if abs(error) < 1e6 else safe_number(abs(error) * 100, fmt) + " %"
@@ -105,7 +108,8 @@ def difference(error: float | None, fmt: NumberFormat, t: Translator, traced: bo
     return t(N_("{percent} below the measurement"), percent=amount)
 
 
-def comparison_table(rows: list[Comparison], fmt: NumberFormat, t: Translator, caption: str) -> str:
+def comparison_table(rows: list[Comparison], loc: Localizer, caption: str) -> str:
+    t, fmt = loc.t, loc.fmt
     peak = N_("Traced peak") if rows and rows[0].traced else N_("Measured peak")
     head = "".join(
         f'<th scope="col">{escape(t(c))}</th>' for c in (N_("Configuration"), peak, N_("Estimate"), N_("Difference"))
@@ -113,7 +117,7 @@ def comparison_table(rows: list[Comparison], fmt: NumberFormat, t: Translator, c
     body = "".join(
         f'<tr><th scope="row">{escape(strategy_label(r, t))}</th>'
         f"<td>{num(figure(r.measured, 'bytes', fmt, t))}</td><td>{num(figure(r.estimated, 'bytes', fmt, t))}</td>"
-        f"<td>{escape(difference(r.error, fmt, t, r.traced))}</td></tr>"
+        f"<td>{escape(difference(r.error, loc, r.traced))}</td></tr>"
         for r in rows
     )
     return scroll_region(

@@ -2,7 +2,7 @@
 
 The msgids are the contract's own (`pilot.result.PROBLEM_CODES`), so the CLI's and the build's
 English line and the page's translated one never drift apart. Parameters are JSON scalars, or lists of alternatives joined as the locale joins an
-"or" list; numbers are formatted per locale when a `NumberFormat` is given.
+"or" list; numbers are formatted per locale (`Localizer.english()` for the CLI's and the build's line).
 """
 
 from __future__ import annotations
@@ -14,23 +14,9 @@ from pilot.result import PROBLEM_CODES, TOP_LEVEL, TYPE_NAMES, UNKNOWN
 
 from .._escape import escape
 from .._isolate import clip, isolate
+from .._localizer import Localizer
 from .._numbers import NumberFormat
 from .._text import Translator, plural_count
-
-_EN_PACK = {
-    "locale": "en",
-    "numbers": {
-        "decimal": ".",
-        "group": ",",
-        "minus": "-",
-        "grouping": [3, 3],
-        "percent": {"prefix": "", "suffix": "%"},
-        "currency": {"prefix": "$", "suffix": "", "neg_prefix": "-$", "neg_suffix": ""},
-    },
-    "units": {"gb": {"other": "{0} GB"}, "hour": {"other": "{0} h"}, "day": {"other": "{0} d"}},
-}
-ENGLISH = Translator(_EN_PACK)
-ENGLISH_NUMBERS = NumberFormat(_EN_PACK)
 
 
 def safe_number(value, fmt: NumberFormat | None, max_frac: int = 4) -> str:
@@ -50,14 +36,15 @@ def type_names(types: str, t: Translator) -> str:
     return text
 
 
-def shown_params(code: str, params: dict, t: Translator, fmt: NumberFormat | None) -> dict:
+def shown_params(code: str, params: dict, loc: Localizer) -> dict:
     """A problem's parameters as its sentence shows them: numbers per locale, lists joined as the locale
     joins an "or" list, JSON type names translated; every echo of the file clipped (a property name can
     be megabytes long)."""
+    t, fmt = loc.t, loc.fmt
     shown = {
         k: safe_number(v, fmt)
         if isinstance(v, (int, float)) and not isinstance(v, bool)
-        else (fmt or ENGLISH_NUMBERS).join([clip(x) for x in v], "or")
+        else fmt.join([clip(x) for x in v], "or")
         if isinstance(v, list)
         else clip(v)
         for k, v in params.items()
@@ -73,13 +60,14 @@ def show_pointer(pointer: str, t: Translator) -> str:
     return clip(pointer) if pointer else t(TOP_LEVEL)
 
 
-def problem_message(problem: dict, t: Translator, fmt: NumberFormat | None = None, html: bool = False) -> str:
+def problem_message(problem: dict, loc: Localizer, html: bool = False) -> str:
     """One localized sentence, the code's own: where, what was expected and, when the code has it, what
     was found. With `html`, the sentence as HTML, the pointer and the value found (both from the file)
     isolated in <bdi>."""
+    t = loc.t
     code, params, pointer = problem.get("code", ""), problem.get("params", {}), problem.get("pointer", "")
     msg = PROBLEM_CODES.get(code)
-    shown = shown_params(code, params, t, fmt) if msg else {"code": clip(code)}
+    shown = shown_params(code, params, loc) if msg else {"code": clip(code)}
     where = show_pointer(pointer, t)
     n = plural_count(msg, params) if msg else None
     if not html:
@@ -90,4 +78,4 @@ def problem_message(problem: dict, t: Translator, fmt: NumberFormat | None = Non
 
 def english(problem: dict) -> str:
     """The problem as one English line: what the pilot's CLI prints and the build reports."""
-    return problem_message(problem, ENGLISH, ENGLISH_NUMBERS)
+    return problem_message(problem, Localizer.english())

@@ -10,9 +10,8 @@ from .._dates import timestamp_html
 from .._escape import escape
 from .._figures import figure
 from .._isolate import bdi, isolate, plain, plain_strings
-from .._numbers import NumberFormat
+from .._localizer import Localizer
 from .._scroll import scroll_region
-from .._text import Translator
 from . import _charts, _flags, _restore as _restore_lines, _trace
 from ._estimate import Comparison, comparisons
 from ._html import (
@@ -29,19 +28,22 @@ from ._html import (
 )
 
 
-def _device(d, fmt, t):
+def _device(d, loc):
+    t, fmt = loc.t, loc.fmt
     env = d["environment"]
     return t(N_("{count} × {name}"), count=fmt.number(env["device_count"], 0), name=env["device_name"])
 
 
-def _device_type(d, fmt, t):
+def _device_type(d, loc):
+    t = loc.t
     env = d["environment"]
     if env["device_type"] == "cpu":
         return t(N_("CPU"))
     return "ROCm" if env["hip"] else "CUDA"
 
 
-def _model(d, fmt, t):
+def _model(d, loc):
+    t, fmt = loc.t, loc.fmt
     count = d["model"]["parameters"]
     return t(
         NN_("{source}, {count} parameter", "{source}, {count} parameters"),
@@ -51,7 +53,8 @@ def _model(d, fmt, t):
     )
 
 
-def _shape(d, fmt, t):
+def _shape(d, loc):
+    t, fmt = loc.t, loc.fmt
     m = d["config"]["model"]
     return t(
         # TRANSLATORS: a model's shape; {layers} is "32 layers" and {heads} is "32 heads", translated apart.
@@ -63,7 +66,8 @@ def _shape(d, fmt, t):
     )
 
 
-def _method(d, fmt, t):
+def _method(d, loc):
+    t, fmt = loc.t, loc.fmt
     train = d["config"]["train"]
     label = t(choice_label("memory", "method", train["method"]))
     if train["method"] == "lora":
@@ -71,19 +75,22 @@ def _method(d, fmt, t):
     return label
 
 
-def _optimizer(d, fmt, t):
+def _optimizer(d, loc):
+    t = loc.t
     name = d["config"]["train"]["optimizer"]
     return t(choice_label("memory", "optimizer", pilot_inputs.OPTIMIZERS.get(name, name)))
 
 
-def _batch(d, fmt, t):
+def _batch(d, loc):
+    t, fmt = loc.t, loc.fmt
     train = d["config"]["train"]
     return t(
         N_("{micro} × {accum}"), micro=fmt.number(train["micro_batch"], 0), accum=fmt.number(train["grad_accum"], 0)
     )
 
 
-def _steps(d, fmt, t):
+def _steps(d, loc):
+    t, fmt = loc.t, loc.fmt
     if _trace.is_trace(d):
         return DASH  # a trace times nothing
     cfg = d["config"]
@@ -96,7 +103,8 @@ def _steps(d, fmt, t):
     )
 
 
-def _outcome(d, fmt, t):
+def _outcome(d, loc):
+    t = loc.t
     if _trace.is_trace(d):
         return t(N_("Traced"))
     status = d["outcome"]["status"]
@@ -107,14 +115,16 @@ def _outcome(d, fmt, t):
 
 
 def _mem(key):
-    return lambda d, fmt, t: figure(d["memory"][key], "bytes", fmt, t) if d.get("memory") else DASH
+    return lambda d, loc: figure(d["memory"][key], "bytes", loc.fmt, loc.t) if d.get("memory") else DASH
 
 
-def _traced_peak(d, fmt, t):
+def _traced_peak(d, loc):
+    t, fmt = loc.t, loc.fmt
     return figure(d["trace"]["peak_bytes"], "bytes", fmt, t) if d.get("trace") else DASH
 
 
-def _device_memory(d, fmt, t):
+def _device_memory(d, loc):
+    t, fmt = loc.t, loc.fmt
     mem = d.get("memory")
     if not mem or mem["device_used_peak_bytes"] is None:
         return DASH
@@ -127,7 +137,8 @@ def _device_memory(d, fmt, t):
     )
 
 
-def _estimate(d, fmt, t):
+def _estimate(d, loc):
+    t, fmt = loc.t, loc.fmt
     rows = [r for r in comparisons(d) if r.estimated is not None]
     if not rows:
         return DASH
@@ -136,23 +147,24 @@ def _estimate(d, fmt, t):
             N_("{name}: {estimate}, {difference}"),
             name=strategy_label(r, t),
             estimate=figure(r.estimated, "bytes", fmt, t),
-            difference=difference(r.error, fmt, t, r.traced),
+            difference=difference(r.error, loc, r.traced),
         )
         for r in rows
     )
 
 
 def _timing(path, render):
-    def cell(d, fmt, t):
+    def cell(d, loc):
         node = d.get("timing")
         for key in path:
             node = node[key] if node else None
-        return render(node, fmt, t) if node is not None else DASH
+        return render(node, loc) if node is not None else DASH
 
     return cell
 
 
-def _stalls(d, fmt, t):
+def _stalls(d, loc):
+    t, fmt = loc.t, loc.fmt
     timing = d.get("timing")
     if not timing:
         return DASH
@@ -169,7 +181,8 @@ def _stalls(d, fmt, t):
     )
 
 
-def _checkpoint(d, fmt, t):
+def _checkpoint(d, loc):
+    t, fmt = loc.t, loc.fmt
     ck = d.get("checkpoint")
     if not ck:
         return DASH
@@ -177,12 +190,13 @@ def _checkpoint(d, fmt, t):
         return t(N_("Not written: {error}"), error=ck["error"])
     return t(
         N_("{seconds} for {size}"),
-        seconds=seconds(ck["write_s"], fmt, t),
+        seconds=seconds(ck["write_s"], loc),
         size=figure(ck["size_bytes"], "bytes", fmt, t),
     )
 
 
-def _restore(d, fmt, t):
+def _restore(d, loc):
+    t, fmt = loc.t, loc.fmt
     r = d.get("restore")
     if not r or not r["performed"]:
         return t(N_("Not run"))
@@ -203,7 +217,8 @@ def _restore(d, fmt, t):
     )
 
 
-def _scaling(d, fmt, t):
+def _scaling(d, loc):
+    t, fmt = loc.t, loc.fmt
     if not d.get("scaling"):
         return DASH
     cells = []
@@ -218,12 +233,12 @@ def _scaling(d, fmt, t):
     return "; ".join(cells)
 
 
-def _flag_names(d, fmt, t):
-    return _flags.labels(d, fmt, t) or DASH
+def _flag_names(d, loc):
+    return _flags.labels(d, loc) or DASH
 
 
 def _env(key):
-    return lambda d, fmt, t: d["environment"][key] or DASH
+    return lambda d, loc: d["environment"][key] or DASH
 
 
 ROWS = (
@@ -232,7 +247,7 @@ ROWS = (
         (
             (N_("Device"), _device),
             (N_("Device type"), _device_type),
-            (N_("CPU threads"), lambda d, fmt, t: fmt.number(d["environment"]["cpu_threads"], 0)),
+            (N_("CPU threads"), lambda d, loc: loc.fmt.number(d["environment"]["cpu_threads"], 0)),
         ),
     ),
     (
@@ -245,7 +260,7 @@ ROWS = (
             (N_("Python"), _env("python")),
             (
                 N_("Pilot"),
-                lambda d, fmt, t: " ".join(
+                lambda d, loc: " ".join(
                     filter(None, (d["environment"]["pilot_version"], (d["environment"]["git_revision"] or "")[:12]))
                 ),
             ),
@@ -259,13 +274,13 @@ ROWS = (
             (N_("Method"), _method),
             # Shown as the pilot records it ("bf16", "fp32"): the same word in every language, and no calculator
             # input means the same thing (bf16 is autocast for a full fine-tune, the weights' type for LoRA).
-            (N_("Precision"), lambda d, fmt, t: d["config"]["train"]["precision"]),
+            (N_("Precision"), lambda d, loc: d["config"]["train"]["precision"]),
             (N_("Optimizer"), _optimizer),
-            (N_("Sequence length"), lambda d, fmt, t: figure(d["config"]["train"]["seq_len"], "tokens", fmt, t)),
+            (N_("Sequence length"), lambda d, loc: figure(d["config"]["train"]["seq_len"], "tokens", loc.fmt, loc.t)),
             (N_("Micro-batch × accumulation"), _batch),
             (
                 N_("Gradient checkpointing"),
-                lambda d, fmt, t: figure(d["config"]["train"]["grad_checkpointing"], "bool", fmt, t),
+                lambda d, loc: figure(d["config"]["train"]["grad_checkpointing"], "bool", loc.fmt, loc.t),
             ),
             (N_("Timed steps"), _steps),
             (N_("Outcome"), _outcome),
@@ -287,10 +302,10 @@ ROWS = (
         (
             (N_("Step time p50"), _timing(("step", "p50"), seconds)),
             (N_("Step time p95"), _timing(("step", "p95"), seconds)),
-            (N_("Step time variation (CV)"), _timing(("step", "cv"), lambda v, fmt, t: fmt.percent_of(v))),
-            (N_("Throughput"), _timing(("tokens_per_s",), lambda v, fmt, t: figure(v, "tokens_per_s", fmt, t))),
+            (N_("Step time variation (CV)"), _timing(("step", "cv"), lambda v, loc: loc.fmt.percent_of(v))),
+            (N_("Throughput"), _timing(("tokens_per_s",), lambda v, loc: figure(v, "tokens_per_s", loc.fmt, loc.t))),
             (N_("Loading stalls"), _stalls),
-            (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, fmt, t: fmt.percent_of(v))),
+            (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, loc: loc.fmt.percent_of(v))),
             (N_("Validation"), _timing(("validation_s",), seconds)),
             (N_("Checkpoint write"), _checkpoint),
             (N_("Restore verified"), _restore),
@@ -311,8 +326,9 @@ def section_id(name: str, taken: set[str]) -> str:
     return anchor
 
 
-def runs_table(runs, anchors, fmt, t) -> str:
+def runs_table(runs, anchors, loc) -> str:
     # TRANSLATORS: column header over the pilot runs' names (a noun: one pilot run).
+    t = loc.t
     run, caption = t(NP_("pilot run", "Run")), t(N_("Pilot runs"))
     head = f'<th scope="col">{escape(run)}</th>' + "".join(
         f'<th scope="col"><a href="#{a}">{isolate(data["label"] or name)}</a></th>'
@@ -326,7 +342,7 @@ def runs_table(runs, anchors, fmt, t) -> str:
             f'<tr class="guide-results__group"><th scope="colgroup" colspan="{len(runs) + 1}">{escape(t(group))}</th></tr>'
         )
         for label, cell in rows:
-            cells = "".join(f"<td>{bdi(cell(data, fmt, t))}</td>" for _, data in runs)
+            cells = "".join(f"<td>{bdi(cell(data, loc))}</td>" for _, data in runs)
             body.append(f'<tr><th scope="row">{escape(t(label))}</th>{cells}</tr>')
     return scroll_region(
         f'<table class="guide-table guide-results__table">'
@@ -344,46 +360,47 @@ def _list(title: str, items: list[str], cls: str) -> str:
     return f'<h4>{escape(title)}</h4><ul class="{cls}">{lis}</ul>'
 
 
-def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberFormat, t: Translator) -> str:
+def run_section(name: str, data: dict, anchor: str, loc: Localizer) -> str:
+    t = loc.t
     file_label, error_label = t(N_("File")), t(N_("Error recorded"))
     parts = [
         f'<section class="guide-results__run" id="{anchor}"><h3>{isolate(data["label"] or name)}</h3>',
         f'<p class="guide-results__file">{escape(file_label)}: <code>{isolate(name)}</code> · '
-        f"{timestamp_html(data['created'], pack, t)}</p>",
+        f"{timestamp_html(data['created'], loc.pack, t)}</p>",
     ]
     if _trace.is_trace(data):
         parts.append(_trace.badge(t))
     elif is_cpu(data):
         parts.append(cpu_badge(t))
-    parts.append(partial_badge(data, fmt, t))
+    parts.append(partial_badge(data, loc))
     if data["note"]:
         parts.append(f'<p class="guide-results__note">{isolate(data["note"])}</p>')
     if data["outcome"]["error"]:
         parts.append(f'<p class="guide-results__error">{escape(error_label)}: {isolate(data["outcome"]["error"])}</p>')
-    flagged = [escape(_flags.sentence(f, data, fmt, t)) for f in _flags.all_flags(data)]
+    flagged = [escape(_flags.sentence(f, data, loc)) for f in _flags.all_flags(data)]
     parts.append(_list(t(N_("What to look at")), flagged, "guide-results__flags"))
     rows = comparisons(data)
     if _trace.is_trace(data):
         parts.append(
-            comparison_table(rows, fmt, t, t(N_("Peak memory: traced and estimated")))
-            + _trace.breakdown(data, rows[0], fmt, t)
+            comparison_table(rows, loc, t(N_("Peak memory: traced and estimated")))
+            + _trace.breakdown(data, rows[0], loc)
         )
     elif rows:
-        parts.append(comparison_table(rows, fmt, t, t(N_("Peak memory per GPU: measured and estimated"))))
-    parts.append(_charts.step_times(data, fmt, t) + _charts.memory(rows, fmt, t) + _charts.scaling(data, fmt, t))
+        parts.append(comparison_table(rows, loc, t(N_("Peak memory per GPU: measured and estimated"))))
+    parts.append(_charts.step_times(data, loc) + _charts.memory(rows, loc) + _charts.scaling(data, loc))
     restore = data.get("restore")
     if restore and restore["performed"]:
         parts.append(
             _list(
                 t(N_("What the restore check verified")),
-                _restore_lines.lines(restore, True, fmt, t),
+                _restore_lines.lines(restore, True, loc),
                 "guide-results__verified",
             )
         )
         parts.append(
             _list(
                 t(N_("What the restore check found different")),
-                _restore_lines.lines(restore, False, fmt, t),
+                _restore_lines.lines(restore, False, loc),
                 "guide-results__failures",
             )
         )
@@ -393,12 +410,13 @@ def run_section(name: str, data: dict, anchor: str, pack: dict, fmt: NumberForma
 
 def results_page(runs: list[tuple[str, dict]], pack: dict) -> str:
     """HTML for valid results (`parse()` them first), in the order given; deterministic."""
-    t, fmt = Translator(pack), NumberFormat(pack)
+    loc = Localizer(pack)
+    t = loc.t
     if not runs:
         empty = t(N_("No pilot results yet."))
         return f'<p class="guide-results__empty">{escape(empty)}</p>'
     runs = [(plain(name), plain_strings(data)) for name, data in runs]  # every file string, before any is shown
     taken: set[str] = set()
     anchors = [section_id(name, taken) for name, _ in runs]
-    sections = "".join(run_section(name, data, a, pack, fmt, t) for (name, data), a in zip(runs, anchors))
-    return f'<div class="guide-results">{runs_table(runs, anchors, fmt, t)}{sections}</div>'
+    sections = "".join(run_section(name, data, a, loc) for (name, data), a in zip(runs, anchors))
+    return f'<div class="guide-results">{runs_table(runs, anchors, loc)}{sections}</div>'

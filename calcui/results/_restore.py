@@ -12,8 +12,8 @@ from calculators import N_, NN_
 from .._escape import escape
 from .._figures import num
 from .._isolate import isolate
+from .._localizer import Localizer
 from .._numbers import NumberFormat
-from .._text import Translator
 from ._messages import safe_number
 
 # The parts of the training state the pilot fingerprints (pilot.checkpoint.fingerprints).
@@ -109,8 +109,9 @@ def _value(value, fmt: NumberFormat) -> str:
     return num(safe_number(value, fmt, max_frac=6))
 
 
-def line(check: dict, restore: dict, fmt: NumberFormat, t: Translator) -> str:
+def line(check: dict, restore: dict, loc: Localizer) -> str:
     """One finding as HTML: the template translated and escaped, every value from the file isolated."""
+    t, fmt = loc.t, loc.fmt
     kind, mode = check["check"], restore["mode"]
     rtol = num(safe_number(restore["rtol"], fmt, max_frac=6))
     if kind == "state":
@@ -156,9 +157,10 @@ def line(check: dict, restore: dict, fmt: NumberFormat, t: Translator) -> str:
     return t.html(RESUME_FAILED, code=num(str(check["exit_code"])), message=isolate(check["message"]))
 
 
-def lines(restore: dict, passed: bool, fmt: NumberFormat, t: Translator) -> list[str]:
+def lines(restore: dict, passed: bool, loc: Localizer) -> list[str]:
     """The findings that passed (or failed) as HTML lines; one summary line for an older file."""
+    t, fmt = loc.t, loc.fmt
     if "checks" in restore:
-        return [line(c, restore, fmt, t) for c in restore["checks"] if c["passed"] is passed]
+        return [line(c, restore, loc) for c in restore["checks"] if c["passed"] is passed]
     count = counts(restore)[0 if passed else 1]
     return [t.html(LEGACY[passed], n=count, count=_count(count, fmt))] if count else []

@@ -10,7 +10,7 @@ from calculators import N_
 
 from .._escape import escape
 from .._figures import figure, num
-from .._numbers import NumberFormat
+from .._localizer import Localizer
 from .._scroll import scroll_region
 from .._text import Translator
 from ._estimate import Comparison
@@ -45,8 +45,9 @@ def badge(t: Translator) -> str:
     )
 
 
-def breakdown(data: dict, row: Comparison | None, fmt: NumberFormat, t: Translator) -> str:
+def breakdown(data: dict, row: Comparison | None, loc: Localizer) -> str:
     """What is alive at the traced peak, part by part, beside the estimate's matching components."""
+    t, fmt = loc.t, loc.fmt
     trace = data["trace"]
     components = row.components if row is not None and row.estimated is not None else {}
     caption = t(

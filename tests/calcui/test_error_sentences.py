@@ -5,9 +5,8 @@ locale; a changed translation shows up as a difference to review. The English is
 
 import pytest
 
-from calcui import NumberFormat, Translator
+from calcui import Localizer
 from calcui._render import error_message
-from calcui.results._messages import ENGLISH, ENGLISH_NUMBERS
 from calculators import ERROR_CODES
 from tests.conftest import locale_packs
 
@@ -137,9 +136,9 @@ def test_every_code_has_a_sample_and_a_reviewed_sentence_in_every_locale():
 @pytest.mark.parametrize("locale", sorted(REVIEWED))
 def test_every_code_renders_the_reviewed_sentence(locale):
     if locale == "en":
-        t, fmt = ENGLISH, ENGLISH_NUMBERS
+        loc = Localizer.english()
     else:
         pack = locale_packs()[locale]
-        t, fmt = Translator(pack), NumberFormat(pack)
-    shown = {code: error_message({**error, "code": code}, t, fmt) for code, error in SAMPLES.items()}
+        loc = Localizer(pack)
+    shown = {code: error_message({**error, "code": code}, loc) for code, error in SAMPLES.items()}
     assert shown == REVIEWED[locale]

@@ -14,12 +14,12 @@ from jinja2 import DictLoader, Environment
 
 import calcui
 import calculators
-from calcui import NumberFormat, Translator
+from calcui import Localizer, NumberFormat, Translator
 from calcui._chart import bars_svg
 from calcui._figures import figure, num
 from calcui._isolate import direction
 from calcui.model_config import import_model_config
-from calcui.results._messages import ENGLISH, shown_params
+from calcui.results._messages import shown_params
 from guidebuild.markers.catalog_table import render_table
 from tests.conftest import locale_packs
 
@@ -59,15 +59,28 @@ def test_choices_in_an_error_are_an_or_list(locale, expected):
 
 def test_an_unsupported_model_type_lists_the_supported_ones_in_arabic():
     pack = PACKS["ar"]
-    out = import_model_config("memory", '{"model_type": "nope"}', Translator(pack), NumberFormat(pack))
+    out = import_model_config("memory", '{"model_type": "nope"}', Localizer(pack))
     assert not out["ok"] and " أو " in out["errors"][0] and ", " not in out["errors"][0]
+
+
+def test_the_build_writes_the_declared_pack_shape_and_english_has_it_too():
+    """The pack's keys are declared once (`calcui.LocalePack`): the build writes every one for every
+    locale, and `Localizer.english()` has the same shape (without dates, which the CLI never shows)."""
+    declared = calcui.LocalePack.__required_keys__ | calcui.LocalePack.__optional_keys__
+    for locale, pack in PACKS.items():
+        assert set(pack) == declared, locale
+    english = Localizer.english()
+    assert set(english.pack) == calcui.LocalePack.__required_keys__
+    assert (english.locale, english.dir) == ("en", "ltr") and Localizer.english() is english
+    assert english.fmt.memo is None and Localizer(PACKS["ar"], memo=True).fmt.memo == {}
+    assert Localizer(PACKS["ar"]).dir == "rtl"
 
 
 def test_problem_choices_are_joined_per_locale_and_in_english_for_the_build():
     params = {"choices": ["cpu", "cuda", "rocm"]}
-    assert shown_params("enum", params, ENGLISH, None)["choices"] == "cpu, cuda, or rocm"
+    assert shown_params("enum", params, Localizer.english())["choices"] == "cpu, cuda, or rocm"
     pack = PACKS["ar"]
-    assert shown_params("enum", params, Translator(pack), NumberFormat(pack))["choices"] == "cpu أو cuda أو rocm"
+    assert shown_params("enum", params, Localizer(pack))["choices"] == "cpu أو cuda أو rocm"
 
 
 @pytest.mark.parametrize(
@@ -178,7 +191,7 @@ def test_the_imported_layer_count_reads_right(locale, layers, expected):
         '{"model_type": "llama", "hidden_size": 512, "num_hidden_layers": %d, "num_attention_heads": 8, '
         '"intermediate_size": 1024, "vocab_size": 1000}' % layers
     )
-    out = import_model_config("memory", config, Translator(pack), NumberFormat(pack))
+    out = import_model_config("memory", config, Localizer(pack))
     assert out["ok"], out["errors"]
     assert expected in out["summary"]
 

@@ -337,13 +337,13 @@ def test_every_family_is_a_choice_and_the_moe_ones_are_marked():
 @pytest.mark.parametrize("locale", ["es", "ja", "ar"])
 def test_an_unsupported_model_type_points_to_tracing_it_in_the_readers_language(locale):
     """The calculator cannot size a family it does not model; `gpu-pilot trace` can, for any causal LM."""
-    from calcui import NumberFormat, Translator
+    from calcui import Localizer
     from calcui._render import error_message
     from guidebuild.locale_pack import locale_pack
     from tests.conftest import ROOT
 
     pack = locale_pack(locale, ROOT / "locales")
     _, errors = hf_config.inputs_from_config({"model_type": "gpt2"})
-    text = error_message(errors[0], Translator(pack), NumberFormat(pack))
+    text = error_message(errors[0], Localizer(pack))
     assert "gpt2" in text and "gpu-pilot trace --model-config config.json" in text
     assert "Mixtral (mixtral)" in text and "{" not in text

@@ -144,6 +144,6 @@ def test_a_rendered_pilot_page_uses_the_right_arabic_form():
 
     data = {"restore": {"performed": True, "passed": False, "failures": ["a", "b", "c"]}}
     pack = locale_pack("ar", ROOT / "locales")
-    from calcui import NumberFormat
+    from calcui import Localizer
 
-    assert _restore(data, NumberFormat(pack), Translator(pack)) == "لا: فشلت 3 فحوص"
+    assert _restore(data, Localizer(pack)) == "لا: فشلت 3 فحوص"

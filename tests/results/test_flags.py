@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 import calcui.results as results
-from calcui import Translator
+from calcui import Localizer
 from calcui._escape import escape
-from calcui._numbers import NumberFormat
 from calcui.results import _flags
 from calculators import NP_
 from tests.conftest import locale_packs
@@ -115,12 +114,11 @@ def test_the_shipped_sample_shows_the_flags_it_carries(code):
     was written without them and its page showed a 36 % step-time CV unflagged."""
     assert SAMPLE["flags"], "the shipped sample's run raised flags (tests/pilot/test_shipped_sample.py)"
     pack = PACKS[code]
-    fmt, t = NumberFormat(pack), Translator(pack)
+    loc = Localizer(pack)
+    t, fmt = loc.t, loc.fmt
     page = results.results_page([("sample-cpu.json", SAMPLE)], pack)
     listed = re.search(r'<ul class="guide-results__flags">(.*?)</ul>', page).group(1)
-    assert re.findall(r"<li>(.*?)</li>", listed) == [
-        escape(_flags.sentence(f, SAMPLE, fmt, t)) for f in SAMPLE["flags"]
-    ]
+    assert re.findall(r"<li>(.*?)</li>", listed) == [escape(_flags.sentence(f, SAMPLE, loc)) for f in SAMPLE["flags"]]
     cv = next(f for f in SAMPLE["flags"] if f["code"] == "step_cv")
     assert fmt.percent_of(cv["value"]) in listed and cv["message"] not in page  # the terminal's English
     row = re.search(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import calcui.results as results
-from calcui import Translator
+from calcui import Localizer
 from pilot.result import PROBLEM_CODES
 from tests.conftest import locale_packs
 
@@ -58,7 +58,7 @@ def test_the_problem_list_is_capped_with_a_count():
 
 
 def test_messages_name_the_place_and_what_was_expected():
-    english = Translator({"locale": "en"})
+    english = Localizer.english()
     _, problems = results.parse((BAD / "negative-memory.json").read_bytes())
     assert results.problem_message(problems[0], english) == "/memory/peak_tensor_bytes: expected a number ≥ 0, found -1"
     _, problems = results.parse((BAD / "missing-timing.json").read_bytes())
@@ -68,8 +68,9 @@ def test_messages_name_the_place_and_what_was_expected():
 
 
 def test_messages_go_through_the_catalog():
-    t = Translator(
+    t = Localizer(
         {
+            **Localizer.english().pack,
             "locale": "xx",
             "messages": {"{pointer}: expected a JSON document": "«{pointer}» ⇒ un documento JSON", "top level": "raíz"},
         }

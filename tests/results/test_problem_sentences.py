@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from calcui import NumberFormat, Translator
+from calcui import Localizer
 from calcui.results import english, problem_message
 from guidebuild.locale_pack import locale_pack
 from pilot.result import PROBLEM_CODES
@@ -143,9 +143,9 @@ def test_every_code_renders_the_reviewed_sentence(locale):
         shown = {code: english({"pointer": p, "code": code, "params": params}) for code, (p, params) in SAMPLES.items()}
     else:
         pack = locale_pack(locale, LOCALES_DIR)
-        t, fmt = Translator(pack), NumberFormat(pack)
+        loc = Localizer(pack)
         shown = {
-            code: problem_message({"pointer": p, "code": code, "params": params}, t, fmt)
+            code: problem_message({"pointer": p, "code": code, "params": params}, loc)
             for code, (p, params) in SAMPLES.items()
         }
     assert shown == REVIEWED[locale]
@@ -156,8 +156,7 @@ def test_the_html_sentence_isolates_what_came_from_the_file(locale):
     pack = locale_pack(locale, LOCALES_DIR)
     html = problem_message(
         {"pointer": "/memory/peak_tensor_bytes", "code": "minimum", "params": {"limit": 0, "found": -1}},
-        Translator(pack),
-        NumberFormat(pack),
+        Localizer(pack),
         html=True,
     )
     assert "<bdi>/memory/peak_tensor_bytes</bdi>" in html and "<bdi>-1</bdi>" in html and "{" not in html
