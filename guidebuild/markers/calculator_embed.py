@@ -35,7 +35,8 @@ def _groups(inputs: list[dict]) -> list[dict]:
 def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
     """Input name -> the unit shown beside its label, with the input's declared range where the unit
     names one ("share, 0–0.9"): from the same min and max the calculator checks, in the locale's digits."""
-    t, fmt = calcui.Translator(pack), calcui.NumberFormat(pack)
+    loc = calcui.Localizer(pack)
+    t, fmt = loc.t, loc.fmt
     return {
         i["name"]: t(
             UNIT_LABELS[i["unit"]],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from calcui import NumberFormat, Translator
+from calcui import Localizer, NumberFormat
 from calcui.results import choice_label
 from calculators import N_, NN_
 from calculators.hf_config import MODEL_TYPES
@@ -46,7 +46,8 @@ def _signed(error: float | None, fmt: NumberFormat) -> str:
     return ("+" if error >= 0 else "−") + fmt.percent_of(abs(error))
 
 
-def _caption(t: Translator, fmt: NumberFormat, data: dict, shown: int, msgid) -> str:
+def _caption(loc: Localizer, data: dict, shown: int, msgid) -> str:
+    t, fmt = loc.t, loc.fmt
     errors = [abs(r["relative_error"]) for r in data["rows"] if r["relative_error"] is not None]
     return t(
         msgid,
@@ -58,7 +59,8 @@ def _caption(t: Translator, fmt: NumberFormat, data: dict, shown: int, msgid) ->
 
 
 def render_table(env, pack: dict, data: dict) -> str:
-    fmt, t = NumberFormat(pack), Translator(pack)
+    loc = Localizer(pack)
+    fmt, t = loc.fmt, loc.t
     rows = []
     for r in data["rows"]:
         optimizer = "SGD" if r["optimizer"] == "sgd" else f"AdamW {r['impl'].replace('_', '-')}"
@@ -82,8 +84,7 @@ def render_table(env, pack: dict, data: dict) -> str:
             }
         )
     caption = _caption(
-        t,
-        fmt,
+        loc,
         data,
         len(rows),
         NN_(
@@ -116,7 +117,8 @@ def render_table(env, pack: dict, data: dict) -> str:
 
 def render_traced(env, pack: dict, data: dict, models: dict[str, dict]) -> str:
     """The presets at their published size, traced under fake tensors (`models`: preset id -> preset)."""
-    fmt, t = NumberFormat(pack), Translator(pack)
+    loc = Localizer(pack)
+    fmt, t = loc.fmt, loc.t
     gb = lambda b: fmt.number(b / 1e9, 2, 2) if b else "—"  # noqa: E731 - one format for both columns
     rows = []
     for r in data["rows"]:
@@ -132,8 +134,7 @@ def render_traced(env, pack: dict, data: dict, models: dict[str, dict]) -> str:
             }
         )
     caption = _caption(
-        t,
-        fmt,
+        loc,
         data,
         len(rows),
         NN_(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from mkdocs.exceptions import PluginError
 
 import calculators
-from calcui import NumberFormat, Translator, figure, num
+from calcui import Localizer, figure, num
 
 
 def render_figure(name: str, pack: dict, page: str) -> str:
@@ -23,7 +23,8 @@ def render_figure(name: str, pack: dict, page: str) -> str:
         raise PluginError(
             f"{page}: unknown figure {name!r} in <!-- figure: ... -->; known: {', '.join(calculators.figure_names())}"
         )
-    fmt, t = NumberFormat(pack), Translator(pack)
+    loc = Localizer(pack)
+    fmt, t = loc.fmt, loc.t
     text = figure(found["value"], found["unit"], fmt, t)
     # Blank, or the mark calcui writes for a missing value ("—"): either leaves a hole in the sentence.
     if text.strip() in ("", figure(None, found["unit"], fmt, t)):

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import calculators
-from calcui import NumberFormat, Translator
+from calcui import Localizer
 from calculators import N_, NN_
 
 FILE = Path(calculators.__file__).parent / "data" / "public_prices.json"
@@ -167,7 +167,8 @@ def _source_name(title: str) -> str:
 
 
 def render_table(env, pack: dict) -> str:
-    fmt, t = NumberFormat(pack), Translator(pack)
+    loc = Localizer(pack)
+    fmt, t = loc.fmt, loc.t
     prices = _shipped()
     names = datacenter_cards(calculators.catalog())
     order = list(names)

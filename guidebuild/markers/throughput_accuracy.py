@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from calcui import NumberFormat, Translator
+from calcui import Localizer, NumberFormat, Translator
 from calcui.results import choice_label
 from calculators import N_, NN_, throughput
 
@@ -35,7 +35,8 @@ def _method(method: str, t: Translator) -> str:
 
 
 def render_table(env, pack: dict) -> str:
-    fmt, t = NumberFormat(pack), Translator(pack)
+    loc = Localizer(pack)
+    fmt, t = loc.fmt, loc.t
     acc = _accuracy()
     rows = []
     for r in acc["rows"]:
