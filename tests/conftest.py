@@ -173,3 +173,37 @@ def browser_type_launch_args(browser_type_launch_args):
             "--disable-sync",
         ],
     }
+
+
+# The calculators announce each request (guide:compute) and answer (guide:result) as events on their
+# element; every page the tests open keeps the last of each on the element, as `guideInputs` and
+# `guideResponse`, for the tests to read. The site itself sets no test hooks.
+KEEP_ANSWERS = """
+document.addEventListener("guide:compute", (e) => { e.target.guideInputs = e.detail.inputs; }, true);
+document.addEventListener("guide:result", (e) => { e.target.guideResponse = e.detail.response; }, true);
+"""
+
+
+class _KeepingAnswers:
+    """The session's browser, whose every new context (and page) keeps the calculators' answers."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.add_init_script(KEEP_ANSWERS)
+        return context
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)
+        page.add_init_script(KEEP_ANSWERS)
+        return page
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
+@pytest.fixture(scope="session")
+def browser(browser):
+    return _KeepingAnswers(browser)

@@ -524,7 +524,8 @@ class Calculator {
     }
     this.setState("stale");
     this.latest += 1;
-    this.root.guideInputs = inputs;     // what was asked, beside `guideResponse` (for tests)
+    // What was asked, for whatever listens (the browser tests keep it beside the answer, guide:result).
+    this.root.dispatchEvent(new CustomEvent("guide:compute", { detail: { inputs } }));
     this.runtime.post({ type: MessageType.COMPUTE, id: `${this.name}:${this.latest}`, name: this.name, inputs });
   }
 
@@ -546,7 +547,6 @@ class Calculator {
     this.live.textContent = message.summary;
     this.headline.textContent = message.headline;   // the verdict's short form; the whole sentence is in the result
     this.markAnswer("current");
-    this.root.guideResponse = message.response;
     for (const field of this.form.querySelectorAll("[data-field]")) {
       const error = message.errors.find((e) => e.field === field.dataset.field);
       const slot = field.querySelector(".guide-field__error");
