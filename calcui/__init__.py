@@ -19,8 +19,7 @@ from ._text import Translator, message_key
 
 # Public beside the renderers: what the build uses to write a locale pack (its shape, list styles,
 # plural forms and message keys), to localize with one (`Localizer`) and to mark up the figures and
-# scroll regions it adds to pages. `figure` still takes the formatter and translator apart
-# (`figure(value, unit, loc.fmt, loc.t)`): the site tests call it so.
+# scroll regions it adds to pages.
 __all__ = [
     "BROWSER_FILES",
     "LIST_STYLES",

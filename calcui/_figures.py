@@ -8,6 +8,7 @@ from calculators import N_, NN_
 
 from ._escape import escape
 from ._isolate import direction
+from ._localizer import Localizer
 from ._numbers import NumberFormat
 from ._text import Translator
 
@@ -53,10 +54,11 @@ FORMATS = {
 }
 
 
-def figure(value, unit: str, fmt: NumberFormat, t: Translator) -> str:
+def figure(value, unit: str, loc: Localizer) -> str:
     """Plain text for a value; the caller escapes it."""
     if value is None:
         return "—"
+    fmt, t = loc.fmt, loc.t
     if fmt.memo is None:
         return FORMATS[unit](value, fmt, t)
     # The type is part of the key: 1, 1.0 and True are one dict key, but not one "raw" text.

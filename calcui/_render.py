@@ -162,10 +162,10 @@ def _title(block: dict, t: Translator) -> str:
 
 
 def _metrics(block, loc: Localizer) -> tuple[str, str]:
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     items, headline = [], ""
     for i, item in enumerate(block["items"]):
-        label, value = t(item["label"]), figure(item["value"], item["unit"], fmt, t)
+        label, value = t(item["label"]), figure(item["value"], item["unit"], loc)
         status = f' data-status="{escape(item["status"])}"' if item.get("status") else ""
         cls = "guide-metric guide-metric--headline" if i == 0 else "guide-metric"
         items.append(f'<div class="{cls}"{status}><dt>{escape(label)}</dt><dd>{_num(value)}</dd></div>')
@@ -175,19 +175,19 @@ def _metrics(block, loc: Localizer) -> tuple[str, str]:
 
 
 def _bars(block, loc: Localizer) -> str:
-    t, fmt = loc.t, loc.fmt
-    items = [(t(i["label"]), i["value"], figure(i["value"], block["unit"], fmt, t)) for i in block["items"]]
+    t = loc.t
+    items = [(t(i["label"]), i["value"], figure(i["value"], block["unit"], loc)) for i in block["items"]]
     return _title(block, t) + bars_svg(t(block["title"]), items, rtl=t.dir == "rtl")
 
 
 def _table(block, loc: Localizer) -> str:
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     head = "".join(f'<th scope="col">{escape(t(c["label"]))}</th>' for c in block["columns"])
     # (unit, whether the cells are figures to isolate) per column, looked up once per table
     columns = [(c["unit"], _num if c["unit"] not in ("text", "raw", "bool") else escape) for c in block["columns"]]
     body = []
     for row in block["rows"]:
-        cells = "".join(f"<td>{html(figure(cell, unit, fmt, t))}</td>" for (unit, html), cell in zip(columns, row))
+        cells = "".join(f"<td>{html(figure(cell, unit, loc))}</td>" for (unit, html), cell in zip(columns, row))
         body.append(f"<tr>{cells}</tr>")
     title = t(block["title"]) if block.get("title") else None
     # The title in its own box, which stays in view (guide.css) while the table scrolls sideways under it.
@@ -214,14 +214,14 @@ def _isolated(text: str) -> str:
 
 def _param(p, loc: Localizer, isolated: bool = False) -> str:
     """One parameter (see calculators.display): a typed value, a phrase, or alternatives of phrases."""
-    t, fmt = loc.t, loc.fmt
+    fmt = loc.fmt
     if not isinstance(p, dict):
         return _isolated(str(p)) if isolated else str(p)
     if "msg" in p:
         return _sentence(p, loc, isolated)
     if "items" in p:
         return fmt.join([_param(i, loc, isolated) for i in p["items"]], p["join"])
-    text = figure(p["value"], p["unit"], fmt, t)
+    text = figure(p["value"], p["unit"], loc)
     return _isolated(text) if isolated else text
 
 

@@ -51,7 +51,7 @@ def _message(err: dict, loc: Localizer) -> str:
 
 def import_model_config(name: str, text, loc: Localizer) -> dict:
     """The envelope for a config.json; the inputs take only what calculator `name` declares."""
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     inputs, errors = hf_config.read(text)
     if errors:
         lines = [_message(e, loc) for e in errors]
@@ -82,9 +82,9 @@ def import_model_config(name: str, text, loc: Localizer) -> dict:
         ),
         n=inputs["layers"],
         family=str(config["model_type"]),
-        layers=figure(inputs["layers"], "count", fmt, t),
-        hidden=figure(inputs["hidden"], "count", fmt, t),
-        vocab=figure(inputs["vocab"], "count", fmt, t),
+        layers=figure(inputs["layers"], "count", loc),
+        hidden=figure(inputs["hidden"], "count", loc),
+        vocab=figure(inputs["vocab"], "count", loc),
     )
     html = f'<section class="guide-import"><p>{escape(summary)}</p></section>'
     return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}

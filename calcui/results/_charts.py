@@ -52,14 +52,14 @@ def step_times(data: dict, loc: Localizer) -> str:
 
 def memory(rows: list[Comparison], loc: Localizer) -> str:
     """Measured peak beside the estimate for each configuration, then the estimate's components."""
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     items = []
     for row in rows:
         name = strategy_label(row, t)
         peak = N_("{name}: traced") if row.traced else N_("{name}: measured")
         for label, value in ((peak, row.measured), (N_("{name}: estimated"), row.estimated)):
             if value is not None:
-                items.append((t(label, name=name), value, figure(value, "bytes", fmt, t)))
+                items.append((t(label, name=name), value, figure(value, "bytes", loc)))
     title = (
         N_("Peak memory: traced and estimated")
         if rows and rows[0].traced
@@ -67,13 +67,13 @@ def memory(rows: list[Comparison], loc: Localizer) -> str:
     )
     html = _chart(t(title), items, t)
     if rows and rows[0].components:
-        parts = [(t(COMPONENTS.get(k, k)), v, figure(v, "bytes", fmt, t)) for k, v in rows[0].components.items()]
+        parts = [(t(COMPONENTS.get(k, k)), v, figure(v, "bytes", loc)) for k, v in rows[0].components.items()]
         html += _chart(t(N_("Estimate by component ({name})"), name=strategy_label(rows[0], t)), parts, t)
     return html
 
 
 def scaling(data: dict, loc: Localizer) -> str:
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     if not data.get("scaling"):
         return ""
     items = []
@@ -81,5 +81,5 @@ def scaling(data: dict, loc: Localizer) -> str:
         if untrusted(data, run):  # no bar for a figure the flags say not to use (the table says why)
             continue
         name = strategy_label(Comparison(run["strategy"], run["world_size"], None), t)
-        items.append((name, run["efficiency"], figure(run["efficiency"], "percent", fmt, t)))
+        items.append((name, run["efficiency"], figure(run["efficiency"], "percent", loc)))
     return _chart(t(N_("Scaling efficiency")), items, t)

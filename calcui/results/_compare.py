@@ -43,7 +43,7 @@ def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[
 
 def _estimate_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[str, str]:
     """The memory model's estimate for the recorded run against the measured peak."""
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     rows = comparisons(data)
     if not rows:
         text = t(N_("This run did not record memory."))
@@ -54,8 +54,8 @@ def _estimate_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tupl
     first = next((r for r in rows if run and (r.strategy, r.world) == (run["strategy"], run["world_size"])), rows[0])
     summary = t(
         N_("Measured {measured}, estimated {estimate}: {difference}."),
-        measured=figure(first.measured, "bytes", fmt, t),
-        estimate=figure(first.estimated, "bytes", fmt, t),
+        measured=figure(first.measured, "bytes", loc),
+        estimate=figure(first.estimated, "bytes", loc),
         difference=difference(first.error, loc),
     )
     note = t(N_("The estimate counts tensors only, without the framework allowance, as the pilot measures them."))
@@ -69,17 +69,17 @@ def _estimate_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tupl
 
 def _traced_panel(data: dict, row, loc: Localizer) -> tuple[str, str]:
     """A trace's peak against the estimate, and what the peak holds: labelled traced, never measured."""
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     if row.estimated is None:
         summary = t(
             N_("Traced {traced}; the calculator has no estimate for this configuration."),
-            traced=figure(row.measured, "bytes", fmt, t),
+            traced=figure(row.measured, "bytes", loc),
         )
     else:
         summary = t(
             N_("Traced {traced}, estimated {estimate}: {difference}."),
-            traced=figure(row.measured, "bytes", fmt, t),
-            estimate=figure(row.estimated, "bytes", fmt, t),
+            traced=figure(row.measured, "bytes", loc),
+            estimate=figure(row.estimated, "bytes", loc),
             difference=difference(row.error, loc, traced=True),
         )
     html = comparison_table([row], loc, t(N_("Peak memory: traced and estimated"))) + _trace.breakdown(data, row, loc)
@@ -88,7 +88,7 @@ def _traced_panel(data: dict, row, loc: Localizer) -> tuple[str, str]:
 
 def _taken_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[str, str]:
     """The measured figures the calculator took (throughput, scaling efficiency, memory per GPU)."""
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     units = {i["name"]: (i["label"], i["unit"]) for i in calculators.describe(name)["inputs"]}
     shown = [
         k
@@ -105,7 +105,7 @@ def _taken_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[s
     items = []
     for key in shown:
         label, unit = units[key]
-        value = figure(inputs[key], unit, fmt, t) if unit else t(choice_label(name, key, inputs[key]))
+        value = figure(inputs[key], unit, loc) if unit else t(choice_label(name, key, inputs[key]))
         items.append(f'<div class="guide-metric"><dt>{escape(t(label))}</dt><dd>{num(value)}</dd></div>')
     run = chosen_scale_run(data)
     reasons = _flags.untrusted_reasons(data, run, loc) if run else []
@@ -123,7 +123,7 @@ def _taken_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[s
     if "throughput_per_gpu" in inputs:
         summary = t(
             N_("Measured throughput taken into the cost: {throughput} per GPU."),
-            throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", fmt, t),
+            throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", loc),
         )
     else:
         summary = t(N_("The run's configuration was taken; it measured no throughput."))

@@ -17,8 +17,7 @@ DASH = "—"
 
 
 def seconds(value, loc: Localizer) -> str:
-    t, fmt = loc.t, loc.fmt
-    return DASH if value is None else figure(value, "seconds", fmt, t)
+    return DASH if value is None else figure(value, "seconds", loc)
 
 
 def choice_label(calculator: str, input_name: str, value) -> str:
@@ -109,14 +108,14 @@ def difference(error: float | None, loc: Localizer, traced: bool = False) -> str
 
 
 def comparison_table(rows: list[Comparison], loc: Localizer, caption: str) -> str:
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     peak = N_("Traced peak") if rows and rows[0].traced else N_("Measured peak")
     head = "".join(
         f'<th scope="col">{escape(t(c))}</th>' for c in (N_("Configuration"), peak, N_("Estimate"), N_("Difference"))
     )
     body = "".join(
         f'<tr><th scope="row">{escape(strategy_label(r, t))}</th>'
-        f"<td>{num(figure(r.measured, 'bytes', fmt, t))}</td><td>{num(figure(r.estimated, 'bytes', fmt, t))}</td>"
+        f"<td>{num(figure(r.measured, 'bytes', loc))}</td><td>{num(figure(r.estimated, 'bytes', loc))}</td>"
         f"<td>{escape(difference(r.error, loc, r.traced))}</td></tr>"
         for r in rows
     )

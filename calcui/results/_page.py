@@ -115,30 +115,29 @@ def _outcome(d, loc):
 
 
 def _mem(key):
-    return lambda d, loc: figure(d["memory"][key], "bytes", loc.fmt, loc.t) if d.get("memory") else DASH
+    return lambda d, loc: figure(d["memory"][key], "bytes", loc) if d.get("memory") else DASH
 
 
 def _traced_peak(d, loc):
-    t, fmt = loc.t, loc.fmt
-    return figure(d["trace"]["peak_bytes"], "bytes", fmt, t) if d.get("trace") else DASH
+    return figure(d["trace"]["peak_bytes"], "bytes", loc) if d.get("trace") else DASH
 
 
 def _device_memory(d, loc):
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     mem = d.get("memory")
     if not mem or mem["device_used_peak_bytes"] is None:
         return DASH
     if mem["device_total_bytes"] is None:
-        return figure(mem["device_used_peak_bytes"], "bytes", fmt, t)
+        return figure(mem["device_used_peak_bytes"], "bytes", loc)
     return t(
         N_("{used} of {total}"),
-        used=figure(mem["device_used_peak_bytes"], "bytes", fmt, t),
-        total=figure(mem["device_total_bytes"], "bytes", fmt, t),
+        used=figure(mem["device_used_peak_bytes"], "bytes", loc),
+        total=figure(mem["device_total_bytes"], "bytes", loc),
     )
 
 
 def _estimate(d, loc):
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     rows = [r for r in comparisons(d) if r.estimated is not None]
     if not rows:
         return DASH
@@ -146,7 +145,7 @@ def _estimate(d, loc):
         t(
             N_("{name}: {estimate}, {difference}"),
             name=strategy_label(r, t),
-            estimate=figure(r.estimated, "bytes", fmt, t),
+            estimate=figure(r.estimated, "bytes", loc),
             difference=difference(r.error, loc, r.traced),
         )
         for r in rows
@@ -182,7 +181,7 @@ def _stalls(d, loc):
 
 
 def _checkpoint(d, loc):
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     ck = d.get("checkpoint")
     if not ck:
         return DASH
@@ -191,7 +190,7 @@ def _checkpoint(d, loc):
     return t(
         N_("{seconds} for {size}"),
         seconds=seconds(ck["write_s"], loc),
-        size=figure(ck["size_bytes"], "bytes", fmt, t),
+        size=figure(ck["size_bytes"], "bytes", loc),
     )
 
 
@@ -218,7 +217,7 @@ def _restore(d, loc):
 
 
 def _scaling(d, loc):
-    t, fmt = loc.t, loc.fmt
+    t = loc.t
     if not d.get("scaling"):
         return DASH
     cells = []
@@ -227,9 +226,7 @@ def _scaling(d, loc):
         if _flags.untrusted(d, r):  # the flag, not the number
             cells.append(t(_flags.UNTRUSTED, name=name))
         else:
-            cells.append(
-                t(N_("{name}: {efficiency}"), name=name, efficiency=figure(r["efficiency"], "percent", fmt, t))
-            )
+            cells.append(t(N_("{name}: {efficiency}"), name=name, efficiency=figure(r["efficiency"], "percent", loc)))
     return "; ".join(cells)
 
 
@@ -276,11 +273,11 @@ ROWS = (
             # input means the same thing (bf16 is autocast for a full fine-tune, the weights' type for LoRA).
             (N_("Precision"), lambda d, loc: d["config"]["train"]["precision"]),
             (N_("Optimizer"), _optimizer),
-            (N_("Sequence length"), lambda d, loc: figure(d["config"]["train"]["seq_len"], "tokens", loc.fmt, loc.t)),
+            (N_("Sequence length"), lambda d, loc: figure(d["config"]["train"]["seq_len"], "tokens", loc)),
             (N_("Micro-batch × accumulation"), _batch),
             (
                 N_("Gradient checkpointing"),
-                lambda d, loc: figure(d["config"]["train"]["grad_checkpointing"], "bool", loc.fmt, loc.t),
+                lambda d, loc: figure(d["config"]["train"]["grad_checkpointing"], "bool", loc),
             ),
             (N_("Timed steps"), _steps),
             (N_("Outcome"), _outcome),
@@ -303,7 +300,7 @@ ROWS = (
             (N_("Step time p50"), _timing(("step", "p50"), seconds)),
             (N_("Step time p95"), _timing(("step", "p95"), seconds)),
             (N_("Step time variation (CV)"), _timing(("step", "cv"), lambda v, loc: loc.fmt.percent_of(v))),
-            (N_("Throughput"), _timing(("tokens_per_s",), lambda v, loc: figure(v, "tokens_per_s", loc.fmt, loc.t))),
+            (N_("Throughput"), _timing(("tokens_per_s",), lambda v, loc: figure(v, "tokens_per_s", loc))),
             (N_("Loading stalls"), _stalls),
             (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, loc: loc.fmt.percent_of(v))),
             (N_("Validation"), _timing(("validation_s",), seconds)),

@@ -58,9 +58,9 @@ def breakdown(data: dict, row: Comparison | None, loc: Localizer) -> str:
     head = "".join(f'<th scope="col">{escape(t(c))}</th>' for c in (N_("Part"), N_("Traced"), N_("Estimate")))
 
     def line(label: str, traced: int, estimated: int | None) -> str:
-        est = num(figure(estimated, "bytes", fmt, t)) if estimated is not None else "—"
+        est = num(figure(estimated, "bytes", loc)) if estimated is not None else "—"
         return (
-            f'<tr><th scope="row">{escape(t(label))}</th><td>{num(figure(traced, "bytes", fmt, t))}</td>'
+            f'<tr><th scope="row">{escape(t(label))}</th><td>{num(figure(traced, "bytes", loc))}</td>'
             f"<td>{est}</td></tr>"
         )
 
@@ -90,7 +90,7 @@ def breakdown(data: dict, row: Comparison | None, loc: Localizer) -> str:
                     "For the same configuration on a GPU, the calculator estimates {estimate} of tensors, "
                     "before the framework's allowance."
                 ),
-                estimate=figure(trace["cuda_estimated_bytes"], "bytes", fmt, t),
+                estimate=figure(trace["cuda_estimated_bytes"], "bytes", loc),
             )
         )
     if not components:

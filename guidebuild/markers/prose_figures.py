@@ -24,10 +24,9 @@ def render_figure(name: str, pack: dict, page: str) -> str:
             f"{page}: unknown figure {name!r} in <!-- figure: ... -->; known: {', '.join(calculators.figure_names())}"
         )
     loc = Localizer(pack)
-    fmt, t = loc.fmt, loc.t
-    text = figure(found["value"], found["unit"], fmt, t)
+    text = figure(found["value"], found["unit"], loc)
     # Blank, or the mark calcui writes for a missing value ("—"): either leaves a hole in the sentence.
-    if text.strip() in ("", figure(None, found["unit"], fmt, t)):
+    if text.strip() in ("", figure(None, found["unit"], loc)):
         raise PluginError(
             f"{page}: figure {name!r} in <!-- figure: ... --> is empty: the calculators gave it "
             f"{found['value']!r} ({found['unit']}), which writes nothing into the sentence"

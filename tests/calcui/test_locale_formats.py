@@ -112,13 +112,13 @@ def test_a_figure_takes_the_direction_of_its_own_script(text, way):
 )
 def test_arabic_figures_read_number_first_with_the_prose_gb(unit, value, shown, way):
     pack = PACKS["ar"]
-    text = figure(value, unit, NumberFormat(pack), Translator(pack))
+    text = figure(value, unit, Localizer(pack))
     assert text == shown and direction(text) == way
 
 
 def test_the_arabic_tokens_per_second_figure_reads_right_to_left():
     pack = PACKS["ar"]
-    text = figure(7741, "tokens_per_s", NumberFormat(pack), Translator(pack))
+    text = figure(7741, "tokens_per_s", Localizer(pack))
     assert text.startswith("7,741") and direction(text) == "rtl"
 
 
@@ -168,10 +168,10 @@ def test_the_arabic_catalog_table_writes_gb_left_to_right():
 )
 def test_a_single_term_is_its_label_alone(locale, one, two):
     pack = PACKS[locale]
-    fmt, t = NumberFormat(pack), Translator(pack)
-    assert figure([[1, "1 day"]], "plan", fmt, t) == one  # not «1 × يوم واحد» ("1 × one day")
-    assert figure([[2, "1 day"]], "plan", fmt, t) == two
-    assert figure([[2, "1 week"], [1, "1 day"]], "plan", fmt, t) == f"2 × {t('1 week')} + {one}"
+    loc = Localizer(pack)
+    assert figure([[1, "1 day"]], "plan", loc) == one  # not «1 × يوم واحد» ("1 × one day")
+    assert figure([[2, "1 day"]], "plan", loc) == two
+    assert figure([[2, "1 week"], [1, "1 day"]], "plan", loc) == f"2 × {loc.t('1 week')} + {one}"
 
 
 @pytest.mark.parametrize(

@@ -65,12 +65,11 @@ def test_answers_in_a_row_are_the_answers_each_would_be_alone(started):
 
 
 def test_a_remembered_figure_keeps_its_type():
+    from calcui import Localizer
     from calcui._figures import figure
-    from calcui._numbers import NumberFormat
-    from calcui._text import Translator
 
-    t, fmt = Translator(PACK), NumberFormat(PACK, memo=True)
-    assert [figure(v, "raw", fmt, t) for v in (1, 1.0, True, 1)] == ["1", "1.0", "True", "1"]
+    loc = Localizer(PACK, memo=True)
+    assert [figure(v, "raw", loc) for v in (1, 1.0, True, 1)] == ["1", "1.0", "True", "1"]
 
 
 def test_the_page_gets_the_figures_and_inputs_not_the_rows_the_html_shows(started):

@@ -10,7 +10,7 @@ import pytest
 
 import calcui.results as results
 import calculators
-from calcui import NumberFormat, Translator
+from calcui import Localizer, Translator
 from calcui._figures import figure
 from calculators import pilot_inputs
 from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
@@ -58,7 +58,7 @@ def test_memory_estimate_is_the_calculator_on_the_recorded_configuration():
         ]
     )
     out = results.import_result("memory", json.dumps(SAMPLE), PACKS["es"])
-    shown = figure(answer["estimated_bytes"], "bytes", NumberFormat(PACKS["es"]), Translator(PACKS["es"]))
+    shown = figure(answer["estimated_bytes"], "bytes", Localizer(PACKS["es"]))
     assert out["ok"] and shown in out["summary"]
 
 

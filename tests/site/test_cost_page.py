@@ -31,12 +31,12 @@ def test_prose_figures_are_the_calculators_figures(built_site, locale, page_name
     html = (site / ROOTS[locale] / page_name / "index.html").read_text(encoding="utf-8")  # "": the home page
     assert "<!-- figure:" not in html
     pack = _pack(built_site, locale)
-    t, fmt = calcui.Translator(pack), calcui.NumberFormat(pack)
+    loc = calcui.Localizer(pack)
     found = FIGURE.findall(html)
     assert len(found) == expected
     for name, text in found:
         figure = calculators.figure(name)
-        assert text == escape(calcui.figure(figure["value"], figure["unit"], fmt, t)), name
+        assert text == escape(calcui.figure(figure["value"], figure["unit"], loc)), name
 
 
 def test_cost_claims_hold_in_the_calculator():
