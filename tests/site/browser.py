@@ -28,7 +28,10 @@ class Recorder:
     def attach(cls, page: Page) -> "Recorder":
         rec = cls()
         page.on("request", lambda r: rec.requests.append(r.url))
-        page.on("console", lambda m: rec.errors.append(f"{m.text} @ {m.location.get('url', '')}") if m.type == "error" else None)
+        page.on(
+            "console",
+            lambda m: rec.errors.append(f"{m.text} @ {m.location.get('url', '')}") if m.type == "error" else None,
+        )
         page.on("pageerror", lambda e: rec.errors.append(f"pageerror: {e}"))
         page.on("requestfailed", lambda r: rec.errors.append(f"requestfailed: {r.url}"))
         return rec

@@ -32,16 +32,24 @@ def test_memory_verdict_is_in_the_first_screenful(browser, site_url, built_site,
         verdict = page.locator("#calc-memory .guide-verdict")
         expect(verdict).to_have_text(expected)
         expect(verdict).to_have_attribute("data-status", status)
-        figure = calcui.NumberFormat(pack).unit("gb", calcui.render("memory", {"seq_len": "8192"} if query else {}, pack)
-                                                ["response"]["result"]["per_gpu_bytes"] / 1e9)
+        figure = calcui.NumberFormat(pack).unit(
+            "gb",
+            calcui.render("memory", {"seq_len": "8192"} if query else {}, pack)["response"]["result"]["per_gpu_bytes"]
+            / 1e9,
+        )
         assert figure in expected
         page.locator("#calc-memory").scroll_into_view_if_needed()
         page.evaluate("document.querySelector('#calc-memory').scrollIntoView({block: 'start'})")
         # What the reader sees first: the sticky headline (the verdict's short form) on a phone, the
         # verdict atop the result beside the form on a desktop. Either whole, inside the viewport.
-        shown = page.locator("#calc-memory .guide-calc__headline" if width == "phone" else "#calc-memory .guide-verdict")
-        expect(shown).to_have_text(expected if width != "phone" else
-                                   calcui.render("memory", {"seq_len": "8192"} if query else {}, pack)["headline"])
+        shown = page.locator(
+            "#calc-memory .guide-calc__headline" if width == "phone" else "#calc-memory .guide-verdict"
+        )
+        expect(shown).to_have_text(
+            expected
+            if width != "phone"
+            else calcui.render("memory", {"seq_len": "8192"} if query else {}, pack)["headline"]
+        )
         box, height = shown.bounding_box(), page.viewport_size["height"]
         assert box and box["height"] > 0 and 0 <= box["y"] and box["y"] + box["height"] <= height, (box, height)
         # Screenshots to look at (issue 33 asks for the phone ones in every locale to be looked at).

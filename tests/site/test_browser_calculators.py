@@ -9,7 +9,7 @@ import random
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error as PlaywrightError, Page, expect
 
 import calcui
 import calculators
@@ -23,10 +23,34 @@ PAGES = {"memory": "memory/", "cost": "cost/"}
 # The inputs the generated sets vary: visible fields whose random values stay meaningful
 # (dimensions of a preset model would mostly produce divisibility errors instead of results).
 VARIED = {
-    "memory": ("model", "method", "weights_dtype", "autocast", "optimizer", "seq_len", "micro_batch",
-               "gradient_checkpointing", "parallelism", "gpus", "lora_rank", "margin"),
-    "cost": ("gpu", "cards", "term", "workload", "tokens", "epochs", "utilization",
-             "scaling_efficiency", "failures_per_100h", "method", "parallelism", "options"),
+    "memory": (
+        "model",
+        "method",
+        "weights_dtype",
+        "autocast",
+        "optimizer",
+        "seq_len",
+        "micro_batch",
+        "gradient_checkpointing",
+        "parallelism",
+        "gpus",
+        "lora_rank",
+        "margin",
+    ),
+    "cost": (
+        "gpu",
+        "cards",
+        "term",
+        "workload",
+        "tokens",
+        "epochs",
+        "utilization",
+        "scaling_efficiency",
+        "failures_per_100h",
+        "method",
+        "parallelism",
+        "options",
+    ),
 }
 
 
@@ -70,15 +94,30 @@ def _set_field(page: Page, name: str, field: str, value) -> bool:
         return False
     if "guide-field--multichoice" in kind:
         for checkbox in box.locator("input[type=checkbox]").all():
-            checkbox.set_checked(checkbox.get_attribute("value") in value)
+            _check(page, name, checkbox, checkbox.get_attribute("value") in value)
     elif "guide-field--bool" in kind:
-        box.locator("input").set_checked(value == "true")
+        _check(page, name, box.locator("input"), value == "true")
     elif "guide-field--choice" in kind:
         box.locator("select").select_option(value)
     else:
         # Typed as a reader of this locale types it ("12,345" in Spanish, where "12.345" is 12345).
-        box.locator("input").fill(value.replace(".", page.locator(f"#calc-{name} .guide-calc__form").get_attribute("data-decimal")))
+        box.locator("input").fill(
+            value.replace(".", page.locator(f"#calc-{name} .guide-calc__form").get_attribute("data-decimal"))
+        )
     return True
+
+
+def _check(page: Page, name: str, checkbox, checked: bool):
+    """Tick or clear a box as a reader would. The answer to the field set just before may land during
+    the click and move the form (the sticky headline changes height), so Playwright's click can miss;
+    then it is tried once more with the answer in."""
+    try:
+        checkbox.set_checked(checked)
+    except PlaywrightError as exc:
+        if "did not change its state" not in str(exc):
+            raise
+        expect(page.locator(f"#calc-{name} .guide-calc__status")).to_have_attribute("data-state", "ready")
+        checkbox.set_checked(checked)
 
 
 def _wait_for(page: Page, name: str, expected: dict) -> tuple[dict, dict]:
@@ -90,7 +129,8 @@ def _wait_for(page: Page, name: str, expected: dict) -> tuple[dict, dict]:
             if (state !== 'ready' || !root.guideInputs || !root.guideResponse) return false;
             return Object.entries(expected).every(([k, v]) => JSON.stringify(root.guideInputs[k]) === JSON.stringify(v));
         }""",
-        arg=[name, expected], timeout=30_000,
+        arg=[name, expected],
+        timeout=30_000,
     )
     return page.evaluate(
         "name => { const r = document.getElementById(`calc-${name}`); return [r.guideInputs, r.guideResponse]; }", name
@@ -134,11 +174,14 @@ _FIGURE_ORDER_JS = """sel => [...document.querySelectorAll(sel)].map(el => {
 }).filter(Boolean)"""
 
 
-@pytest.mark.parametrize(("path", "selector"), [
-    ("cost/", "#calc-cost .guide-num"),
-    ("memory/", "#calc-memory .guide-num"),
-    ("compare/", ".guide-catalog .guide-num"),
-])
+@pytest.mark.parametrize(
+    ("path", "selector"),
+    [
+        ("cost/", "#calc-cost .guide-num"),
+        ("memory/", "#calc-memory .guide-num"),
+        ("compare/", ".guide-catalog .guide-num"),
+    ],
+)
 def test_arabic_figures_read_number_first_in_the_prose_gb(page: Page, site_url, path, selector):
     """Right to left the number sits to the right of an Arabic unit («23.7 س» reads 23.7 first); a Latin unit
     stays left to right after its number, as the prose writes «24 GB»; CLDR's «غ.ب» is gone."""
@@ -149,7 +192,9 @@ def test_arabic_figures_read_number_first_in_the_prose_gb(page: Page, site_url, 
         rtl = any("\u0600" <= ch <= "\u06ff" or ch == "\u200f" for ch in f["text"])  # Arabic, or CLDR's RLM (US$)
         assert f["dir"] == ("rtl" if rtl else "ltr"), f
         number, unit = f["number"], f["unit"]
-        if abs(number["top"] - unit["top"]) > number["height"] / 2:  # a narrow cell wrapped it: number on the line above
+        if (
+            abs(number["top"] - unit["top"]) > number["height"] / 2
+        ):  # a narrow cell wrapped it: number on the line above
             assert number["top"] < unit["top"], f
         else:
             assert (number["x"] > unit["x"]) if rtl else (number["x"] < unit["x"]), f
@@ -167,8 +212,7 @@ def test_live_answers_equal_cpython(page: Page, site_url, built_site, locale, na
     _ready(page, name)
     rng = random.Random(f"{locale}-{name}")
     for _ in range(20 if locale == "es" else 7):
-        chosen = {field: value for field, value in _sample(name, rng).items()
-                  if _set_field(page, name, field, value)}
+        chosen = {field: value for field, value in _sample(name, rng).items() if _set_field(page, name, field, value)}
         sent, response = _wait_for(page, name, chosen)
         assert response == json.loads(json.dumps(page_response(calculators.compute(name, sent)))), chosen
         _assert_finite(response)
@@ -281,7 +325,10 @@ def test_answer_beside_the_form_on_wide_screens_after_it_on_phones(browser, site
         wide = browser.new_context(viewport={"width": 1350, "height": 940})
         page = wide.new_page()
         page.goto(site_url + ROOTS[locale] + PAGES[name])
-        form, result = page.locator(f"#calc-{name} .guide-calc__form"), page.locator(f"#calc-{name} .guide-calc__output")
+        form, result = (
+            page.locator(f"#calc-{name} .guide-calc__form"),
+            page.locator(f"#calc-{name} .guide-calc__output"),
+        )
         f, r = form.bounding_box(), result.bounding_box()
         assert abs(r["y"] - f["y"]) < 40, (f, r)
         side = r["x"] >= f["x"] + f["width"] if locale != "ar" else r["x"] + r["width"] <= f["x"]
@@ -305,8 +352,12 @@ def test_answer_beside_the_form_on_wide_screens_after_it_on_phones(browser, site
 
 
 def _overlaps(a: dict, b: dict) -> bool:
-    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 @pytest.mark.parametrize("width", [412, 1350])
@@ -325,7 +376,7 @@ def test_chart_labels_never_overlap_bars_or_values(browser, site_url, locale, wi
             )
             assert boxes
             for i, a in enumerate(boxes):
-                for b in boxes[i + 1:]:
+                for b in boxes[i + 1 :]:
                     if a["width"] and b["width"] and a["height"] and b["height"]:
                         assert not _overlaps(a, b), (locale, width, a, b)
     context.close()
@@ -408,7 +459,7 @@ def test_the_runtime_starts_once_the_page_has_been_painted(page: Page, site_url,
     workers = [w for w in page.evaluate("window.__workers") if "calculator-worker" in w["url"]]
     assert workers == [{"url": workers[0]["url"], "framed": True}], workers
     _set_field(page, name, "cards" if name == "cost" else "micro_batch", "3")
-    _wait_for(page, name, {"cards" if name == "cost" else "micro_batch": "3"})   # that one worker answers
+    _wait_for(page, name, {"cards" if name == "cost" else "micro_batch": "3"})  # that one worker answers
 
 
 @pytest.mark.parametrize("locale", LOCALES)

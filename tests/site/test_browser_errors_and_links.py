@@ -28,9 +28,9 @@ def test_a_bad_advanced_value_from_the_url_opens_its_fold_and_the_summary_leads_
     page.goto(site_url + "memory/?lora_dropout=abc")
     field = page.locator('#calc-memory [data-field="lora_dropout"]')
     error = field.locator(".guide-field__error")
-    expect(error).to_be_visible(timeout=90_000)   # the fold holding it was opened
+    expect(error).to_be_visible(timeout=90_000)  # the fold holding it was opened
     assert field.locator("xpath=ancestor::details").evaluate("d => d.open")
-    expect(page.locator("#calc-memory-lora_dropout")).to_be_in_viewport()   # brought into view
+    expect(page.locator("#calc-memory-lora_dropout")).to_be_in_viewport()  # brought into view
     # The summary's item links to the field; following it focuses the field, with its fold open again.
     field.locator("xpath=ancestor::details").evaluate("d => { d.open = false; }")
     page.evaluate("window.scrollTo(0, 0)")
@@ -89,9 +89,9 @@ def test_the_pre_live_answer_names_the_inputs_it_is_for(screen, site_url):
     note = page.locator("#calc-memory .guide-calc__for-defaults")
     expect(note).to_be_visible()
     text = note.inner_text()
-    assert "micro-lote: 4" in text, text                     # the default micro-batch, under its label
-    assert "LoRA" in text, text                                # the default method, as its menu names it
-    assert "2048" not in text, text   # the sequence length: an input the link did not change
+    assert "micro-lote: 4" in text, text  # the default micro-batch, under its label
+    assert "LoRA" in text, text  # the default method, as its menu names it
+    assert "2048" not in text, text  # the sequence length: an input the link did not change
     # An edit before the runtime starts updates the list.
     page.locator("#calc-memory-micro_batch").fill("4")
     page.locator("#calc-memory-micro_batch").blur()

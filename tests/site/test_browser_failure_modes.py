@@ -84,8 +84,9 @@ def test_a_file_at_the_limit_still_reaches_the_worker(page: Page, site_url, buil
     assert "import" in page.evaluate("() => window.__posted")
 
 
-def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_headline(browser, site_url, built_site,
-                                                                                      tmp_path):
+def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_headline(
+    browser, site_url, built_site, tmp_path
+):
     # Without the service worker, so every request of the calculator's worker meets the route.
     context = browser.new_context(service_workers="block")
     refused = []
@@ -134,11 +135,13 @@ def test_a_missing_wasm_says_could_not_start_after_a_retry_and_shows_no_wrong_he
 def test_the_headline_returns_once_the_live_answer_is_for_the_urls_inputs(page: Page, site_url):
     page.goto(site_url + "memory/?micro_batch=8")
     root = page.locator("#calc-memory")
-    page.wait_for_function("() => document.getElementById('calc-memory').guideResponse?.inputs.micro_batch === 8",
-                           timeout=90_000)
+    page.wait_for_function(
+        "() => document.getElementById('calc-memory').guideResponse?.inputs.micro_batch === 8", timeout=90_000
+    )
     expect(root).to_have_attribute("data-answer", "current")
     expect(root.locator(".guide-calc__headline")).to_have_text(
-        calcui.render("memory", {"micro_batch": "8"}, locale_pack("es", ROOT / "locales"))["headline"])
+        calcui.render("memory", {"micro_batch": "8"}, locale_pack("es", ROOT / "locales"))["headline"]
+    )
     expect(root.locator(".guide-calc__for-defaults")).to_be_hidden()
 
 
@@ -160,6 +163,8 @@ def test_a_blocked_boot_script_says_could_not_start_at_once(browser, site_url):
 def test_the_worker_warms_up_once_live_after_the_first_answer_asked_for(page: Page, site_url):
     page.add_init_script(SPY_ON_WORKERS)
     page.goto(site_url + "cost/?runs=4")
-    page.wait_for_function("() => document.getElementById('calc-cost').guideResponse?.inputs.runs === 4", timeout=90_000)
+    page.wait_for_function(
+        "() => document.getElementById('calc-cost').guideResponse?.inputs.runs === 4", timeout=90_000
+    )
     posted = page.evaluate("() => window.__posted")
-    assert posted[:3] == ["init", "compute", "warm"], posted   # the URL's answer is not kept waiting
+    assert posted[:3] == ["init", "compute", "warm"], posted  # the URL's answer is not kept waiting

@@ -42,8 +42,12 @@ def test_phone_form_opens_with_the_model_and_keeps_the_headline_short(browser, s
         assert style["height"] >= TOUCH_PX and style["border"] >= 1 and style["style"] != "none", style
         assert style["color"] not in ("transparent", "rgba(0, 0, 0, 0)") and style["before"] == "none", style
         # No fieldset whose only content is a fold: every one shows a field of its own.
-        assert root.locator("fieldset.guide-calc__group").evaluate_all(
-            "fs => fs.filter(f => !f.querySelector(':scope > [data-field]')).length") == 0
+        assert (
+            root.locator("fieldset.guide-calc__group").evaluate_all(
+                "fs => fs.filter(f => !f.querySelector(':scope > [data-field]')).length"
+            )
+            == 0
+        )
 
         page.evaluate(f"window.scrollTo(0, document.querySelector('#calc-{name} .guide-calc__form').offsetTop + 400)")
         page.wait_for_timeout(300)

@@ -54,9 +54,12 @@ def test_a_term_link_lands_on_its_row_in_view(phone: Page, site_url, locale):
     box, header = row.bounding_box(), phone.locator("header.md-header").bounding_box()
     assert box is not None and header is not None
     assert header["y"] + header["height"] <= box["y"] + 1 and box["y"] < PHONE["viewport"]["height"], (
-        f"the row of #{target} is at {box['y']:.0f} px, the header ends at {header['y'] + header['height']:.0f} px")
-    marked, other = (row.locator("td").first.evaluate("td => getComputedStyle(td).backgroundColor"),
-                     phone.locator("tbody tr:not(:has(:target)) td").first.evaluate("td => getComputedStyle(td).backgroundColor"))
+        f"the row of #{target} is at {box['y']:.0f} px, the header ends at {header['y'] + header['height']:.0f} px"
+    )
+    marked, other = (
+        row.locator("td").first.evaluate("td => getComputedStyle(td).backgroundColor"),
+        phone.locator("tbody tr:not(:has(:target)) td").first.evaluate("td => getComputedStyle(td).backgroundColor"),
+    )
     assert marked != other, "the row the link meant is not marked"
     ARTIFACTS.mkdir(exist_ok=True)
     phone.screenshot(path=str(ARTIFACTS / f"glossary-links-{locale}-landed.png"))

@@ -67,18 +67,20 @@ def _check_agreement(page: Page, name: str, pack: dict, control: str) -> dict:
     form = _ascii(page.evaluate(FORM_AS_SHOWN, name), name, pack)
     root = page.locator(f"#calc-{name}")
     assert root.get_attribute("data-answer") == "current", control
-    headline = root.locator(".guide-calc__headline").inner_text()   # the verdict's short form
+    headline = root.locator(".guide-calc__headline").inner_text()  # the verdict's short form
     assert headline == calcui.render(name, form, pack)["headline"], (control, form)
     assert root.locator(".guide-calc__live").inner_text() == calcui.render(name, form, pack)["summary"], control
     address = _query(page)
     assert calculators.compute(name, address)["inputs"] == calculators.compute(name, form)["inputs"], (control, address)
-    if calculators.compute(name, form)["inputs"] == calculators.compute(name, {})["inputs"]:   # nothing changed
+    if calculators.compute(name, form)["inputs"] == calculators.compute(name, {})["inputs"]:  # nothing changed
         assert headline == calcui.render(name, {}, pack)["headline"] and address == {}, (control, address)
     return form
 
 
 @pytest.mark.parametrize("name", ["memory", "cost"])
-def test_every_input_named_by_the_fragment_leaves_form_headline_and_address_agreeing(browser, site_url, built_site, name):
+def test_every_input_named_by_the_fragment_leaves_form_headline_and_address_agreeing(
+    browser, site_url, built_site, name
+):
     """`/memory/#calc-memory-gradient_checkpointing` unticked the box before the calculator read its
     defaults (Material's tab snippet set `checked` on whatever the fragment named): the headline showed
     the defaults' answer as live while the form asked for another, and the address left the box out.
@@ -91,15 +93,17 @@ def test_every_input_named_by_the_fragment_leaves_form_headline_and_address_agre
     page = context.new_page()
     url = site_url + f"{name}/"
     page.goto(url)
-    ids = page.locator(f"#calc-{name}").evaluate("root => [...root.querySelectorAll('input[id], select[id]')].map((e) => e.id)")
+    ids = page.locator(f"#calc-{name}").evaluate(
+        "root => [...root.querySelectorAll('input[id], select[id]')].map((e) => e.id)"
+    )
     assert len(ids) > 10, ids
     pack = _pack(built_site)
     status = _status(page, name)
     for n, control in enumerate(ids):
-        page.goto("about:blank")   # a new document each time: a fragment alone would not reload the page
+        page.goto("about:blank")  # a new document each time: a fragment alone would not reload the page
         page.goto(f"{url}#{control}")
-        expect(status).not_to_have_attribute("data-state", "static")   # the calculator has read its form
-        if n == 0 or status.get_attribute("data-state") != "loading":   # "stale": a live answer is asked for
+        expect(status).not_to_have_attribute("data-state", "static")  # the calculator has read its form
+        if n == 0 or status.get_attribute("data-state") != "loading":  # "stale": a live answer is asked for
             page.wait_for_function(SETTLED, arg=name, timeout=90_000)
         _check_agreement(page, name, pack, control)
     context.close()
@@ -121,8 +125,9 @@ def test_a_control_changed_by_another_script_is_computed_not_taken_for_a_default
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_answer(browser, site_url, built_site,
-                                                                                     locale):
+def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_answer(
+    browser, site_url, built_site, locale
+):
     context = browser.new_context(service_workers="block", viewport={"width": 1350, "height": 940})
     page = context.new_page()
     workers = []
@@ -156,12 +161,12 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
     page.screenshot(path=str(ARTIFACTS / f"calc-stopped-{locale}-1350.png"))
     page.set_viewport_size({"width": 412, "height": 823})
     page.locator("#calc-memory-micro_batch").scroll_into_view_if_needed()
-    expect(headline).to_be_visible()   # on a phone the headline, kept in view, carries the mark
+    expect(headline).to_be_visible()  # on a phone the headline, kept in view, carries the mark
     page.screenshot(path=str(ARTIFACTS / f"calc-stopped-{locale}-412.png"))
     restart.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"calc-stopped-{locale}-412-restart.png"))
 
-    restart.click()   # a fresh worker, which answers the form as it stands
+    restart.click()  # a fresh worker, which answers the form as it stands
     page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
     assert len([w for w in workers if "calculator-worker" in w.url]) == 2
     sent = page.evaluate("() => document.getElementById('calc-memory').guideInputs")
@@ -189,7 +194,7 @@ def test_a_worker_that_dies_is_noticed_and_a_file_being_read_is_answered(browser
         worker.evaluate("() => { setTimeout(() => self.close(), 0); }")
     else:
         worker.evaluate("() => { setTimeout(() => { throw new Error('boom'); }, 0); }")
-        expect(status).to_have_attribute("data-state", "stopped", timeout=5_000)   # with no request waiting
+        expect(status).to_have_attribute("data-state", "stopped", timeout=5_000)  # with no request waiting
     result = tmp_path / "result.json"
     result.write_text("{}", encoding="utf-8")
     page.locator("#calc-memory-import").set_input_files(str(result))
@@ -201,7 +206,7 @@ def test_a_worker_that_dies_is_noticed_and_a_file_being_read_is_answered(browser
     # The same file, chosen again as the message asks, is read by the fresh worker.
     page.locator("#calc-memory-import").set_input_files(str(result))
     expect(panel).not_to_have_text(panel.get_attribute("data-stopped"), timeout=30_000)
-    expect(panel.locator(".guide-import--invalid")).to_be_visible()   # "{}" is no pilot result: Python said so
+    expect(panel.locator(".guide-import--invalid")).to_be_visible()  # "{}" is no pilot result: Python said so
     context.close()
 
 
@@ -223,7 +228,7 @@ def test_a_missing_wasm_is_reported_within_seconds(browser, site_url, how):
     expect(_status(page)).to_have_attribute("data-state", "failed", timeout=20_000)
     print(f"failed state after {time.monotonic() - started:.1f} s")
     starts = [w for w in warnings if "Calculator runtime: start" in w]
-    assert len(starts) == 2 and all("pyodide.asm.wasm" in w for w in starts), starts   # Pyodide's own error
+    assert len(starts) == 2 and all("pyodide.asm.wasm" in w for w in starts), starts  # Pyodide's own error
     assert rec.foreign_requests(site_url) == []
     context.close()
 
@@ -249,8 +254,9 @@ def test_a_repeated_multichoice_key_adds_to_the_list(page: Page, site_url):
 
 
 @pytest.mark.parametrize("raw", ["1_6", "+8", "١٢", "0x4"])
-def test_a_number_python_refuses_shows_its_error_and_stays_in_the_address_as_written(page: Page, site_url, built_site,
-                                                                                     raw):
+def test_a_number_python_refuses_shows_its_error_and_stays_in_the_address_as_written(
+    page: Page, site_url, built_site, raw
+):
     """What Python refuses is reported on the field and kept in the address as written, never
     replaced by what the number control or Number() makes of it ("0x4" is 4 to JavaScript). What
     Python accepts fills the field with Python's value."""

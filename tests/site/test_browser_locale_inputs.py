@@ -39,11 +39,11 @@ def test_defaults_are_in_the_locales_form_before_and_after_the_runtime(browser, 
     context = browser.new_context(java_script_enabled=False)
     static = context.new_page()
     static.goto(site_url + ROOTS[locale] + "cost/")
-    assert _values(static, "cost", DEFAULTS[locale]) == DEFAULTS[locale]   # the build's HTML
+    assert _values(static, "cost", DEFAULTS[locale]) == DEFAULTS[locale]  # the build's HTML
     context.close()
     page.goto(site_url + ROOTS[locale] + "cost/")
     page.wait_for_function(SETTLED, arg="cost", timeout=90_000)
-    assert _values(page, "cost", DEFAULTS[locale]) == DEFAULTS[locale]     # refilled by the live page
+    assert _values(page, "cost", DEFAULTS[locale]) == DEFAULTS[locale]  # refilled by the live page
     assert _query(page) == {}
 
 
@@ -58,7 +58,9 @@ def test_spanish_comma_reaches_the_address_as_a_point(page: Page, site_url):
     expect(page.locator("#calc-memory-margin")).to_have_value("0,2")
     # Grouped as shown: "8.030.261.248" is read back as the same number, not refused.
     page.locator("#calc-memory-micro_batch").fill("1.024")
-    page.wait_for_function("() => document.getElementById('calc-memory').guideInputs?.micro_batch === '1024'", timeout=30_000)
+    page.wait_for_function(
+        "() => document.getElementById('calc-memory').guideInputs?.micro_batch === '1024'", timeout=30_000
+    )
     page.wait_for_function(SETTLED, arg="memory", timeout=30_000)
     assert _query(page) == {"margin": "0.2", "micro_batch": "1024"}
     expect(page.locator("#calc-memory-micro_batch")).to_have_value("1.024")
@@ -67,12 +69,12 @@ def test_spanish_comma_reaches_the_address_as_a_point(page: Page, site_url):
 @pytest.mark.parametrize(("locale", "shown"), [("es", "0,2"), ("ja", "0.2"), ("ar", "0.2")])
 def test_a_shared_address_opens_the_same_value_in_every_locale(page: Page, site_url, locale, shown):
     page.goto(site_url + ROOTS[locale] + "memory/?margin=0.2")
-    expect(page.locator("#calc-memory-margin")).to_have_value(shown)   # before the runtime, too
+    expect(page.locator("#calc-memory-margin")).to_have_value(shown)  # before the runtime, too
     page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
     expect(page.locator("#calc-memory-margin")).to_have_value(shown)
     expect(page.locator("#calc-memory-margin-error")).to_be_hidden()
     assert page.evaluate("() => document.getElementById('calc-memory').guideInputs.margin") == "0.2"
-    assert _query(page) == {"margin": "0.2"}   # unchanged: the link round-trips
+    assert _query(page) == {"margin": "0.2"}  # unchanged: the link round-trips
 
 
 @pytest.mark.parametrize("locale", ROOTS)

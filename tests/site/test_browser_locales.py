@@ -13,7 +13,11 @@ from tests.site.browser import PHONE, Recorder, axe_violations, wake_materials_s
 pytestmark = pytest.mark.browser
 
 DIRECTION = {"es": "ltr", "ja": "ltr", "ar": "rtl"}
-SITE_NAME = {"es": "Guía de GPU para ajuste fino", "ja": "ファインチューニング用 GPU ガイド", "ar": "دليل اختيار GPU للضبط الدقيق"}
+SITE_NAME = {
+    "es": "Guía de GPU para ajuste fino",
+    "ja": "ファインチューニング用 GPU ガイド",
+    "ar": "دليل اختيار GPU للضبط الدقيق",
+}
 # A word each locale's guide uses, and the script its navigation is written in.
 QUERY = {"es": "memoria", "ja": "メモリ", "ar": "ذاكرة"}
 SCRIPT = {"es": r"[a-záéíóúñ]", "ja": r"[\u3040-\u30ff\u4e00-\u9fff]", "ar": r"[\u0600-\u06ff]"}
@@ -64,11 +68,13 @@ def test_search_returns_only_this_locale(page: Page, site_url: str, locale: str)
     search.press("End")
     results = page.locator(".md-search-result__item a")
     expect(results.first).to_be_visible(timeout=15000)
-    hrefs = [page.evaluate("h => new URL(h, location.href).href", h) for h in
-             results.evaluate_all("els => els.map(e => e.getAttribute('href'))")]
+    hrefs = [
+        page.evaluate("h => new URL(h, location.href).href", h)
+        for h in results.evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    ]
     assert hrefs
     for href in hrefs:
-        path = href[len(site_url):]
+        path = href[len(site_url) :]
         first = path.split("/", 1)[0]
         if locale == "es":
             assert first not in ("ja", "ar"), href
@@ -88,7 +94,11 @@ def test_every_page_is_accessible_and_silent(browser, site_url: str, locale: str
     and path than the build was made for, on a desktop and on a phone as it reports itself (touch, no
     hover). The phone is checked again once the reader's first touch has woken Material's script,
     which takes code blocks out of the tab order on a device without hover."""
-    context = browser.new_context(**PHONE) if device == "phone" else browser.new_context(viewport={"width": 1350, "height": 940})
+    context = (
+        browser.new_context(**PHONE)
+        if device == "phone"
+        else browser.new_context(viewport={"width": 1350, "height": 940})
+    )
     found = {}
     for path in ALL_PAGES:
         page = context.new_page()

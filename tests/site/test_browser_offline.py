@@ -64,11 +64,21 @@ def test_second_visit_loads_the_runtime_from_the_cache(browser: Browser, site_ur
     _first_visit(page, site_url + "memory/")
     from_worker = {}
     # The context sees the calculator worker's requests too (Pyodide, the wheel), not just the page's.
-    context.on("response", lambda r: from_worker.__setitem__(r.url.split("?")[0].rsplit("/", 1)[-1], r.from_service_worker))
+    context.on(
+        "response", lambda r: from_worker.__setitem__(r.url.split("?")[0].rsplit("/", 1)[-1], r.from_service_worker)
+    )
     page.reload()
     page.wait_for_selector(RUNTIME_READY, timeout=90_000)
     wheel = next(name for name in from_worker if name.endswith(".whl"))
-    for name in ("calculator.js", "guide.css", "pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", wheel, "pack-es.json"):
+    for name in (
+        "calculator.js",
+        "guide.css",
+        "pyodide.mjs",
+        "pyodide.asm.wasm",
+        "python_stdlib.zip",
+        wheel,
+        "pack-es.json",
+    ):
         assert from_worker.get(name) is True, (name, from_worker)
     context.close()
 
@@ -88,7 +98,7 @@ def test_calculator_and_guide_work_with_the_network_cut(browser: Browser, site_u
     expect(page.locator("#calc-memory-micro_batch")).to_have_value("6")
     # Guide pages never visited were cached on install, in every locale.
     for path in ("ar/glossary/", "compare/", "ja/faq/"):
-        page.goto(site_url + path, wait_until="networkidle")   # the search worker's files too
+        page.goto(site_url + path, wait_until="networkidle")  # the search worker's files too
         expect(page.locator("article h1")).to_be_visible()
     # KNOWN INTERMITTENT, not yet explained: now and then a file Material's search worker asks for
     # offline (lunr's language files, cached on install) fails. It is reported, not failed on;
@@ -124,7 +134,7 @@ def test_a_new_build_replaces_the_old_cache(browser: Browser, built_site, tmp_pa
         _controlled(page)
         assert list(_cached_urls(page)) == [f"guide-{old_version}"]
         shutil.rmtree(served)
-        shutil.copytree(second, served)   # the host now has the new build
+        shutil.copytree(second, served)  # the host now has the new build
         # The new worker takes over the open page (a `controllerchange`) once it has cached the new build.
         page.evaluate(
             """async () => {
@@ -134,7 +144,8 @@ def test_a_new_build_replaces_the_old_cache(browser: Browser, built_site, tmp_pa
             }"""
         )
         wait_until(
-            page, "async () => { const k = await caches.keys(); return k.length === 1 && k[0] === 'guide-' + '0'.repeat(16); }"
+            page,
+            "async () => { const k = await caches.keys(); return k.length === 1 && k[0] === 'guide-' + '0'.repeat(16); }",
         )
         context.set_offline(True)
         page.goto(base + "compare/")
@@ -148,7 +159,7 @@ def test_never_caches_another_origin(browser: Browser, site_url: str, built_site
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
     _first_visit(page, site_url + "memory/")
-    with serve_static(built_site[0]) as other:   # another port: another origin
+    with serve_static(built_site[0]) as other:  # another port: another origin
         assert not other.startswith(site_url)
         status = page.evaluate(
             "async url => (await fetch(url, {mode: 'no-cors'})).type", other + "assets/stylesheets/guide.css"

@@ -14,9 +14,11 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 412, "height": 823}
 # One sentence per kind of place a marker stands in the Markdown: the start of a line in a paragraph, the
 # continuation of a list item, and after a comma.
-SHOTS = {"plan": 'p:has(bdi[data-figure="cost.default_gpu"])',
-         "list": 'li:has(bdi[data-figure="cost.default.bandwidth_share"])',
-         "cheapest": 'p:has(bdi[data-figure="cost.cheapest_gpu"])'}
+SHOTS = {
+    "plan": 'p:has(bdi[data-figure="cost.default_gpu"])',
+    "list": 'li:has(bdi[data-figure="cost.default.bandwidth_share"])',
+    "cheapest": 'p:has(bdi[data-figure="cost.cheapest_gpu"])',
+}
 
 # For each figure: its text, the block it sits in, and the nearest non-space character on each side in
 # reading order (outside the figure), whether that character shares a line with the figure, and on which
@@ -80,8 +82,11 @@ def test_cost_page_figures_read_inside_their_sentences_on_a_phone(browser, site_
             continue
         if not any(n["sameLine"] for n in fig["neighbours"]):
             problems.append(f"{where} shares no line with the words beside it: {fig['neighbours']}")
-        problems += [f"{where}: {n['char']!r} ({'before' if n['before'] else 'after'} it) is drawn on the wrong side"
-                     for n in fig["neighbours"] if n["side"] == "wrong"]
+        problems += [
+            f"{where}: {n['char']!r} ({'before' if n['before'] else 'after'} it) is drawn on the wrong side"
+            for n in fig["neighbours"]
+            if n["side"] == "wrong"
+        ]
     assert problems == []
     assert page.evaluate(STARTS) == []
     ARTIFACTS.mkdir(exist_ok=True)

@@ -23,10 +23,22 @@ SAMPLE = ROOT / "results" / "sample-cpu.json"
 # editors', checked by the page tests.
 UI = {"results/": ".guide-results", "memory/": ".guide-calc", "cost/": ".guide-calc"}
 # What the browser or an older page showed in English whatever the locale.
-KNOWN_LEFTOVERS = ("Choose File", "No file chosen", "entries identical", "continued losses", "bitwise identical",
-                   "final trainable parameters", "+00:00")
+KNOWN_LEFTOVERS = (
+    "Choose File",
+    "No file chosen",
+    "entries identical",
+    "continued losses",
+    "bitwise identical",
+    "final trainable parameters",
+    "+00:00",
+)
 MIN_CHART_PX = 12
-RENDERER_UNITS = {"GB", "GB/s", "TB", "TFLOPS"}  # calcui._figures and guidebuild.markers.catalog_table add these to figures
+RENDERER_UNITS = {
+    "GB",
+    "GB/s",
+    "TB",
+    "TFLOPS",
+}  # calcui._figures and guidebuild.markers.catalog_table add these to figures
 
 
 def _pack(built_site, locale):
@@ -40,7 +52,7 @@ def _english_fragments() -> set[str]:
         catalog = read_po(fh)
     fragments = set()
     for message in catalog:
-        for msgid in ([message.id] if isinstance(message.id, str) else message.id):
+        for msgid in [message.id] if isinstance(message.id, str) else message.id:
             for part in re.split(r"\{[^}]*\}", msgid or ""):
                 part = part.strip(" :;,.()·–—")
                 if len(re.findall(r"[A-Za-z]{2,}", part)) >= 3:
@@ -70,10 +82,14 @@ def _open(page: Page, site_url: str, locale: str, path: str):
     page.goto(site_url + ROOTS[locale] + path)
     if path != "results/":
         name = path.strip("/")
-        expect(page.locator(f"#calc-{name} .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+        expect(page.locator(f"#calc-{name} .guide-calc__status")).to_have_attribute(
+            "data-state", "ready", timeout=90_000
+        )
         # The import panel too: the picked file's comparison, charts and the chosen file's name.
         page.locator(f"#calc-{name}-import").set_input_files(str(SAMPLE))
-        expect(page.locator(f"#calc-{name} .guide-calc__import-result")).to_have_attribute("data-ok", "true", timeout=60_000)
+        expect(page.locator(f"#calc-{name} .guide-calc__import-result")).to_have_attribute(
+            "data-ok", "true", timeout=60_000
+        )
 
 
 def _strings(node):
@@ -96,15 +112,23 @@ def latin_allowed(locale: str, pack: dict) -> set[str]:
     that escaped translation: a hard-coded word, a fallback msgid, a browser's own control text."""
     with (ROOT / "locales" / locale / "LC_MESSAGES" / "messages.po").open("rb") as fh:
         translated = [m.string for m in read_po(fh) if m.id and m.string]
-    data = [json.loads((ROOT / "calculators" / "data" / name).read_text(encoding="utf-8"))
-            for name in ("catalog.json", "models.json")]
+    data = [
+        json.loads((ROOT / "calculators" / "data" / name).read_text(encoding="utf-8"))
+        for name in ("catalog.json", "models.json")
+    ]
     data += [calculators.describe(name) for name in ("memory", "cost")]  # code labels: q_proj, gate_proj...
     # Every shipped result's text (the results page shows them all; the calculators import the sample).
     shipped = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in (ROOT / "results").glob("*.json")}
     # The results page shortens the revision.
     shown = [*shipped, *((d["environment"]["git_revision"] or "")[:12] for d in shipped.values())]
-    sources = [*_strings(translated), *_strings(data), *_strings(list(shipped.values())), *shown,
-               *_strings(pack["units"]), *_strings(pack["numbers"]["currency"])]
+    sources = [
+        *_strings(translated),
+        *_strings(data),
+        *_strings(list(shipped.values())),
+        *shown,
+        *_strings(pack["units"]),
+        *_strings(pack["numbers"]["currency"]),
+    ]
     return _latin_tokens(sources) | RENDERER_UNITS
 
 
@@ -176,16 +200,28 @@ UNIT_ORDER = """(root) => [...document.querySelectorAll(root + " .guide-num")]
     })"""
 
 
-@pytest.mark.parametrize(("path", "root"), [("memory/", ".guide-calc__result"), ("cost/", ".guide-calc__result"),
-                                            ("compare/", ".guide-catalog td:not(:nth-child(6))")])  # not the interconnect's name
+@pytest.mark.parametrize(
+    ("path", "root"),
+    [
+        ("memory/", ".guide-calc__result"),
+        ("cost/", ".guide-calc__result"),
+        ("compare/", ".guide-catalog td:not(:nth-child(6))"),
+    ],
+)  # not the interconnect's name
 def test_arabic_figures_read_number_then_unit_in_their_own_direction(page: Page, site_url, path, root):
     """Each figure is isolated in its own direction («21.5 س» and CLDR's «‏96.80 US$» right to left,
     "35.7 GB" left to right) and reads number first in it."""
     page.goto(site_url + "ar/" + path)
     figures = page.evaluate(UNIT_ORDER, root)
     assert figures, "no figure with a unit"
-    wrong = [f for f in figures if f["bidi"] != "isolate" or f["direction"] != ("rtl" if f["rightToLeft"] else "ltr")
-             or not f["numberFirst"] or not f["numberAhead"]]
+    wrong = [
+        f
+        for f in figures
+        if f["bidi"] != "isolate"
+        or f["direction"] != ("rtl" if f["rightToLeft"] else "ltr")
+        or not f["numberFirst"]
+        or not f["numberAhead"]
+    ]
     assert not wrong, wrong
 
 
@@ -222,10 +258,13 @@ def test_the_file_button_speaks_the_page_language(page: Page, site_url, built_si
             break
     assert page.evaluate("document.activeElement.id") == "calc-memory-import"
     assert button.evaluate("el => getComputedStyle(el).outlineStyle") != "none"  # the focus shows on the button
-    label = picker.evaluate("el => el.getAttribute('aria-labelledby').split(' ').map((id) => "
-                            "document.getElementById(id).textContent.trim()).join(' ')")
+    label = picker.evaluate(
+        "el => el.getAttribute('aria-labelledby').split(' ').map((id) => "
+        "document.getElementById(id).textContent.trim()).join(' ')"
+    )
     assert label == t("Compare with a pilot result file, or take a model's dimensions from its config.json") + " " + t(
-        "Choose a file…")
+        "Choose a file…"
+    )
     picker.set_input_files(str(SAMPLE))
     expect(shown).to_have_text(t("Chosen: {name}", name="sample-cpu.json"))
     expect(shown.locator("bdi")).to_have_text("sample-cpu.json")

@@ -15,7 +15,6 @@ from guidebuild import headers
 from tests.conftest import LOCALES, ROOTS
 
 
-
 class _Head(HTMLParser):
     """Collects <html> attributes, meta tags, alternates and every URL a page references."""
 
@@ -112,8 +111,11 @@ def test_sitemap_lists_every_page_with_absolute_alternates(built_site):
     site, _, SITE_URL = built_site
     xml = (site / "sitemap.xml").read_text(encoding="utf-8")
     locs = re.findall(r"<loc>([^<]+)</loc>", xml)
-    expected = {SITE_URL + p.relative_to(site).as_posix().removesuffix("index.html")
-                for loc in LOCALES for p in pages(site, loc)}
+    expected = {
+        SITE_URL + p.relative_to(site).as_posix().removesuffix("index.html")
+        for loc in LOCALES
+        for p in pages(site, loc)
+    }
     assert set(locs) == expected
     hrefs = re.findall(r'hreflang="([^"]+)" href="([^"]+)"', xml)
     assert hrefs and all(h.startswith(SITE_URL) for _, h in hrefs)
@@ -149,13 +151,18 @@ def test_pages_reference_only_their_own_origin(built_site, locale):
         # One policy for every page: no hash of an inline script, since none may exist.
         assert head.meta["Content-Security-Policy"] == headers.META_POLICY
         assert head.meta["referrer"] == headers.REFERRER_POLICY
-        assert re.search(r"<[a-z]+[^>]*\sstyle=", path.read_text(encoding="utf-8")) is None, f"{path} has a style attribute"
+        assert re.search(r"<[a-z]+[^>]*\sstyle=", path.read_text(encoding="utf-8")) is None, (
+            f"{path} has a style attribute"
+        )
 
 
 def test_the_site_carries_its_headers_for_netlify_and_cloudflare(built_site):
     site = built_site[0]
-    assert (site / headers.HEADERS_FILE).read_text(encoding="utf-8").endswith(
-        "".join(f"  {name}: {value}\n" for name, value in headers.host_headers().items()))
+    assert (
+        (site / headers.HEADERS_FILE)
+        .read_text(encoding="utf-8")
+        .endswith("".join(f"  {name}: {value}\n" for name, value in headers.host_headers().items()))
+    )
 
 
 def test_large_text_assets_are_precompressed_faithfully(built_site):
@@ -178,8 +185,9 @@ def test_service_worker_lists_every_page_and_the_runtime(built_site):
     script = (site / "sw.js").read_text(encoding="utf-8")
     shell = json.loads(re.search(r"const SHELL = (\[.*?\]);", script).group(1))
     runtime = json.loads(re.search(r"const RUNTIME = (\[.*?\]);", script).group(1))
-    every_page = {p.relative_to(site).as_posix().removesuffix("index.html") or "./"
-                  for loc in LOCALES for p in pages(site, loc)}
+    every_page = {
+        p.relative_to(site).as_posix().removesuffix("index.html") or "./" for loc in LOCALES for p in pages(site, loc)
+    }
     assert every_page <= set(shell)
     for path in runtime + [p for p in shell if not p.endswith("/")]:
         assert (site / path).is_file(), path
@@ -188,8 +196,12 @@ def test_service_worker_lists_every_page_and_the_runtime(built_site):
     assert not any("pyodide" in p or p.endswith(".whl") for p in shell), "guide pages would download the runtime"
     assert re.search(r'const VERSION = "[0-9a-f]{16}";', script)
     # A module a cached script imports (the calculators' shared message types) is cached with it.
-    imports = [(path, f"assets/javascripts/{module}") for path in shell if path.startswith("assets/javascripts/calculator")
-               for module in re.findall(r'^import .* from "\./([\w.-]+)";', (site / path).read_text(encoding="utf-8"), re.M)]
+    imports = [
+        (path, f"assets/javascripts/{module}")
+        for path in shell
+        if path.startswith("assets/javascripts/calculator")
+        for module in re.findall(r'^import .* from "\./([\w.-]+)";', (site / path).read_text(encoding="utf-8"), re.M)
+    ]
     assert imports and all(module in shell for _, module in imports), imports
 
 
@@ -200,7 +212,10 @@ def test_every_table_scrolls_in_a_focusable_box(built_site, locale):
         html = path.read_text(encoding="utf-8")
         for match in re.finditer(r"<table\b", html):
             opener = html.rfind("<div", 0, match.start())
-            assert 'class="guide-scroll" tabindex="0"' in html[opener:match.start()], (path, html[opener:match.start()][:200])
+            assert 'class="guide-scroll" tabindex="0"' in html[opener : match.start()], (
+                path,
+                html[opener : match.start()][:200],
+            )
 
 
 def test_runtime_urls_have_single_slashes(built_site):

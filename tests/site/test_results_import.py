@@ -19,16 +19,22 @@ from tests.conftest import ARTIFACTS, ROOT, ROOTS
 from tests.results.cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT, CASES, HUGE, PAYLOADS, write_huge
 
 
-
 def _build_with_results(results_dir, target):
     """The real site, built with another results folder (the `guide` plugin's `results_dir`)."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "\n  - guide:\n" in config
     override = ROOT / f".mkdocs-test-results-{os.getpid()}.yml"
-    override.write_text(config.replace("\n  - guide:\n", f"\n  - guide:\n      results_dir: {results_dir}\n"), encoding="utf-8")
+    override.write_text(
+        config.replace("\n  - guide:\n", f"\n  - guide:\n      results_dir: {results_dir}\n"), encoding="utf-8"
+    )
     try:
-        return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(override), "-d", str(target)],
-                              cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+        return subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(override), "-d", str(target)],
+            cwd=ROOT,
+            env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+            capture_output=True,
+            text=True,
+        )
     finally:
         override.unlink()
 
@@ -46,7 +52,7 @@ def test_build_stops_on_bad_files_with_one_line_each_and_no_page(tmp_path):
     output = build.stdout + build.stderr
     assert build.returncode != 0
     assert "Traceback" not in output
-    for name, pointer, _ in chosen:
+    for name, _, _ in chosen:
         lines = [line for line in output.splitlines() if f"{name}:" in line]
         assert lines, f"no error line for {name}:\n{output}"
     assert "good.json" not in output
@@ -65,11 +71,14 @@ def test_results_page_lists_every_shipped_run(built_site):
 
 # -- in the browser -------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def hostile_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("hostile")
     write_huge(folder / HUGE)
-    return {name: (folder / HUGE if name == HUGE else BAD / name) for name, _, _ in CASES + [(p, "", "") for p in PAYLOADS]}
+    return {
+        name: (folder / HUGE if name == HUGE else BAD / name) for name, _, _ in CASES + [(p, "", "") for p in PAYLOADS]
+    }
 
 
 @pytest.fixture
@@ -196,7 +205,9 @@ def test_a_model_config_json_fills_the_dimensions_or_says_why_not(page: Page, si
     got = _import(page, CONFIGS / "qwen2-tiny.json")
     assert got["ok"], got
     expect(page.locator("#calc-memory-model")).to_have_value("custom")
-    expect(page.locator("#calc-memory-vocab")).to_have_value(calcui.NumberFormat(pack).input_text(1000))  # "1.000" in es
+    expect(page.locator("#calc-memory-vocab")).to_have_value(
+        calcui.NumberFormat(pack).input_text(1000)
+    )  # "1.000" in es
     expect(page.locator("#calc-memory-tied_embeddings")).to_be_checked()
     expect(panel).to_have_attribute("data-ok", "true")
     expect(page.locator("#calc-memory-fused_projections")).not_to_be_checked()
@@ -206,12 +217,15 @@ def test_a_model_config_json_fills_the_dimensions_or_says_why_not(page: Page, si
     bad = (CONFIGS / "gpt2-tiny.json").read_bytes()
     expected = results.import_result("memory", bad, pack)["errors"][0]
     # Pasted text takes the same path as a file.
-    page.evaluate("""(text) => { window.__imported = null;
+    page.evaluate(
+        """(text) => { window.__imported = null;
         const root = document.getElementById('calc-memory');
         root.addEventListener('guide:imported', (e) => { window.__imported = e.detail; }, {once: true});
         const data = new DataTransfer(); data.setData('text', text);
         root.querySelector('[data-drop-zone]').dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true}));
-    }""", bad.decode())
+    }""",
+        bad.decode(),
+    )
     page.wait_for_function("() => window.__imported !== null", timeout=60_000)
     assert page.evaluate("() => window.__imported.ok") is False
     expect(panel).to_contain_text(expected)
