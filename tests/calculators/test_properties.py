@@ -178,7 +178,10 @@ def test_memory_properties(data):
 
 TERM_IDS = [t["id"] for t in terms()]
 # A cost answer prices 66 configurations three times (the sensitivity line): fewer examples.
-COST_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A cost answer takes about a tenth of a second (every card count of every card is quoted): 150 examples
+# in `make test`, a tenth of the fast tier's budget (50 at 500) in `make check`.
+COST_EXAMPLES = min(150, SETTINGS.max_examples // 10)
+COST_SETTINGS = settings(max_examples=COST_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @COST_SETTINGS

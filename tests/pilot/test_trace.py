@@ -29,6 +29,7 @@ def traced_and_measured(case, tmp_path) -> tuple[int, int]:
     return traced.peak_bytes, measured
 
 
+@pytest.mark.slow  # trains for real on the CPU
 def test_a_tiny_lora_run_traces_within_goal_of_its_measured_peak(tmp_path):
     """LoRA through peft (whose adapter moves need the rebinding under fake tensors), bf16 autocast,
     dropout and checkpointing: the trace and the real CPU run of the same configuration."""
@@ -38,6 +39,7 @@ def test_a_tiny_lora_run_traces_within_goal_of_its_measured_peak(tmp_path):
     assert abs(traced / measured - 1) <= GOAL
 
 
+@pytest.mark.slow  # trains for real on the CPU
 @pytest.mark.parametrize("autocast", [True, False], ids=["bf16+autocast", "bf16"])
 def test_lora_on_wide_experts_is_estimated_within_goal_of_the_real_and_traced_peaks(tmp_path, autocast):
     """LoRA on a mixture of experts whose merged expert weights outweigh the tokens' activations, as at full size:
