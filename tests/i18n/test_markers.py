@@ -8,7 +8,7 @@ import re
 import pytest
 
 from guidebuild import markers
-from guidebuild.i18n.structure import parse
+from guidebuild.i18n.structure import differences, parse
 
 from .conftest import ROOT, guide_i18n
 
@@ -44,23 +44,31 @@ def test_every_registered_marker_is_used_in_every_locale():
         assert used == set(markers.BY_NAME), locale
 
 
-@pytest.mark.slow  # about 30 status runs per locale
+@pytest.mark.slow  # a status run and ~30 skeleton comparisons per locale: kept out of make check's budget
 @pytest.mark.parametrize("locale", ["es", "ja", "ar"])
 def test_deleting_any_marker_from_any_page_fails_status_strict(capsys, copy_of_project, locale):
+    """The first deletion runs `status --strict` end to end; every other one runs the skeleton comparison
+    that status makes for each page (`structure.differences`), a second instead of a status run each."""
     # Spanish is the source: losing a marker there makes every translation differ from it.
     checked = "ja" if locale == "es" else locale
     assert guide_i18n(capsys, copy_of_project, "status", "--strict", "--locale", checked)[0] == 0
-    for page, index, text in OCCURRENCES:
-        if not page.startswith(f"docs/{locale}/"):
-            continue
+    deletions = [(page, index, text) for page, index, text in OCCURRENCES if page.startswith(f"docs/{locale}/")]
+    for n, (page, index, text) in enumerate(deletions):
         path = copy_of_project / page
         original = path.read_text(encoding="utf-8")
         starts = [match.start() for match in COMMENT.finditer(original)]
-        path.write_text(original[: starts[index]] + original[starts[index] + len(text) :], encoding="utf-8")
-        code, out = guide_i18n(capsys, copy_of_project, "status", "--strict", "--locale", checked)
-        path.write_text(original, encoding="utf-8")
-        assert code == 1, f"{page}: deleting {text} (#{index + 1}) went unnoticed"
-        assert "structure" in out and ("build markers" in out or "computed figures" in out), out
+        deleted = original[: starts[index]] + original[starts[index] + len(text) :]
+        if n == 0:
+            path.write_text(deleted, encoding="utf-8")
+            code, out = guide_i18n(capsys, copy_of_project, "status", "--strict", "--locale", checked)
+            path.write_text(original, encoding="utf-8")
+            assert code == 1 and "structure" in out, f"{page}: deleting {text} (#{index + 1}) went unnoticed"
+        else:
+            other = copy_of_project / page.replace(f"docs/{locale}/", f"docs/{checked if locale == 'es' else 'es'}/")
+            pair = (deleted, other.read_text(encoding="utf-8"))
+            source, translation = pair if locale == "es" else pair[::-1]
+            out = "\n".join(differences(parse(source), parse(translation)))
+        assert "build markers" in out or "computed figures" in out, f"{page}: deleting {text} (#{index + 1}): {out}"
 
 
 def test_skeleton_counts_each_marker_kind():
