@@ -34,7 +34,8 @@ UNITS: dict[str, Unit] = {
     "tb": Unit("TB", " TB"),
     "percent": Unit(N_("share, {min}–{max}")),  # the input's own range
     "usd": Unit("US$"),
-    "usd_per_hour": Unit("US$/h"),
+    # TRANSLATORS: the unit beside an hourly price field: US dollars per hour (the currency stays "US$").
+    "usd_per_hour": Unit(N_("US$/h")),
     "hours": Unit(N_("hours"), " h"),
     "seconds": Unit(N_("seconds")),
     "days": Unit(suffix=" d"),
