@@ -9,8 +9,6 @@ from calculators import N_, NN_
 from ._escape import escape
 from ._isolate import direction
 from ._localizer import Localizer
-from ._numbers import NumberFormat
-from ._text import Translator
 
 GB = 1e9  # the calculators report bytes; the page shows decimal gigabytes (10^9), as vendors do
 
@@ -24,33 +22,45 @@ def num(text: str, figure_name: str | None = None) -> str:
     return f'<bdi class="guide-num"{name} dir="{direction(text)}">{escape(text)}</bdi>'
 
 
-def _seconds(value, fmt: NumberFormat, t: Translator) -> str:
-    return fmt.unit("second", value) if "second" in fmt.units else t(N_("{value} s"), value=fmt.significant(value))
+def _seconds(value, loc: Localizer) -> str:
+    fmt = loc.fmt
+    return fmt.unit("second", value) if "second" in fmt.units else loc.t(N_("{value} s"), value=fmt.significant(value))
+
+
+def _plan(terms: list, loc: Localizer) -> str:
+    """Each term as "2 × 1 day", joined by plus signs. A single term is its label alone: "1 × 1 day"
+    says it twice, and Arabic's «1 × يوم واحد» reads "1 × one day"."""
+    t = loc.t
+    parts = [
+        t(label) if count == 1 else t(N_("{count} × {term}"), count=loc.fmt.number(count, max_frac=0), term=t(label))
+        for count, label in terms
+    ]
+    return " + ".join(parts) or "—"
 
 
 # One case per unit of the display contract (`calculators.display.UNITS`; a test holds them equal).
 FORMATS = {
-    "number": lambda v, fmt, t: fmt.significant(v),
-    "count": lambda v, fmt, t: fmt.number(v, max_frac=0),
-    "text": lambda v, fmt, t: t(v),
-    "raw": lambda v, fmt, t: str(v),
-    "bool": lambda v, fmt, t: t(N_("Yes")) if v else t(N_("No")),
-    "plan": lambda v, fmt, t: _plan(v, fmt, t),  # a reservation plan: [[count, term label msgid], ...]
-    "bytes": lambda v, fmt, t: fmt.unit("gb", v / GB),
-    "gb": lambda v, fmt, t: fmt.unit("gb", v),
-    "tb": lambda v, fmt, t: fmt.significant(v) + " TB",
-    "percent": lambda v, fmt, t: fmt.percent_of(v),
-    "usd": lambda v, fmt, t: fmt.money(v),
-    "usd_per_hour": lambda v, fmt, t: t(N_("{amount}/h"), amount=fmt.money(v)),
-    "hours": lambda v, fmt, t: fmt.unit("hour", v),
+    "number": lambda v, loc: loc.fmt.significant(v),
+    "count": lambda v, loc: loc.fmt.number(v, max_frac=0),
+    "text": lambda v, loc: loc.t(v),
+    "raw": lambda v, loc: str(v),
+    "bool": lambda v, loc: loc.t(N_("Yes")) if v else loc.t(N_("No")),
+    "plan": _plan,  # a reservation plan: [[count, term label msgid], ...]
+    "bytes": lambda v, loc: loc.fmt.unit("gb", v / GB),
+    "gb": lambda v, loc: loc.fmt.unit("gb", v),
+    "tb": lambda v, loc: loc.fmt.significant(v) + " TB",
+    "percent": lambda v, loc: loc.fmt.percent_of(v),
+    "usd": lambda v, loc: loc.fmt.money(v),
+    "usd_per_hour": lambda v, loc: loc.t(N_("{amount}/h"), amount=loc.fmt.money(v)),
+    "hours": lambda v, loc: loc.fmt.unit("hour", v),
     "seconds": _seconds,
-    "days": lambda v, fmt, t: fmt.unit("day", v),
-    "tokens": lambda v, fmt, t: t(
-        NN_("{count} token", "{count} tokens"), n=fmt.plain(v, 0), count=fmt.number(v, max_frac=0)
+    "days": lambda v, loc: loc.fmt.unit("day", v),
+    "tokens": lambda v, loc: loc.t(
+        NN_("{count} token", "{count} tokens"), n=loc.fmt.plain(v, 0), count=loc.fmt.number(v, max_frac=0)
     ),
-    "tokens_per_s": lambda v, fmt, t: t(N_("{count} tokens/s"), count=fmt.significant(v)),
-    "tflops": lambda v, fmt, t: fmt.significant(v) + " TFLOPS",
-    "gb_per_s": lambda v, fmt, t: fmt.significant(v) + " GB/s",
+    "tokens_per_s": lambda v, loc: loc.t(N_("{count} tokens/s"), count=loc.fmt.significant(v)),
+    "tflops": lambda v, loc: loc.fmt.significant(v) + " TFLOPS",
+    "gb_per_s": lambda v, loc: loc.fmt.significant(v) + " GB/s",
 }
 
 
@@ -58,24 +68,14 @@ def figure(value, unit: str, loc: Localizer) -> str:
     """Plain text for a value; the caller escapes it."""
     if value is None:
         return "—"
-    fmt, t = loc.fmt, loc.t
+    fmt = loc.fmt
     if fmt.memo is None:
-        return FORMATS[unit](value, fmt, t)
+        return FORMATS[unit](value, loc)
     # The type is part of the key: 1, 1.0 and True are one dict key, but not one "raw" text.
     key = (unit, type(value), repr(value) if isinstance(value, (list, dict)) else value)
     text = fmt.memo.get(key)
     if text is None:
         if len(fmt.memo) > 8192:
             fmt.memo.clear()
-        text = fmt.memo[key] = FORMATS[unit](value, fmt, t)
+        text = fmt.memo[key] = FORMATS[unit](value, loc)
     return text
-
-
-def _plan(terms: list, fmt: NumberFormat, t: Translator) -> str:
-    """Each term as "2 × 1 day", joined by plus signs. A single term is its label alone: "1 × 1 day"
-    says it twice, and Arabic's «1 × يوم واحد» reads "1 × one day"."""
-    parts = [
-        t(label) if count == 1 else t(N_("{count} × {term}"), count=fmt.number(count, max_frac=0), term=t(label))
-        for count, label in terms
-    ]
-    return " + ".join(parts) or "—"

@@ -19,13 +19,13 @@ from .._numbers import NumberFormat
 from .._text import Translator, plural_count
 
 
-def safe_number(value, fmt: NumberFormat | None, max_frac: int = 4) -> str:
+def safe_number(value, fmt: NumberFormat, max_frac: int = 4) -> str:
     """Locale digits for ordinary magnitudes; NumberFormat's Decimal quantize fails beyond ~1e23."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if not math.isfinite(value) or abs(value) >= 1e15:
         return f"{float(value):.4g}"
-    return fmt.number(value, max_frac=max_frac) if fmt else str(value)
+    return fmt.number(value, max_frac=max_frac)
 
 
 def type_names(types: str, t: Translator) -> str:
