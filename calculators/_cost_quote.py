@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from . import _cost_model, _data, _memory_model, memory, throughput
 from ._cost_inputs import (
@@ -51,7 +51,6 @@ TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the
 BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers
 _PRICING = _data.catalog()["pricing"]
 _DESKTOP = {"workstation", "consumer"}
-T = TypeVar("T")
 # (throughput, hours per run, hours needed for every output) of a GPU and card count at one end (`needed`)
 Need = tuple[dict[str, Any], dict[str, Any], float]
 
@@ -111,18 +110,13 @@ class _Budget:
         return self.works[key]
 
 
-def _kept(store: dict[tuple[Any, ...], T], names: tuple[str, ...], values: dict[str, Any], make: Callable[[], T]) -> T:
-    """What `make()` gives for these values of the inputs `names`, kept across answers (`_kept.kept`)."""
-    return kept(store, key_of(values, names), make)
-
-
 _BUDGET_KEYS = tuple(i.name for i in MEMORY_INPUTS) + ("memory_per_gpu_gb",)
 _BUDGETS: dict[tuple[Any, ...], _Budget] = {}
 
 
 def _budget(values: dict[str, Any]) -> _Budget:
     """The budget of these memory inputs, computed once for as long as they stay the same."""
-    return _kept(_BUDGETS, _BUDGET_KEYS, values, lambda: _Budget({k: values[k] for k in _BUDGET_KEYS}))
+    return kept(_BUDGETS, key_of(values, _BUDGET_KEYS), lambda: _Budget({k: values[k] for k in _BUDGET_KEYS}))
 
 
 # What sets only the price of the hours, not the hours: while only these change (the reader trying run
@@ -188,10 +182,9 @@ class _Quoter:
         self.terms = {t["id"]: t for t in _data.terms()}
         self.shortest = min(self.terms.values(), key=lambda t: t["hours"])
         self.term_ids = list(self.terms) if values["term"] == BEST else [values["term"]]  # what a plan may combine
-        self.options, self.prices, self.bounds = _kept(
+        self.options, self.prices, self.bounds = kept(
             _PRICES,
-            _OPTION_KEYS,
-            values,
+            key_of(values, _OPTION_KEYS),
             lambda: (
                 OptionPrices(
                     [o for o in _PRICING["options"] if o["id"] in values["options"]],
@@ -202,14 +195,11 @@ class _Quoter:
                 {},
             ),
         )
-        self.speeds = _kept(_SPEEDS, _SPEED_KEYS, values, dict)
+        self.speeds = kept(_SPEEDS, key_of(values, _SPEED_KEYS), dict)
         self.tokens_per_run = _tokens_per_run(values)
         self.overhead = math.fsum(
             values[k] for k in ("load_hours", "validation_hours", "checkpoint_hours", "export_hours")
         )
-
-    def work(self, cards: int) -> StepWork:
-        return self.budget.work(self.values, cards)
 
     def measured(self, gpu: dict[str, Any]) -> float:
         """Tokens/s per card the reader measured on this GPU (its own field, else the chosen GPU's), or 0."""
@@ -222,7 +212,7 @@ class _Quoter:
         A card without a measurement runs at its calibrated share of peak (or the reader's), and its
         range is the calibration's; a measured card's range is its measurement."""
         v = self.values
-        work = self.work(cards)
+        work = self.budget.work(v, cards)
         cal = throughput.calibration()
         if gpu["tier"] in _DESKTOP:
             share, band = v["desktop_utilization"], cal.uncalibrated_band
@@ -370,9 +360,6 @@ class _Quoter:
         runs: int = self.values["runs"]
         return (floor + self.options.once) * (1 - 1e-9) / runs
 
-    def fits(self, gpu: dict[str, Any], cards: int) -> bool:
-        return self.budget.fits(gpu, cards)
-
     def usd_per_output(self, gpu: dict[str, Any], cards: int, end: str) -> float:
         """What the ranking compares: the chosen plan's price per output (a quote's `usd_per_output`)."""
         total: float = self.chosen_plan(gpu, cards, end)[3]["total_usd"]
@@ -422,7 +409,7 @@ class _Quoter:
             "hourly_usd": hourly,
             "hourly_usd_per_output": None if hourly is None else hourly / v["runs"],
             "memory_per_gpu_bytes": mem,
-            "fits_memory": self.fits(gpu, cards),
+            "fits_memory": self.budget.fits(gpu, cards),
         }
 
 
@@ -446,7 +433,7 @@ def _cheapest_configuration(quoter: _Quoter, gpu: dict[str, Any]) -> tuple[float
     are priced from the lowest bound up (`least_usd_per_output`), and the search stops once a bound
     is above the cheapest price found: a plan search per card count was most of an answer's time."""
     counts = card_counts(gpu["id"], quoter.values["any_count"])
-    bounds = sorted(_rank_key(quoter.least_usd_per_output(gpu, n), n) for n in counts if quoter.fits(gpu, n))
+    bounds = sorted(_rank_key(quoter.least_usd_per_output(gpu, n), n) for n in counts if quoter.budget.fits(gpu, n))
     best = None
     for bound, cards in bounds:
         if best is not None and bound > best[0]:
@@ -462,7 +449,7 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
     own = gpus[values["gpu"]]
     chosen = quoter.quote(own, values["cards"])
     # Every card count of the chosen GPU that fits, for its table; of each GPU, the cheapest.
-    rows = [quoter.quote(own, n) for n in card_counts(own["id"], values["any_count"]) if quoter.fits(own, n)]
+    rows = [quoter.quote(own, n) for n in card_counts(own["id"], values["any_count"]) if quoter.budget.fits(own, n)]
     best = {gid: key for gid, gpu in gpus.items() if (key := _cheapest_configuration(quoter, gpu)) is not None}
     ranking = sorted(best, key=best.__getitem__)
     by_gpu = [quoter.quote(gpus[gid], best[gid][1]) for gid in ranking]
@@ -508,11 +495,11 @@ def _nearest_fit(
     cards, micro = values["cards"], values["micro_batch"] // 2
     while micro >= 1 and values["memory_per_gpu_gb"] <= 0:  # a measured peak does not move with the batch
         smaller = _Quoter({**values, "micro_batch": micro})
-        if smaller.fits(own, cards):
+        if smaller.budget.fits(own, cards):
             return {**smaller.quote(own, cards), "change": "micro_batch", "micro_batch": micro}
         micro //= 2
     for n in card_counts(own["id"], values["any_count"]):
-        if n > cards and quoter.fits(own, n):
+        if n > cards and quoter.budget.fits(own, n):
             return {**quoter.quote(own, n), "change": "cards", "micro_batch": values["micro_batch"]}
     if by_gpu:
         return {**by_gpu[0], "change": "gpu", "micro_batch": values["micro_batch"]}

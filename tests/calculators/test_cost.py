@@ -467,7 +467,7 @@ def test_the_kept_lower_bounds_stay_below_every_price_from_one_answer_to_the_nex
         quoter = quote._Quoter(response["inputs"])
         for gpu in catalog()["gpus"]:
             for cards in quote.card_counts(gpu["id"]):
-                if quoter.fits(gpu, cards):
+                if quoter.budget.fits(gpu, cards):
                     assert quoter.least_usd_per_output(gpu, cards) <= quoter.usd_per_output(gpu, cards, quote.BOOKED), (
                         inputs,
                         gpu["id"],
