@@ -122,6 +122,7 @@ def test_every_bad_file_fails_the_import_with_escaped_lines(name, pointer, code)
     assert not out["ok"] and out["inputs"] == {} and out["errors"]
     assert out["problems"][0]["code"] == code
     assert_inert(out["html"])
+    assert out["html"].count("<li>") == len(out["errors"])  # the page shows the panel, not the lines
 
 
 def test_payload_strings_cover_the_brief():

@@ -344,12 +344,8 @@ class Calculator {
 
   onImported(message) {
     if (message.id !== this.importId) return;
-    this.importPanel.innerHTML = message.html;   // built by calcui, which escapes every value
-    if (!message.ok && !message.html) {
-      const list = document.createElement("ul");
-      for (const text of message.errors) list.appendChild(document.createElement("li")).textContent = text;
-      this.importPanel.replaceChildren(list);
-    }
+    // Built by calcui, which escapes every value; a refusal's panel lists every error (tests/results).
+    this.importPanel.innerHTML = message.html;
     this.importPanel.dataset.ok = String(message.ok);
     if (message.ok) {
       this.fill(message.inputs);
