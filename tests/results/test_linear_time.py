@@ -7,7 +7,6 @@ a second, and eight times the text takes about eight times as long, not sixty-fo
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from calculators._inputs import number_from_text
 from guidebuild.locale_pack import locale_pack
 
 from .hostile_text import config_shapes, shapes, url_values
-from .reader_timing import run
+from .reader_timing import cpu_seconds, run
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
 BUDGET = 1.0  # seconds, per refusal, at the size limit
@@ -43,18 +42,18 @@ def test_each_hostile_text_at_the_size_limit_is_refused_within_a_second(at_the_l
 
 def test_the_finding_is_refused_as_json_at_once():
     text = '"' + '\\"' * 50_000  # 100 KB: 130 s with the regular expression
-    start = time.perf_counter()
+    start = cpu_seconds()
     _, problems = results.parse(text)
-    assert time.perf_counter() - start < BUDGET
+    assert cpu_seconds() - start < BUDGET
     assert [(p["code"], p["params"]) for p in problems] == [("json_syntax", {"line": 1, "column": 1})]
 
 
 def _best(call, arg, tries: int) -> float:
     best = float("inf")
     for _ in range(tries):
-        start = time.perf_counter()
+        start = cpu_seconds()
         call(arg)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, cpu_seconds() - start)
     return best
 
 
