@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -52,6 +52,15 @@ def wait_until(page: Page, predicate: str, timeout_s: float = 90.0):
         if time.monotonic() > deadline:
             raise TimeoutError(f"still not true after {timeout_s:.0f} s: {predicate.strip()[:120]}")
         page.wait_for_timeout(500)
+
+
+def hold_runtime(target: Page | BrowserContext) -> None:
+    """Leave the calculators' runtime (Pyodide) unanswered on this page or context: each calculator
+    stays as the build rendered it, its pre-rendered answer shown and its status "loading" (the start
+    gives up only after a minute). For tests of that page as built (layout, figures, screenshots),
+    which raced the runtime before: its start costs about 6 s of the browser's CPU per page load, and
+    the suite is CPU-bound on two cores."""
+    target.route("**/pyodide.mjs", lambda route: None)  # neither answered nor refused: pending
 
 
 # A phone as it reports itself, not a desktop browser at a phone's width: touch, no hover, its pixel

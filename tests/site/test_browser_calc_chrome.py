@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.conftest import LOCALES
-from tests.site.browser import PHONE, wake_materials_script
+from tests.site.browser import PHONE, hold_runtime, wake_materials_script
 from tests.site.test_browser_calculators import PAGES, ROOTS
 
 pytestmark = pytest.mark.browser
@@ -26,6 +26,7 @@ def _overlap(a: dict, b: dict) -> bool:
 @pytest.mark.parametrize("name", list(PAGES))
 def test_back_to_top_never_covers_the_sticky_headline_on_a_phone(browser, site_url, locale, name):
     context = browser.new_context(**PHONE)
+    hold_runtime(context)  # the page's chrome, not its answer
     page: Page = context.new_page()
     try:
         page.goto(site_url + ROOTS[locale] + PAGES[name])

@@ -15,7 +15,7 @@ import calcui
 import calculators
 from calcui.worker import page_response
 from tests.conftest import ARTIFACTS, LOCALES, ROOTS
-from tests.site.browser import PHONE, Recorder, axe_violations, wake_materials_script
+from tests.site.browser import PHONE, Recorder, axe_violations, hold_runtime, wake_materials_script
 
 pytestmark = pytest.mark.browser
 
@@ -185,6 +185,7 @@ _FIGURE_ORDER_JS = """sel => [...document.querySelectorAll(sel)].map(el => {
 def test_arabic_figures_read_number_first_in_the_prose_gb(page: Page, site_url, path, selector):
     """Right to left the number sits to the right of an Arabic unit («23.7 س» reads 23.7 first); a Latin unit
     stays left to right after its number, as the prose writes «24 GB»; CLDR's «غ.ب» is gone."""
+    hold_runtime(page)
     page.goto(site_url + "ar/" + path)
     figures = page.evaluate(_FIGURE_ORDER_JS, selector)
     assert figures and not any("غ.ب" in f["text"] for f in figures)
@@ -323,6 +324,7 @@ def test_answer_beside_the_form_on_wide_screens_after_it_on_phones(browser, site
     stays in view while the form scrolls. 412 px: the answer follows the form, as before."""
     for name in PAGES:
         wide = browser.new_context(viewport={"width": 1350, "height": 940})
+        hold_runtime(wide)
         page = wide.new_page()
         page.goto(site_url + ROOTS[locale] + PAGES[name])
         form, result = (
@@ -341,6 +343,7 @@ def test_answer_beside_the_form_on_wide_screens_after_it_on_phones(browser, site
         wide.close()
 
         phone = browser.new_context(viewport={"width": 412, "height": 823})
+        hold_runtime(phone)
         page = phone.new_page()
         page.goto(site_url + ROOTS[locale] + PAGES[name])
         f = page.locator(f"#calc-{name} .guide-calc__form").bounding_box()
@@ -364,6 +367,7 @@ def _overlaps(a: dict, b: dict) -> bool:
 @pytest.mark.parametrize("locale", LOCALES)
 def test_chart_labels_never_overlap_bars_or_values(browser, site_url, locale, width):
     context = browser.new_context(viewport={"width": width, "height": 900})
+    hold_runtime(context)
     page = context.new_page()
     for name in PAGES:
         page.goto(site_url + ROOTS[locale] + PAGES[name])
@@ -468,6 +472,7 @@ def test_table_headers_read_in_a_few_lines_on_phones(browser, site_url, locale):
     squeeze a column until its header falls apart, as Japanese did one character per line
     ("カ/ー/ド/枚/数", nine lines)."""
     context = browser.new_context(viewport={"width": 412, "height": 823})
+    hold_runtime(context)
     page = context.new_page()
     for name in PAGES:
         page.goto(site_url + ROOTS[locale] + PAGES[name])
@@ -486,6 +491,7 @@ def test_table_headers_read_in_a_few_lines_on_phones(browser, site_url, locale):
 def test_arabic_amounts_draw_us_dollar_as_written(page: Page, site_url):
     """In a right-to-left amount «US$» is drawn U, S, $ from the left, not "$US" (CLDR's text alone
     gave the "$" the figure's direction)."""
+    hold_runtime(page)
     page.goto(site_url + "ar/cost/")
     drawn = page.evaluate("""() => [...document.querySelectorAll('.guide-calc__result .guide-num')]
         .filter((el) => el.textContent.includes('US$')).map((el) => {
@@ -504,6 +510,7 @@ def test_each_figure_lines_up_with_its_label(browser, site_url, locale):
     every `dd` by 1.875em through a `[dir] .md-typeset dd` rule, which outranked the tiles' own reset
     and pushed each value 49 px in from its label."""
     context = browser.new_context(viewport={"width": 412, "height": 823})
+    hold_runtime(context)
     page = context.new_page()
     for name in PAGES:
         page.goto(site_url + ROOTS[locale] + PAGES[name])

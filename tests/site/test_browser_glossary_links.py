@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.conftest import ARTIFACTS, ROOT, ROOTS
-from tests.site.browser import PHONE
+from tests.site.browser import PHONE, hold_runtime
 
 pytestmark = pytest.mark.browser
 
@@ -21,6 +21,7 @@ LINKS = 'a[href*="glossary/#term-"]'
 @pytest.fixture(scope="module")
 def phone(browser):
     context = browser.new_context(**PHONE)
+    hold_runtime(context)  # the pages as built: these tests use no calculator
     yield context.new_page()
     context.close()
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Page
 
 import calcui
 from tests.conftest import LOCALES, ROOTS
-from tests.site.browser import PHONE
+from tests.site.browser import PHONE, hold_runtime
 
 pytestmark = pytest.mark.browser
 
@@ -53,6 +53,7 @@ def _translator(built_site, locale) -> calcui.Translator:
 @pytest.fixture
 def phone(browser):
     context = browser.new_context(**PHONE)
+    hold_runtime(context)  # the answers' tables as built
     yield context.new_page()
     context.close()
 
