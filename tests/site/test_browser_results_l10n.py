@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 import calcui
 import calculators
 from tests.conftest import ARTIFACTS, ROOT, ROOTS
+from tests.site.browser import hold_runtime
 
 pytestmark = pytest.mark.browser
 
@@ -211,6 +212,7 @@ UNIT_ORDER = """(root) => [...document.querySelectorAll(root + " .guide-num")]
 def test_arabic_figures_read_number_then_unit_in_their_own_direction(page: Page, site_url, path, root):
     """Each figure is isolated in its own direction («21.5 س» and CLDR's «‏96.80 US$» right to left,
     "35.7 GB" left to right) and reads number first in it."""
+    hold_runtime(page)  # the figures as built
     page.goto(site_url + "ar/" + path)
     figures = page.evaluate(UNIT_ORDER, root)
     assert figures, "no figure with a unit"
