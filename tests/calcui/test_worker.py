@@ -1,10 +1,9 @@
-"""calcui.worker, the Python the browser worker calls, in CPython and (slow tier) in Pyodide under Node."""
+"""calcui.worker, the Python the browser worker calls, in CPython; in Pyodide, with the page around
+it, in tests/site/test_browser_calculators.py."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
 import pytest
 
@@ -144,54 +143,3 @@ def test_the_page_refusals_are_whole_envelopes_in_each_locale(monkeypatch):
 
     monkeypatch.setattr(_compare, "parse", lambda text: 1 / 0)
     assert results.page_refusals(PACK)["unreadable"] == results.import_result("memory", b"{}", PACK)
-
-
-NODE = """
-import { readFileSync } from "node:fs";
-import { loadPyodide } from "pyodide";
-const [wheel, pack, sample] = process.argv.slice(2);
-const py = await loadPyodide();
-py.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: py.runPython("import site; site.getsitepackages()[0]") });
-const worker = py.pyimport("calcui.worker");
-worker.start("calculators calcui", readFileSync(pack, "utf8"));
-console.log(worker.render("memory", JSON.stringify({ micro_batch: "8", method: "full" })));
-console.log(worker.import_result("cost", new Uint8Array(readFileSync(sample))));
-console.log(worker.import_result("cost", new Uint8Array(5_000_001)));
-console.log(worker.render("cost", JSON.stringify({ cards: "16" })));
-"""
-
-
-def _sent(name: str, inputs: dict) -> str:
-    """What calcui.worker.render answers, from CPython's calcui.render."""
-    built = calcui.render(name, inputs, PACK)
-    return json.dumps({**built, "response": worker.page_response(built["response"])})
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(
-    shutil.which("node") is None or not (ROOT / "node_modules" / "pyodide").is_dir(),
-    reason="needs Node and node_modules/pyodide (make setup)",
-)
-def test_pyodide_calls_it_as_the_worker_script_does(tmp_path, project_wheel):
-    wheel = project_wheel
-    (tmp_path / "pack.json").write_text(json.dumps(PACK), encoding="utf-8")
-    script = ROOT / "tests" / "calcui" / f".worker-{tmp_path.name}.mjs"  # beside node_modules, so `pyodide` resolves
-    script.write_text(NODE, encoding="utf-8")
-    try:
-        run = subprocess.run(
-            ["node", str(script), str(wheel), str(tmp_path / "pack.json"), str(ROOT / "results" / "sample-cpu.json")],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-    finally:
-        script.unlink()
-    assert run.returncode == 0, run.stderr[-2000:]
-    rendered, imported, oversized, plural = run.stdout.splitlines()
-    assert rendered == _sent("memory", {"micro_batch": "8", "method": "full"})
-    assert imported == json.dumps(results.import_result("cost", SAMPLE, PACK))
-    assert results.MAX_BYTES == 5_000_000 and oversized == json.dumps(results.too_large(PACK, 5_000_001))
-    # A count string picks its Arabic form from the pack's CLDR rule inside Pyodide, as at build time.
-    assert plural == _sent("cost", {"cards": "16"})
-    assert "أكثر من 8 بطاقات" in json.loads(plural)["html"]
