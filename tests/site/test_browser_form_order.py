@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.conftest import LOCALES
-from tests.site.browser import PHONE
+from tests.site.browser import PHONE, hold_runtime
 from tests.site.test_browser_calculators import PAGES, ROOTS
 
 pytestmark = pytest.mark.browser
@@ -28,6 +28,7 @@ SUMMARY_STYLE = """e => { const s = getComputedStyle(e), r = e.getBoundingClient
 @pytest.mark.parametrize("name", list(PAGES))
 def test_phone_form_opens_with_the_model_and_keeps_the_headline_short(browser, site_url, locale, name):
     context = browser.new_context(**PHONE)
+    hold_runtime(context)  # the form and headline as built
     page: Page = context.new_page()
     try:
         page.goto(site_url + ROOTS[locale] + PAGES[name])

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.conftest import ARTIFACTS, LOCALES, ROOTS
+from tests.site.browser import hold_runtime
 
 pytestmark = pytest.mark.browser
 
@@ -67,6 +68,7 @@ STARTS = """() => [...document.querySelectorAll('article p, article li')]
 @pytest.mark.parametrize("locale", LOCALES)
 def test_cost_page_figures_read_inside_their_sentences_on_a_phone(browser, site_url, locale):
     context = browser.new_context(viewport=PHONE)
+    hold_runtime(context)  # the page's prose, not its calculator
     page: Page = context.new_page()
     page.goto(site_url + ROOTS[locale] + "cost/")
     page.evaluate("document.fonts.ready.then(() => true)")
