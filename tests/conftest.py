@@ -207,3 +207,13 @@ class _KeepingAnswers:
 @pytest.fixture(scope="session")
 def browser(browser):
     return _KeepingAnswers(browser)
+
+
+@pytest.fixture(scope="session")
+def live_pages(browser, site_url):
+    """Started calculator pages shared across tests, each handed back at its defaults (LivePages)."""
+    from tests.site.browser import LivePages
+
+    pages = LivePages(browser, site_url)
+    yield pages
+    pages.close()

@@ -92,3 +92,62 @@ def axe_violations(page: Page, impacts=("minor", "moderate", "serious", "critica
         for v in result["violations"]
         if v["impact"] in impacts
     ]
+
+
+# The calculator as a page opened at its defaults would show it: the form reset to the markup's values
+# (the defaults the build rendered), every fold as built, the answer recomputed by the live worker.
+_BACK_TO_DEFAULTS = """name => {
+    const root = document.getElementById(`calc-${name}`);
+    const form = root.querySelector("form");
+    form.reset();
+    document.querySelectorAll("details").forEach((d, i) => { d.open = window.__guideFolds[i]; });
+    root.guideInputs = null;
+    root.guideResponse = null;
+    document.activeElement?.blur();
+    // A committed change, as a reader's choice sends it: the calculator reads the form and computes.
+    form.querySelector("select, input:not([type=hidden]):not([type=file])").dispatchEvent(new Event("change", {bubbles: true}));
+    window.scrollTo(0, 0);
+}"""
+_AT_DEFAULTS = """name => {
+    const root = document.getElementById(`calc-${name}`);
+    return root.querySelector(".guide-calc__status").dataset.state === "ready" && root.dataset.answer === "current"
+        && root.guideResponse != null && location.search === "";
+}"""
+
+
+class LivePages:
+    """One live calculator page per (locale, calculator, screen), shared by the tests that begin where a
+    reader opening the page begins: at the defaults, with the runtime started. Starting Pyodide costs
+    about 6 s of the browser's CPU per page load, and the suite is CPU-bound; a test that needs the
+    load itself (an address with inputs, a blocked file, a recorder of requests) opens its own page.
+
+    `get` hands the page back at its defaults, as `_BACK_TO_DEFAULTS` leaves it; a page that does not
+    settle there (a test left its worker stopped) is replaced by a fresh one."""
+
+    SCREENS = {"desktop": {"viewport": {"width": 1280, "height": 720}}, "phone": PHONE}
+
+    def __init__(self, browser, site_url: str):
+        self._browser, self._site_url = browser, site_url
+        self._pages: dict[tuple[str, str, str], Page] = {}
+
+    def get(self, locale_root: str, name: str, screen: str = "desktop") -> Page:
+        key = (locale_root, name, screen)
+        page = self._pages.get(key)
+        if page is not None:
+            try:
+                page.evaluate(_BACK_TO_DEFAULTS, name)
+                page.wait_for_function(_AT_DEFAULTS, arg=name, timeout=30_000)
+                return page
+            except Exception:  # noqa: BLE001 - whatever went wrong, a fresh page starts clean
+                page.context.close()
+        context = self._browser.new_context(**self.SCREENS[screen])
+        page = context.new_page()
+        page.goto(f"{self._site_url}{locale_root}{name}/")
+        page.wait_for_function(_AT_DEFAULTS.replace("&& root.guideResponse != null", ""), arg=name, timeout=90_000)
+        page.evaluate("() => { window.__guideFolds = [...document.querySelectorAll('details')].map((d) => d.open); }")
+        self._pages[key] = page
+        return page
+
+    def close(self):
+        for page in self._pages.values():
+            page.context.close()

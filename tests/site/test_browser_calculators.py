@@ -235,9 +235,8 @@ def test_live_answers_equal_cpython(page: Page, site_url, built_site, locale, na
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_invalid_input_shows_localized_error_and_no_number(page: Page, site_url, built_site, locale):
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    _ready(page, "memory")
+def test_invalid_input_shows_localized_error_and_no_number(live_pages, built_site, locale):
+    page = live_pages.get(ROOTS[locale], "memory")
     _set_field(page, "memory", "micro_batch", "-3")
     _wait_for(page, "memory", {"micro_batch": "-3"})
     expected = calcui.render("memory", {"micro_batch": "-3"}, _pack(built_site, locale))["errors"]
@@ -281,9 +280,11 @@ def test_url_keeps_inputs_and_language_switch_carries_them(page: Page, site_url,
 @pytest.mark.parametrize("locale", LOCALES)
 def test_calculator_page_is_accessible(browser, site_url, locale, name):
     """axe on a phone once the reader has changed an input, so the answer is the worker's and
-    Material's script has woken (test_browser_locales checks every page as loaded, on both devices)."""
+    Material's script has woken, and nothing logged an error or left the origin on the way
+    (test_browser_locales checks every page as built, on both devices)."""
     context = browser.new_context(**PHONE)
     page = context.new_page()
+    rec = Recorder.attach(page)
     page.goto(site_url + ROOTS[locale] + PAGES[name])
     _ready(page, name)
     field = "cards" if name == "cost" else "micro_batch"
@@ -291,12 +292,13 @@ def test_calculator_page_is_accessible(browser, site_url, locale, name):
     _wait_for(page, name, {field: "3"})
     wake_materials_script(page)
     assert axe_violations(page) == []
+    assert rec.real_errors() == []
+    assert rec.foreign_requests(site_url) == []
     context.close()
 
 
-def test_keyboard_alone_changes_an_answer(page: Page, site_url):
-    page.goto(site_url + "memory/")
-    _ready(page, "memory")
+def test_keyboard_alone_changes_an_answer(live_pages):
+    page = live_pages.get(ROOTS["es"], "memory")
     page.locator("#calc-memory-micro_batch").focus()
     page.keyboard.press("ArrowUp")  # number inputs step with the arrow keys
     _, response = _wait_for(page, "memory", {"micro_batch": "5"})
@@ -314,9 +316,8 @@ def test_guide_pages_load_no_pyodide(page: Page, site_url):
     assert loaded == []
 
 
-def test_dimensions_follow_the_model_choice(page: Page, site_url):
-    page.goto(site_url + "memory/")
-    _ready(page, "memory")
+def test_dimensions_follow_the_model_choice(live_pages):
+    page = live_pages.get(ROOTS["es"], "memory")
     layers = page.locator("#calc-memory-layers")
     expect(layers).to_be_disabled()  # a preset supplies the dimensions
     _set_field(page, "memory", "model", "custom")

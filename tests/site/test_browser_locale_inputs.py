@@ -47,9 +47,8 @@ def test_defaults_are_in_the_locales_form_before_and_after_the_runtime(browser, 
     assert _query(page) == {}
 
 
-def test_spanish_comma_reaches_the_address_as_a_point(page: Page, site_url):
-    page.goto(site_url + "memory/")
-    page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
+def test_spanish_comma_reaches_the_address_as_a_point(live_pages):
+    page = live_pages.get(ROOTS["es"], "memory")
     page.locator("#calc-memory-margin").fill("0,2")
     page.wait_for_function("() => document.getElementById('calc-memory').guideInputs?.margin === '0.2'", timeout=30_000)
     page.wait_for_function(SETTLED, arg="memory", timeout=30_000)
@@ -78,11 +77,10 @@ def test_a_shared_address_opens_the_same_value_in_every_locale(page: Page, site_
 
 
 @pytest.mark.parametrize("locale", ROOTS)
-def test_junk_gets_the_localized_not_a_number_error(page: Page, site_url, built_site, locale):
+def test_junk_gets_the_localized_not_a_number_error(live_pages, built_site, locale):
     pack = json.loads((built_site[0] / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
     expected = calcui.render("memory", {"margin": "1,2,3"}, pack)["errors"][0]["message"]
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
+    page = live_pages.get(ROOTS[locale], "memory")
     page.locator("#calc-memory-margin").fill("1,2,3")
     expect(page.locator("#calc-memory-margin-error")).to_have_text(expected, timeout=30_000)
     expect(page.locator("#calc-memory-margin")).to_have_attribute("aria-invalid", "true")

@@ -8,7 +8,7 @@ import re
 from html import escape
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 import calcui
 import calculators
@@ -147,9 +147,8 @@ def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, s
 
 @pytest.mark.browser
 @pytest.mark.parametrize("locale", LOCALES)
-def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(page: Page, site_url, built_site, locale):
-    page.goto(site_url + ROOTS[locale] + "cost/")
-    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(live_pages, built_site, locale):
+    page = live_pages.get(ROOTS[locale], "cost")
     page.locator("#calc-cost-term").select_option("1w")
     page.wait_for_function(
         "() => { const r = document.getElementById('calc-cost');"
@@ -170,11 +169,10 @@ def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(page: Page, site
 
 
 @pytest.mark.browser
-def test_a_slow_answer_does_not_undo_a_newer_change(page: Page, site_url):
+def test_a_slow_answer_does_not_undo_a_newer_change(live_pages):
     """An answer that arrives while the reader is still editing must not write its inputs back over
     the new edits (the cost answer takes long enough for this to happen under load)."""
-    page.goto(site_url + "cost/")
-    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page = live_pages.get(ROOTS["es"], "cost")
     page.locator("#calc-cost-tokens").fill("1e12")  # a long job: the planner's slow path
     expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "stale")
     kept = page.evaluate("""async () => {
@@ -195,11 +193,10 @@ def test_a_slow_answer_does_not_undo_a_newer_change(page: Page, site_url):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("locale", LOCALES)
-def test_a_throughput_measured_on_another_card_marks_its_row_measured(page: Page, site_url, built_site, locale):
+def test_a_throughput_measured_on_another_card_marks_its_row_measured(live_pages, built_site, locale):
     """The reader enters a measured tokens/s for a card other than the chosen one; its row says so, live."""
     field = calculators.cost.measured_field("mi300x-192gb")
-    page.goto(site_url + ROOTS[locale] + "cost/")
-    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page = live_pages.get(ROOTS[locale], "cost")
     box = page.locator(f"#calc-cost-{field}")
     box.locator("xpath=ancestor::details").locator("summary").click()
     box.fill("4321")
