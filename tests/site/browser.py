@@ -124,7 +124,7 @@ class LivePages:
     `get` hands the page back at its defaults, as `_BACK_TO_DEFAULTS` leaves it; a page that does not
     settle there (a test left its worker stopped) is replaced by a fresh one."""
 
-    SCREENS = {"desktop": {"viewport": {"width": 1280, "height": 720}}, "phone": PHONE}
+    SCREENS = {"desktop": {"viewport": {"width": 1280, "height": 800}}, "phone": PHONE}
 
     def __init__(self, browser, site_url: str):
         self._browser, self._site_url = browser, site_url

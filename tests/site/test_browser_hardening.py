@@ -256,27 +256,36 @@ def test_a_repeated_multichoice_key_adds_to_the_list(page: Page, site_url):
     assert _query(page) == {"lora_targets": "q,k"}
 
 
-@pytest.mark.parametrize("raw", ["1_6", "+8", "١٢", "0x4"])
-def test_a_number_python_refuses_shows_its_error_and_stays_in_the_address_as_written(
-    page: Page, site_url, built_site, raw
-):
+# Numbers as Python's int() reads them and JavaScript's Number() or a number control would not (or
+# would otherwise), one per integer field, all in one address: each is judged on its own field.
+RAW_NUMBERS = {"micro_batch": "1_6", "seq_len": "+8", "gpus": "١٢", "lora_rank": "0x4"}
+
+
+def test_a_number_python_refuses_shows_its_error_and_stays_in_the_address_as_written(page: Page, site_url, built_site):
     """What Python refuses is reported on the field and kept in the address as written, never
     replaced by what the number control or Number() makes of it ("0x4" is 4 to JavaScript). What
     Python accepts fills the field with Python's value."""
-    page.goto(site_url + "memory/?" + f"micro_batch={raw}".replace("+", "%2B"))
+    query = "&".join(f"{field}={raw}" for field, raw in RAW_NUMBERS.items()).replace("+", "%2B")
+    page.goto(site_url + "memory/?" + query)
     page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
-    expected = calcui.render("memory", {"micro_batch": raw}, _pack(built_site))
+    expected = calcui.render("memory", RAW_NUMBERS, _pack(built_site))
+    refused = {e["field"]: e["message"] for e in expected["errors"]}
+    assert refused and set(refused) < set(RAW_NUMBERS)  # both kinds are in the address
     sent = page.evaluate("() => document.getElementById('calc-memory').guideInputs")
-    assert sent["micro_batch"] == raw
-    error, field = page.locator("#calc-memory-micro_batch-error"), page.locator("#calc-memory-micro_batch")
-    if expected["errors"]:
-        assert [e["field"] for e in expected["errors"]] == ["micro_batch"]
-        expect(error).to_have_text(expected["errors"][0]["message"])
-        expect(field).to_have_attribute("aria-invalid", "true")
-        expect(page.locator("#calc-memory .guide-calc__result")).to_have_attribute("data-ok", "false")
-        assert _query(page) == {"micro_batch": raw}
-    else:
-        value = expected["response"]["inputs"]["micro_batch"]
-        expect(error).to_be_hidden()
-        expect(field).to_have_value(str(value))
-        assert _query(page) == ({} if value == 4 else {"micro_batch": str(value)})
+    defaults = calculators.compute("memory", {})["inputs"]
+    address = {}
+    for field, raw in RAW_NUMBERS.items():
+        assert sent[field] == raw, field
+        error, control = page.locator(f"#calc-memory-{field}-error"), page.locator(f"#calc-memory-{field}")
+        if field in refused:
+            expect(error).to_have_text(refused[field])
+            expect(control).to_have_attribute("aria-invalid", "true")
+            address[field] = raw
+        else:
+            value = calculators.compute("memory", {field: raw})["inputs"][field]
+            expect(error).to_be_hidden()
+            expect(control).to_have_value(str(value))
+            if value != defaults[field]:
+                address[field] = str(value)
+    expect(page.locator("#calc-memory .guide-calc__result")).to_have_attribute("data-ok", "false")
+    assert _query(page) == address

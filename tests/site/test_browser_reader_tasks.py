@@ -17,7 +17,7 @@ import calcui
 from calcui._render import input_labels
 from tests.conftest import LOCALES
 from tests.site.browser import PHONE
-from tests.site.test_browser_calculators import ROOTS, _pack, _ready
+from tests.site.test_browser_calculators import ROOTS, _pack, _ready, _set_field, _wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -68,11 +68,11 @@ WIDTHS = ["phone", "desktop"]
 
 @pytest.mark.parametrize("locale", LOCALES)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_does_my_run_fit(reader, site_url, built_site, shots, locale, width):
+def test_does_my_run_fit(live_pages, built_site, shots, locale, width):
     """An 8,192-token LoRA run that one H100 cannot hold: the verdict says so, with the GB it needs."""
-    page = reader(width)
-    page.goto(site_url + ROOTS[locale] + "memory/?seq_len=8192")
-    _ready(page, "memory")
+    page = live_pages.get(ROOTS[locale], "memory", width)
+    _set_field(page, "memory", "seq_len", "8192")
+    _wait_for(page, "memory", {"seq_len": "8192"})
     pack = _pack(built_site, locale)
     expected = _answer_first(page, "memory", width, pack, shots, "fit", locale)
     needed = calcui.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
@@ -101,11 +101,12 @@ def test_my_own_config_json(reader, site_url, built_site, shots, locale, width):
 
 @pytest.mark.parametrize("locale", LOCALES)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_what_will_this_job_cost(reader, site_url, built_site, shots, locale, width):
+def test_what_will_this_job_cost(live_pages, built_site, shots, locale, width):
     """A 2-billion-token LoRA job: the headline names the cheapest card and its cost per result."""
-    page = reader(width)
-    page.goto(site_url + ROOTS[locale] + "cost/?method=lora&tokens=2000000000")
-    _ready(page, "cost")
+    page = live_pages.get(ROOTS[locale], "cost", width)
+    _set_field(page, "cost", "method", "lora")
+    _set_field(page, "cost", "tokens", "2000000000")
+    _wait_for(page, "cost", {"method": "lora", "tokens": "2000000000"})
     pack = _pack(built_site, locale)
     expected = _answer_first(page, "cost", width, pack, shots, "cost", locale)
     cheapest = expected["response"]["result"]["best_by_gpu"][0]
@@ -115,12 +116,13 @@ def test_what_will_this_job_cost(reader, site_url, built_site, shots, locale, wi
 
 @pytest.mark.parametrize("locale", LOCALES)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_a_value_out_of_range_is_shown_where_the_reader_looks(reader, site_url, built_site, shots, locale, width):
-    """A reserve of 95 % (the rule is at most 90 %) from a shared link: the answer says the input is
-    wrong instead of showing a figure, and the field itself carries the localized message."""
-    page = reader(width)
-    page.goto(site_url + ROOTS[locale] + "memory/?margin=0.95")
-    _ready(page, "memory")
+def test_a_value_out_of_range_is_shown_where_the_reader_looks(live_pages, built_site, shots, locale, width):
+    """A reserve of 95 % (the rule is at most 90 %), typed: the answer says the input is wrong instead
+    of showing a figure, and the field itself carries the localized message. (A refused value from a
+    shared link: test_browser_hardening's number tests and test_browser_errors_and_links.)"""
+    page = live_pages.get(ROOTS[locale], "memory", width)
+    _set_field(page, "memory", "margin", "0.95")
+    _wait_for(page, "memory", {"margin": "0.95"})
     pack = _pack(built_site, locale)
     expected = calcui.render("memory", {"margin": "0.95"}, pack)
     assert not expected["response"]["ok"]
