@@ -138,13 +138,29 @@ def allowed(built_site):
     return {locale: latin_allowed(locale, _pack(built_site, locale)) for locale in ("ja", "ar")}
 
 
+@pytest.fixture(scope="module")
+def opened(browser, site_url):
+    """Each (locale, screen, page) opened once, the sample imported, for the tests here that only read
+    it: a calculator page's runtime start costs about 6 s of the browser's CPU."""
+    pages = {}
+
+    def get(locale: str, screen: str, path: str) -> Page:
+        if (locale, screen, path) not in pages:
+            page = browser.new_context(viewport=SCREENS[screen]).new_page()
+            _open(page, site_url, locale, path)
+            pages[locale, screen, path] = page
+        return pages[locale, screen, path]
+
+    yield get
+    for page in pages.values():
+        page.context.close()
+
+
 @pytest.mark.parametrize("path", list(UI))
 @pytest.mark.parametrize("screen", list(SCREENS))
 @pytest.mark.parametrize("locale", ("ar", "ja"))
-def test_interface_has_no_english_left(browser, site_url, allowed, locale, path, screen):
-    context = browser.new_context(viewport=SCREENS[screen])
-    page = context.new_page()
-    _open(page, site_url, locale, path)
+def test_interface_has_no_english_left(opened, allowed, locale, path, screen):
+    page = opened(locale, screen, path)
     texts = page.evaluate(VISIBLE_TEXT, UI[path])
     whole = "\n".join(page.evaluate(VISIBLE_TEXT, "body"))
     assert not [w for w in KNOWN_LEFTOVERS if w in whole]
@@ -154,7 +170,6 @@ def test_interface_has_no_english_left(browser, site_url, allowed, locale, path,
     ARTIFACTS.mkdir(exist_ok=True)
     name = path.strip("/")
     page.screenshot(path=str(ARTIFACTS / f"l10n-{name}-{locale}-{SCREENS[screen]['width']}.png"), full_page=True)
-    context.close()
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
@@ -230,14 +245,11 @@ def test_arabic_figures_read_number_then_unit_in_their_own_direction(page: Page,
 @pytest.mark.parametrize("path", ["results/", "memory/"])
 @pytest.mark.parametrize("screen", list(SCREENS))
 @pytest.mark.parametrize("locale", list(ROOTS))
-def test_chart_text_is_readable_at_default_zoom(browser, site_url, locale, screen, path):
-    context = browser.new_context(viewport=SCREENS[screen])
-    page = context.new_page()
-    _open(page, site_url, locale, path)
+def test_chart_text_is_readable_at_default_zoom(opened, locale, screen, path):
+    page = opened(locale, screen, path)
     sizes = page.evaluate("""() => [...document.querySelectorAll('svg.guide-chart text')].map((t) =>
         parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a)""")
     assert sizes and min(sizes) >= MIN_CHART_PX, (min(sizes or [0]), len(sizes))
-    context.close()
 
 
 @pytest.mark.parametrize("locale", list(ROOTS))
