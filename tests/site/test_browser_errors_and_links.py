@@ -41,11 +41,10 @@ def test_a_bad_advanced_value_from_the_url_opens_its_fold_and_the_summary_leads_
     expect(error).to_be_visible()
 
 
-def test_typing_a_bad_value_does_not_move_the_focus_leaving_the_field_scrolls_to_it(screen, site_url):
-    page = screen.new_page()
-    page.goto(site_url + "memory/")
+@pytest.mark.parametrize("width", list(SCREENS))
+def test_typing_a_bad_value_does_not_move_the_focus_leaving_the_field_scrolls_to_it(live_pages, width):
+    page = live_pages.get("", "memory", width)
     root = page.locator("#calc-memory")
-    expect(root.locator(".guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
     seq = page.locator("#calc-memory-seq_len")
     seq.fill("-5")
     expect(root.locator('[data-field="seq_len"] .guide-field__error')).to_be_visible(timeout=30_000)
