@@ -435,14 +435,20 @@ def test_not_a_number_stays_not_a_number_until_the_reader_fixes_it(page: Page, s
     expect(error).to_be_hidden()
 
 
-@pytest.mark.parametrize("raw", ["yes", "1", "TRUE"])
-def test_a_url_boolean_is_read_as_python_reads_it(page: Page, site_url, raw):
-    page.goto(site_url + f"memory/?model=custom&tied_embeddings={raw}")
+# Spellings of true that Python's reading accepts, one per box that is clear by default, in one address.
+URL_BOOLEANS = {"tied_embeddings": "yes", "qkv_bias": "1", "fused_projections": "TRUE"}
+
+
+def test_a_url_boolean_is_read_as_python_reads_it(page: Page, site_url):
+    page.goto(site_url + "memory/?model=custom&" + "&".join(f"{k}={v}" for k, v in URL_BOOLEANS.items()))
     _ready(page, "memory")
-    _, response = _wait_for(page, "memory", {"tied_embeddings": raw})
-    assert response["ok"] and response["inputs"]["tied_embeddings"] is True
-    expect(page.locator("#calc-memory-tied_embeddings")).to_be_checked()
-    assert parse_qs(urlparse(page.url).query)["tied_embeddings"] == ["true"]
+    _, response = _wait_for(page, "memory", URL_BOOLEANS)
+    assert response["ok"]
+    query = parse_qs(urlparse(page.url).query)
+    for field in URL_BOOLEANS:
+        assert response["inputs"][field] is True, field
+        expect(page.locator(f"#calc-memory-{field}")).to_be_checked()
+        assert query[field] == ["true"], field
 
 
 def test_an_unknown_url_choice_is_reported_not_dropped(page: Page, site_url, built_site):

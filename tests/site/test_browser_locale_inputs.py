@@ -35,14 +35,13 @@ def _values(page: Page, name: str, fields) -> dict:
 
 
 @pytest.mark.parametrize("locale", ROOTS)
-def test_defaults_are_in_the_locales_form_before_and_after_the_runtime(browser, page: Page, site_url, locale):
+def test_defaults_are_in_the_locales_form_before_and_after_the_runtime(browser, live_pages, site_url, locale):
     context = browser.new_context(java_script_enabled=False)
     static = context.new_page()
     static.goto(site_url + ROOTS[locale] + "cost/")
     assert _values(static, "cost", DEFAULTS[locale]) == DEFAULTS[locale]  # the build's HTML
     context.close()
-    page.goto(site_url + ROOTS[locale] + "cost/")
-    page.wait_for_function(SETTLED, arg="cost", timeout=90_000)
+    page = live_pages.get(ROOTS[locale], "cost")
     assert _values(page, "cost", DEFAULTS[locale]) == DEFAULTS[locale]  # refilled by the live page
     assert _query(page) == {}
 
