@@ -94,13 +94,28 @@ def axe_violations(page: Page, impacts=("minor", "moderate", "serious", "critica
     ]
 
 
+# What a test may change on a calculator page besides the form: the folds, and the import box (the
+# file's name, the panel with the file's answer). Kept as the page first showed them, and put back.
+_KEEP_AS_BUILT = """() => {
+    window.__guideAsBuilt = {
+        folds: [...document.querySelectorAll("details")].map((d) => d.open),
+        imports: [...document.querySelectorAll(".guide-calc__import-result, .guide-calc__file-name")]
+            .map((el) => [el, el.innerHTML, el.dataset.ok]),
+    };
+}"""
 # The calculator as a page opened at its defaults would show it: the form reset to the markup's values
-# (the defaults the build rendered), every fold as built, the answer recomputed by the live worker.
+# (the defaults the build rendered), folds and import box as built, the answer recomputed live.
 _BACK_TO_DEFAULTS = """name => {
     const root = document.getElementById(`calc-${name}`);
     const form = root.querySelector("form");
     form.reset();
-    document.querySelectorAll("details").forEach((d, i) => { d.open = window.__guideFolds[i]; });
+    root.querySelectorAll('input[type="file"]').forEach((picker) => { picker.value = ""; });
+    const built = window.__guideAsBuilt;
+    document.querySelectorAll("details").forEach((d, i) => { d.open = built.folds[i]; });
+    for (const [el, html, ok] of built.imports) {
+        el.innerHTML = html;
+        if (ok === undefined) delete el.dataset.ok; else el.dataset.ok = ok;
+    }
     root.guideInputs = null;
     root.guideResponse = null;
     document.activeElement?.blur();
@@ -135,6 +150,8 @@ class LivePages:
         page = self._pages.get(key)
         if page is not None:
             try:
+                if "viewport" in self.SCREENS[screen]:  # a test may have resized it
+                    page.set_viewport_size(self.SCREENS[screen]["viewport"])
                 page.evaluate(_BACK_TO_DEFAULTS, name)
                 page.wait_for_function(_AT_DEFAULTS, arg=name, timeout=30_000)
                 return page
@@ -144,7 +161,7 @@ class LivePages:
         page = context.new_page()
         page.goto(f"{self._site_url}{locale_root}{name}/")
         page.wait_for_function(_AT_DEFAULTS.replace("&& root.guideResponse != null", ""), arg=name, timeout=90_000)
-        page.evaluate("() => { window.__guideFolds = [...document.querySelectorAll('details')].map((d) => d.open); }")
+        page.evaluate(_KEEP_AS_BUILT)
         self._pages[key] = page
         return page
 

@@ -16,12 +16,10 @@ from playwright.sync_api import Page, expect
 import calcui
 from calcui._render import input_labels
 from tests.conftest import LOCALES
-from tests.site.browser import PHONE
-from tests.site.test_browser_calculators import ROOTS, _pack, _ready, _set_field, _wait_for
+from tests.site.test_browser_calculators import ROOTS, _pack, _set_field, _wait_for
 
 pytestmark = pytest.mark.browser
 
-DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "hf-configs"
 
 
@@ -42,20 +40,6 @@ def _answer_first(page: Page, name: str, width: str, pack: dict, shots: Path, ta
     assert box and box["height"] > 0 and 0 <= box["y"] and box["y"] + box["height"] <= height, (box, height)
     page.screenshot(path=str(shots / f"{task}-{locale}-{width}.png"))
     return expected
-
-
-@pytest.fixture
-def reader(browser, request):
-    contexts = []
-
-    def open_page(width: str) -> Page:
-        context = browser.new_context(**(PHONE if width == "phone" else DESKTOP))
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_page
-    for context in contexts:
-        context.close()
 
 
 @pytest.fixture(scope="module")
@@ -82,12 +66,10 @@ def test_does_my_run_fit(live_pages, built_site, shots, locale, width):
 
 @pytest.mark.parametrize("locale", LOCALES)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_my_own_config_json(reader, site_url, built_site, shots, locale, width):
+def test_my_own_config_json(live_pages, built_site, shots, locale, width):
     """The reader's config.json, picked beside the model choice: the form takes its shape and the
     verdict is the answer for that model."""
-    page = reader(width)
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    _ready(page, "memory")
+    page = live_pages.get(ROOTS[locale], "memory", width)
     page.evaluate("""() => { window.__result = null;
         document.getElementById('calc-memory').addEventListener('guide:imported', () =>
           document.getElementById('calc-memory').addEventListener('guide:result', (e) => { window.__result = e.detail; },

@@ -253,10 +253,9 @@ def test_chart_text_is_readable_at_default_zoom(opened, locale, screen, path):
 
 
 @pytest.mark.parametrize("locale", list(ROOTS))
-def test_the_file_button_speaks_the_page_language(page: Page, site_url, built_site, locale):
+def test_the_file_button_speaks_the_page_language(live_pages, built_site, locale):
     t = calcui.Translator(_pack(built_site, locale))
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page = live_pages.get(ROOTS[locale], "memory")
     picker = page.locator("#calc-memory-import")
     button = page.locator("#calc-memory-import-button")
     shown = page.locator("#calc-memory-import-name")

@@ -134,9 +134,8 @@ def test_payloads_render_inert(calculator_page, hostile_files):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("locale", ROOTS)
-def test_sample_fills_the_form_and_compares(page: Page, site_url, locale):
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+def test_sample_fills_the_form_and_compares(live_pages, locale):
+    page = live_pages.get(ROOTS[locale], "memory")
     page.locator("#calc-memory-import").set_input_files(str(ROOT / "results" / "sample-cpu.json"))
     panel = page.locator("#calc-memory .guide-calc__import-result")
     expect(panel).to_have_attribute("data-ok", "true", timeout=60_000)
@@ -150,14 +149,13 @@ TRACE = ROOT / "tests" / "results" / "good" / "trace-llama-3.2-1b-lora.json"
 
 @pytest.mark.browser
 @pytest.mark.parametrize("locale", ROOTS)
-def test_a_trace_is_imported_as_traced_at_phone_width(page: Page, site_url, built_site, locale):
+def test_a_trace_is_imported_as_traced_at_phone_width(live_pages, built_site, locale):
     """A `gpu-pilot trace` file on the memory calculator: the panel the Python renders, labelled traced,
     the traced configuration in the form, and the tables inside the phone's width."""
     site, _, _ = built_site
     pack = json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
-    page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page = live_pages.get(ROOTS[locale], "memory", "phone")
+    page.set_viewport_size({"width": 390, "height": 844})  # a narrow phone (the shared page is put back)
     got = _import(page, TRACE)
     expected = results.import_result("memory", TRACE.read_bytes(), pack)
     assert got["ok"] and got["summary"] == expected["summary"]
@@ -173,9 +171,8 @@ def test_a_trace_is_imported_as_traced_at_phone_width(page: Page, site_url, buil
 
 
 @pytest.mark.browser
-def test_cost_takes_the_measured_throughput(page: Page, site_url):
-    page.goto(site_url + "ja/cost/")
-    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+def test_cost_takes_the_measured_throughput(live_pages):
+    page = live_pages.get(ROOTS["ja"], "cost")
     sample = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
     page.evaluate("""() => { window.__result = null;
         document.getElementById('calc-cost').addEventListener('guide:imported', () =>
@@ -194,13 +191,12 @@ CONFIGS = ROOT / "tests" / "fixtures" / "hf-configs"
 
 @pytest.mark.browser
 @pytest.mark.parametrize("locale", ROOTS)
-def test_a_model_config_json_fills_the_dimensions_or_says_why_not(page: Page, site_url, built_site, locale):
+def test_a_model_config_json_fills_the_dimensions_or_says_why_not(live_pages, built_site, locale):
     """A config.json picked or pasted on the memory calculator: read in the worker by the same Python
     as the CLI and the pilot; an unsupported family gets the localized message."""
     site, _, _ = built_site
     pack = json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page = live_pages.get(ROOTS[locale], "memory")
     panel = page.locator("#calc-memory .guide-calc__import-result")
     got = _import(page, CONFIGS / "qwen2-tiny.json")
     assert got["ok"], got
@@ -234,11 +230,10 @@ def test_a_model_config_json_fills_the_dimensions_or_says_why_not(page: Page, si
 
 
 @pytest.mark.browser
-def test_a_bidi_label_shows_isolated_and_in_its_order(page: Page, site_url):
+def test_a_bidi_label_shows_isolated_and_in_its_order(live_pages):
     """A U+202E in a file's label would display the rest of it reversed: it is stripped, and the
     label sits in its own <bdi> inside the Arabic sentence."""
-    page.goto(site_url + "ar/memory/")
-    expect(page.locator("#calc-memory .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    page = live_pages.get(ROOTS["ar"], "memory")
     got = _import(page, BAD / BIDI_LABEL)
     assert got["ok"]
     title = page.locator("#calc-memory .guide-calc__import-result h3")
