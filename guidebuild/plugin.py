@@ -151,6 +151,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files):
         if not self.config.enabled:
             return markdown
+        if problem := sources_guard.unread_front_matter(markdown):
+            raise PluginError(f"{self._source(page)}: {problem}")
         # A figure marker that starts a line would leave its sentence as a raw HTML block: Markdown gets a
         # slot that stays inline, and on_page_content renders it (markers.embed).
         return markers.inline_slots(markdown)

@@ -19,6 +19,9 @@ import html
 import os
 from pathlib import Path
 
+import yaml
+from mkdocs.utils.meta import YAML_RE
+
 # Front-matter fields Material's templates print unescaped: <title>, the header, the nav and the search
 # index (title), <meta name=description|author>, the nav's <small> (subtitle), a class name (status).
 PRINTED_FIELDS = ("title", "description", "author", "subtitle", "status")
@@ -77,3 +80,19 @@ def front_matter_as_html(meta: dict) -> list[str]:
             continue
         meta[field] = html.escape(str(value), quote=True)
     return problems
+
+
+def unread_front_matter(markdown: str) -> str | None:
+    """Why the page's front matter is still in its Markdown, or None. MkDocs removes front matter it
+    reads and keeps, as the page's first paragraph, front matter it cannot read, without a word: an
+    unquoted ': ' inside a value does that."""
+    if not (match := YAML_RE.match(markdown)):
+        return None
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f", line {mark.line + 2}" if mark else ""  # +1 for counting from 1, +1 for the opening ---
+        what = getattr(exc, "problem", None) or type(exc).__name__
+        return f"its front matter is not YAML ({what}{where}); quote a value that holds ': ' or ' #'"
+    return None if isinstance(data, dict) else "its front matter is not a mapping of fields"

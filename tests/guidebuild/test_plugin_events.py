@@ -138,3 +138,17 @@ def test_each_outer_build_starts_afresh_and_the_nested_builds_add_to_it():
     i18n.building, i18n.current_language = False, "es"  # the next build
     guide.on_config(config)
     assert guide.pages == {} and guide.default_404 is None and set(guide.packs) == {"es"}
+
+
+def test_front_matter_that_is_not_yaml_stops_the_build():
+    """MkDocs keeps front matter it cannot read as YAML in the page, as text, and says nothing: an
+    unquoted ': ' inside a description published `title: ... source_hash: ...` atop the Arabic cost page."""
+    guide = plugin()
+    guide.root = ROOT  # on_config's
+    page = SimpleNamespace(file=SimpleNamespace(abs_src_path=None, src_path="ar/cost.md"))
+    text = "---\ntitle: كلفة\ndescription: احسب أرخص حجز، والأهم من ذلك: كم تكلّف\n---\n\n# كلفة\n"
+    with pytest.raises(PluginError, match=r"ar/cost\.md: its front matter is not YAML .*line 3"):
+        guide.on_page_markdown(text, page=page, config=None, files=None)
+    # Front matter MkDocs read is gone from the Markdown by then; a page may still open with a rule.
+    assert guide.on_page_markdown("# كلفة\n", page=page, config=None, files=None) == "# كلفة\n"
+    assert guide.on_page_markdown("---\n\n# x\n", page=page, config=None, files=None) == "---\n\n# x\n"
