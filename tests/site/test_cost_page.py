@@ -112,11 +112,9 @@ def test_public_price_table_shows_every_price_with_its_date_and_source(built_sit
 @pytest.mark.browser
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("locale", LOCALES)
-def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, screen):
-    context = browser.new_context(viewport=SCREENS[screen])
-    page = context.new_page()
-    page.goto(site_url + ROOTS[locale] + "cost/")
-    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "ready", timeout=90_000)
+def test_cost_page_on_phone_and_desktop(live_pages, built_site, locale, screen):
+    page = live_pages.get(ROOTS[locale], "cost", screen)
+    page.set_viewport_size(SCREENS[screen])  # the shared page's own size comes back with the next test
     t = calcui.Translator(_pack(built_site, locale))
     headline = page.locator("#calc-cost .guide-metric--headline")
     expect(headline.locator("dt")).to_have_text(t("Cost per successful output"))
@@ -142,7 +140,6 @@ def test_cost_page_on_phone_and_desktop(browser, site_url, built_site, locale, s
     ):
         page.locator(selector).scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"cost-{part}-{locale}-{screen}.png"))
-    context.close()
 
 
 @pytest.mark.browser
