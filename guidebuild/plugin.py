@@ -133,10 +133,20 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             dropped = sum(assets.browser_only(wheel, assets.browser_files(packages)) for wheel in self.wheels)
             log.info(f"Browser wheels: {dropped} files the browser does not run left out")
             try:
-                log.info(bytecode.compile_wheels(self.wheels, packages, self.root / self.config.pyodide_dir))
+                log.info(
+                    bytecode.compile_wheels(
+                        self.wheels, packages, self.root / self.config.pyodide_dir, bytecode.user_cache()
+                    )
+                )
             except RuntimeError as exc:
                 raise PluginError(str(exc)) from exc
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
+
+    def on_build_error(self, error: Exception):
+        # A refused page stops the build before on_post_build, which removes the wheels' folder.
+        if self.wheels is not None:
+            shutil.rmtree(self._wheel_dir, ignore_errors=True)
+            self.wheels = None
 
     def on_env(self, env, config: MkDocsConfig, files):
         if not self.config.enabled:

@@ -11,6 +11,10 @@ source. They are "unchecked-hash" pycs (PEP 552): Python uses them without compa
 timestamp, which an archive does not keep.
 
 `add_bytecode` is plain Python and runs inside Pyodide; `compile_wheels` drives it from the build.
+Starting Pyodide under Node for it takes about 2.6 s of every build, so a compiled wheel is kept in a
+cache folder under the name of what made it (the wheel's files, the packages, this module, Pyodide's
+version) and reused while none of those changes: `make dev`'s rebuilds and the test suite's own
+builds compile once.
 """
 
 from __future__ import annotations
@@ -84,9 +88,67 @@ def add_bytecode(wheel: str, packages: list[str]) -> int:
     return len(added)
 
 
-def compile_wheels(wheels: list[Path], packages: list[str], pyodide_dir: Path) -> str:
-    """Add Pyodide's bytecode for `packages` to each wheel, in place; returns Node's report.
+# Compiled wheels kept per cache folder: a few recent ones, for switching branches back and forth.
+CACHE_KEPT = 8
+
+
+def user_cache() -> Path:
+    """The user's cache folder for compiled wheels (XDG's; `make` points it inside the project), shared
+    by every build on the machine, the test suite's small sites included."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "gpu-finetune-guide" / "bytecode"
+
+
+def cache_key(wheel: Path, packages: list[str], pyodide_dir: Path) -> str:
+    """What the compiled wheel depends on: the wheel's member names and bytes (not the zip's dates,
+    which change with every `pip wheel`), the packages compiled, this module, and Pyodide's release."""
+    digest = hashlib.sha256()
+    digest.update(Path(__file__).read_bytes())
+    digest.update(" ".join(packages).encode())
+    release = Path(pyodide_dir) / "package.json"
+    digest.update(release.read_bytes() if release.is_file() else str(Path(pyodide_dir).resolve()).encode())
+    with zipfile.ZipFile(wheel) as z:
+        for info in sorted(z.infolist(), key=lambda i: i.filename):
+            digest.update(info.filename.encode() + b"\0" + hashlib.sha256(z.read(info)).digest())
+    return digest.hexdigest()[:32]
+
+
+def compile_wheels(wheels: list[Path], packages: list[str], pyodide_dir: Path, cache: Path | None = None) -> str:
+    """Add Pyodide's bytecode for `packages` to each wheel, in place; returns what was done, a line per
+    wheel. With `cache`, a wheel compiled before from the same inputs is taken from there instead.
     RuntimeError, with Node's own words, when that cannot be done."""
+    kept = {wheel: cache / f"{cache_key(wheel, packages, pyodide_dir)}.whl" for wheel in wheels} if cache else {}
+    report = []
+    todo = []
+    for wheel in wheels:
+        if wheel in kept and kept[wheel].is_file():
+            shutil.copyfile(kept[wheel], wheel)
+            os.utime(kept[wheel])  # recently used: kept by the pruning below
+            report.append(f"{wheel}: bytecode from the cache ({kept[wheel].name})")
+        else:
+            todo.append(wheel)
+    if todo:
+        report.append(_compile(todo, packages, pyodide_dir))
+        for wheel in todo:
+            if wheel in kept:
+                _keep(wheel, kept[wheel])
+    return "\n".join(report)
+
+
+def _keep(wheel: Path, target: Path) -> None:
+    """Copy into the cache under its final name at once (a concurrent build reads whole files only),
+    and drop all but the CACHE_KEPT most recently used."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".{os.getpid()}.part")
+    shutil.copyfile(wheel, partial)
+    os.replace(partial, target)
+    kept = sorted(target.parent.glob("*.whl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[CACHE_KEPT:]:
+        old.unlink(missing_ok=True)
+
+
+def _compile(wheels: list[Path], packages: list[str], pyodide_dir: Path) -> str:
+    """Node and Pyodide add the bytecode to each wheel; returns Node's report."""
     import subprocess
 
     node = shutil.which("node")

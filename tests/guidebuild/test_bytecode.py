@@ -84,3 +84,56 @@ def test_without_node_the_build_says_what_is_missing(monkeypatch, wheel):
     monkeypatch.setattr(bytecode.shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="Node.js is needed"):
         bytecode.compile_wheels([wheel], ["calcui"], ROOT / "node_modules" / "pyodide")
+
+
+def _rezipped(source, target, date=(2030, 1, 2, 3, 4, 6), edit: bytes = b""):
+    """`source` written again as another `pip wheel` run would: other dates, and `edit` appended to
+    calcui/worker.py when given."""
+    with zipfile.ZipFile(source) as z, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            data = z.read(info) + (edit if info.filename == "calcui/worker.py" else b"")
+            out.writestr(zipfile.ZipInfo(info.filename, date_time=date), data)
+    return target
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """Node's part replaced by a marker member, and each call recorded: the cache's logic, without Pyodide."""
+    calls = []
+
+    def fake(wheels, packages, pyodide_dir):
+        calls.append(list(wheels))
+        for wheel in wheels:
+            with zipfile.ZipFile(wheel, "a") as z:
+                z.writestr("compiled-by-pyodide.txt", " ".join(packages))
+        return f"{len(wheels)} compiled"
+
+    monkeypatch.setattr(bytecode, "_compile", fake)
+    return calls
+
+
+def test_a_compiled_wheel_is_reused_until_what_made_it_changes(wheel, tmp_path, compiles):
+    cache, pyodide = tmp_path / "cache", ROOT / "node_modules" / "pyodide"
+    first = _rezipped(wheel, tmp_path / "first.whl")
+    assert bytecode.compile_wheels([first], ["calcui"], pyodide, cache) == "1 compiled"
+    # The same files from another `pip wheel` run (other dates): taken from the cache, as compiled.
+    again = _rezipped(wheel, tmp_path / "again.whl", date=(2031, 5, 6, 7, 8, 10))
+    assert "bytecode from the cache" in bytecode.compile_wheels([again], ["calcui"], pyodide, cache)
+    assert again.read_bytes() == first.read_bytes() and len(compiles) == 1
+    # A module edited, or other packages compiled: compiled afresh.
+    edited = _rezipped(wheel, tmp_path / "edited.whl", edit=b"\nEDITED = True\n")
+    bytecode.compile_wheels([edited], ["calcui"], pyodide, cache)
+    bytecode.compile_wheels([_rezipped(wheel, tmp_path / "more.whl")], ["calcui", "calculators"], pyodide, cache)
+    assert len(compiles) == 3
+    # Without a cache folder nothing is kept or read.
+    bytecode.compile_wheels([_rezipped(wheel, tmp_path / "plain.whl")], ["calcui"], pyodide)
+    assert len(compiles) == 4 and len(list(cache.glob("*.whl"))) == 3
+
+
+def test_the_cache_keeps_the_most_recently_used_wheels(wheel, tmp_path, compiles):
+    cache, pyodide = tmp_path / "cache", ROOT / "node_modules" / "pyodide"
+    for k in range(bytecode.CACHE_KEPT + 3):
+        made = _rezipped(wheel, tmp_path / f"w{k}.whl", edit=f"\nVERSION = {k}\n".encode())
+        bytecode.compile_wheels([made], ["calcui"], pyodide, cache)
+    assert len(list(cache.glob("*.whl"))) == bytecode.CACHE_KEPT
+    assert not list(cache.glob("*.part"))

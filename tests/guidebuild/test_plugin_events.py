@@ -152,3 +152,13 @@ def test_front_matter_that_is_not_yaml_stops_the_build():
     # Front matter MkDocs read is gone from the Markdown by then; a page may still open with a rule.
     assert guide.on_page_markdown("# كلفة\n", page=page, config=None, files=None) == "# كلفة\n"
     assert guide.on_page_markdown("---\n\n# x\n", page=page, config=None, files=None) == "---\n\n# x\n"
+
+
+def test_a_failed_build_leaves_no_wheel_folder_behind(tmp_path):
+    guide = plugin()
+    guide._wheel_dir = tmp_path / "guide-wheel-x"
+    guide._wheel_dir.mkdir()
+    guide.wheels = [guide._wheel_dir / "a.whl"]
+    guide.on_build_error(PluginError("a page refused"))
+    assert not guide._wheel_dir.exists() and guide.wheels is None
+    guide.on_build_error(PluginError("before any wheel"))  # nothing to remove: no error of its own
