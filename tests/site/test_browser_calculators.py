@@ -250,9 +250,8 @@ def test_invalid_input_shows_localized_error_and_no_number(live_pages, built_sit
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_url_keeps_inputs_and_language_switch_carries_them(page: Page, site_url, locale):
-    page.goto(site_url + ROOTS[locale] + "memory/")
-    _ready(page, "memory")
+def test_url_keeps_inputs_and_language_switch_carries_them(live_pages, site_url, locale):
+    page = live_pages.get(ROOTS[locale], "memory")
     _set_field(page, "memory", "micro_batch", "8")
     _set_field(page, "memory", "optimizer", "sgd_momentum")
     _wait_for(page, "memory", {"micro_batch": "8", "optimizer": "sgd_momentum"})
@@ -261,19 +260,22 @@ def test_url_keeps_inputs_and_language_switch_carries_them(page: Page, site_url,
 
     # A shared link restores the inputs and recomputes them.
     shared = page.context.new_page()
-    shared.goto(page.url)
-    expect(shared.locator("#calc-memory-micro_batch")).to_have_value("8")
-    _, response = _wait_for(shared, "memory", {"micro_batch": "8", "optimizer": "sgd_momentum"})
-    assert response["inputs"]["micro_batch"] == 8 and response["inputs"]["optimizer"] == "sgd_momentum"
+    try:
+        shared.goto(page.url)
+        expect(shared.locator("#calc-memory-micro_batch")).to_have_value("8")
+        _, response = _wait_for(shared, "memory", {"micro_batch": "8", "optimizer": "sgd_momentum"})
+        assert response["inputs"]["micro_batch"] == 8 and response["inputs"]["optimizer"] == "sgd_momentum"
 
-    # The language switcher leads to the same calculator with the same inputs.
-    other = next(loc for loc in LOCALES if loc != locale)
-    href = page.locator(f'.md-select__link[hreflang="{other}"]').get_attribute("href")
-    page.goto(page.evaluate("h => new URL(h, location.href).href", href))
-    assert page.url.split("?", 1)[0] == site_url + ROOTS[other] + "memory/"
-    expect(page.locator("html")).to_have_attribute("lang", other)
-    expect(page.locator("#calc-memory-micro_batch")).to_have_value("8")
-    expect(page.locator("#calc-memory-optimizer")).to_have_value("sgd_momentum")
+        # The language switcher leads to the same calculator with the same inputs.
+        other = next(loc for loc in LOCALES if loc != locale)
+        href = shared.locator(f'.md-select__link[hreflang="{other}"]').get_attribute("href")
+        shared.goto(shared.evaluate("h => new URL(h, location.href).href", href))
+        assert shared.url.split("?", 1)[0] == site_url + ROOTS[other] + "memory/"
+        expect(shared.locator("html")).to_have_attribute("lang", other)
+        expect(shared.locator("#calc-memory-micro_batch")).to_have_value("8")
+        expect(shared.locator("#calc-memory-optimizer")).to_have_value("sgd_momentum")
+    finally:
+        shared.close()
 
 
 @pytest.mark.parametrize("name", PAGES)
