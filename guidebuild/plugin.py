@@ -143,8 +143,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
 
     def on_build_error(self, error: Exception):
-        # A refused page stops the build before on_post_build, which removes the wheels' folder.
-        if self.wheels is not None:
+        # A refused page stops the build before on_post_build, which removes the wheels' folder (an
+        # error in on_config comes before there are any).
+        if getattr(self, "wheels", None) is not None:
             shutil.rmtree(self._wheel_dir, ignore_errors=True)
             self.wheels = None
 

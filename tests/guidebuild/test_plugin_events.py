@@ -162,3 +162,4 @@ def test_a_failed_build_leaves_no_wheel_folder_behind(tmp_path):
     guide.on_build_error(PluginError("a page refused"))
     assert not guide._wheel_dir.exists() and guide.wheels is None
     guide.on_build_error(PluginError("before any wheel"))  # nothing to remove: no error of its own
+    plugin().on_build_error(PluginError("refused in on_config, before the plugin set anything up"))
