@@ -200,6 +200,12 @@ def _parser() -> argparse.ArgumentParser:
     scale.add_argument("--rdzv-endpoint", default="", help="host:port of the rendezvous (multi-node)")
     scale.add_argument("--rdzv-backend", default="c10d")
     scale.add_argument("--rdzv-id", default="gpu-pilot")
+    scale.add_argument(
+        "--rdzv-timeout",
+        type=int,
+        default=600,
+        help="seconds a node waits at each strategy's rendezvous for the other nodes (default: %(default)s)",
+    )
     check = sub.add_parser("validate", help="check result files against the schema")
     check.add_argument("files", nargs="+", type=Path)
     check.add_argument("--debug", action="store_true", help="print the traceback of a failure")

@@ -106,6 +106,7 @@ def run_torchrun(cfg_file: Path, strategy: str, out: Path, scale: ScaleConfig, t
             f"--rdzv-backend={scale.rdzv_backend}",
             f"--rdzv-endpoint={scale.rdzv_endpoint}",
             f"--rdzv-id={scale.rdzv_id}-{strategy}",
+            f"--rdzv-conf=join_timeout={scale.rdzv_timeout}",
         ]
     else:
         cmd += ["--standalone"]
@@ -115,8 +116,20 @@ def run_torchrun(cfg_file: Path, strategy: str, out: Path, scale: ScaleConfig, t
     log = out.with_suffix(".log")
     code = run_child(cmd, log, WORKER_TIMEOUT_S, env=env)
     if code != 0 or not out.exists():
+        _show_log_tail(log, strategy)
         raise TorchrunFailed(f"torchrun with {strategy} failed (exit {code}): {_worker_error(out, log)}")
     return json.loads(out.read_text(encoding="utf-8"))
+
+
+LOG_TAIL_LINES = 30
+
+
+def _show_log_tail(log: Path, strategy: str) -> None:
+    """torchrun's log goes with the temporary folder; its last lines stay on stderr for the reader."""
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
+    if lines:
+        print(f"torchrun's last {min(len(lines), LOG_TAIL_LINES)} lines ({strategy}):", file=sys.stderr)
+        print("\n".join(f"  {ln}" for ln in lines[-LOG_TAIL_LINES:]), file=sys.stderr)
 
 
 def _worker_error(out: Path, log: Path) -> str:

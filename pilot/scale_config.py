@@ -35,6 +35,9 @@ class ScaleConfig:
     rdzv_endpoint: str = ""  # host:port of the rendezvous (multi-node)
     rdzv_backend: str = "c10d"
     rdzv_id: str = "gpu-pilot"
+    # Seconds each node waits at a strategy's rendezvous for the others (torchrun's join_timeout,
+    # whose default is the same): a node whose peer has failed gives up instead of waiting for ever.
+    rdzv_timeout: int = 600
 
     def __post_init__(self):
         for s in self.strategies:
@@ -53,6 +56,8 @@ class ScaleConfig:
             raise ValueError(
                 f"--nnodes must be a fixed number here, since the effective batch depends on it (got {self.nnodes!r})"
             )
+        if self.rdzv_timeout < 1:
+            raise ValueError(f"--rdzv-timeout must be >= 1 second (got {self.rdzv_timeout})")
         if self.node_rank < 0 or self.node_rank >= self.nodes:
             raise ValueError(f"--node-rank must be between 0 and {self.nodes - 1} (got {self.node_rank})")
         if self.nodes > 1:
@@ -72,6 +77,7 @@ class ScaleConfig:
             args.rdzv_endpoint,
             args.rdzv_backend,
             args.rdzv_id,
+            args.rdzv_timeout,
         )
 
     @property

@@ -2,6 +2,7 @@
 on one node and on two "nodes" of one host (c10d rendezvous on 127.0.0.1)."""
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -35,6 +36,7 @@ def _scale(*strategies: str) -> ScaleConfig:
             "--node-rank must be between 0 and 1 (got 2)",
         ),
         ({"nnodes": "2", "rdzv_endpoint": "127.0.0.1"}, "--rdzv-endpoint must be host:port with --nnodes 2"),
+        ({"rdzv_timeout": 0}, "--rdzv-timeout must be >= 1 second (got 0)"),
     ],
 )
 def test_scale_config_checks_itself_naming_the_option(options, message):
@@ -51,9 +53,30 @@ def test_scale_config_from_the_command_line():
         rdzv_endpoint="h:29400",
         rdzv_backend="c10d",
         rdzv_id="x",
+        rdzv_timeout=90,
     )
     scale_config = ScaleConfig.from_args(args)
     assert scale_config.strategies == ("fsdp",) and (scale_config.nodes, scale_config.world) == (2, 8)
+    assert scale_config.rdzv_timeout == 90
+
+
+def test_a_failed_torchrun_leaves_its_log_tail_and_a_node_gives_up_waiting(tmp_path, monkeypatch, capsys):
+    """torchrun's log goes with the temporary folder: its last lines stay on stderr. Each rendezvous
+    carries --rdzv-timeout, so a node whose peer has already failed stops waiting for it."""
+    seen = {}
+
+    def child(cmd, log, timeout, env=None):
+        seen["cmd"] = cmd
+        log.write_text("\n".join(f"line {i}" for i in range(50)) + "\nSignal 6 (SIGABRT) received by PID 7\n")
+        return 1
+
+    monkeypatch.setattr(scale, "run_child", child)
+    multi = ScaleConfig(nproc_per_node=1, nnodes="2", rdzv_endpoint="127.0.0.1:29400", rdzv_timeout=45)
+    with pytest.raises(TorchrunFailed, match=re.escape("torchrun with ddp failed (exit 1): Signal 6 (SIGABRT)")):
+        scale.run_torchrun(tmp_path / "config.json", "ddp", tmp_path / "ddp.json", multi)
+    assert "--rdzv-conf=join_timeout=45" in seen["cmd"] and "--rdzv-id=gpu-pilot-ddp" in seen["cmd"]
+    err = capsys.readouterr().err
+    assert "torchrun's last 30 lines (ddp):" in err and "  line 21\n" in err and "line 20\n" not in err
 
 
 @pytest.mark.parametrize(("train", "expected"), [({"grad_accum": 4}, (2, 2)), ({"micro_batch": 4}, (2, 1))])
@@ -102,6 +125,7 @@ def test_two_nodes_on_one_host(tmp_path, validate):
         "--nproc-per-node=1",
         "--nnodes=2",
         f"--rdzv-endpoint=127.0.0.1:{_free_port()}",
+        "--rdzv-timeout=120",  # a node whose peer failed gives up in 2 minutes rather than torchrun's 10
         "--strategies=ddp,fsdp",
     ]
     env = dict(os.environ, TMPDIR=str(tmp_path))
@@ -125,9 +149,12 @@ def test_two_nodes_on_one_host(tmp_path, validate):
         for rank in (1, 0)
     ]
     try:
-        outputs = [node.communicate(timeout=600) for node in nodes]
+        outputs = [node.communicate(timeout=400) for node in nodes]
     finally:
-        for node in nodes:
+        for node in nodes:  # SIGTERM first: `pilot scale` stops its torchrun, which SIGKILL would orphan
+            node.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                node.wait(timeout=30)
             node.kill()
     (out1, err1), (out0, err0) = outputs
     assert [n.returncode for n in nodes] == [0, 0], (err0[-2000:], err1[-2000:])
