@@ -62,10 +62,16 @@ lint: setup
 types: setup
 	$(VENV)/bin/mypy
 
+# How many random inputs the sampling tests draw (the property tests' Hypothesis examples, the
+# CPython-Pyodide parity's sets per calculator). Every behaviour is tested at any size; CI (.ci/run)
+# draws the full 10,000 and 500, a contributor's `make test` fewer.
+TEST_EXAMPLES ?= 2000
+TEST_PARITY_SETS ?= 150
+
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }
 	@command -v msgcat >/dev/null || { echo "GNU gettext is missing (the catalog tests use msgfmt and msgcat): install it with 'sudo apt-get install gettext'"; exit 1; }
-	$(PY) -m pytest --durations=25
+	GUIDE_MAX_EXAMPLES=$(TEST_EXAMPLES) GUIDE_PARITY_SETS=$(TEST_PARITY_SETS) $(PY) -m pytest --durations=25
 
 bench: setup benchmarks/lighthouse/node_modules/.installed
 	$(PY) -m benchmarks

@@ -21,7 +21,7 @@ from calculators._data import presets, terms
 from calculators._inputs import active
 from calculators._registry import get
 
-# `make check` sets GUIDE_MAX_EXAMPLES=500 for day-to-day work; `make test` (CI) runs all 10,000.
+# `make check` sets GUIDE_MAX_EXAMPLES=500 for day-to-day work, `make test` 2,000; CI (and pytest alone) 10,000.
 SETTINGS = settings(
     max_examples=int(os.environ.get("GUIDE_MAX_EXAMPLES", 10_000)),
     deadline=None,

@@ -1,4 +1,4 @@
-"""CPython and Pyodide give byte-identical JSON from `compute`, on 500 random inputs per calculator.
+"""CPython and Pyodide give byte-identical JSON from `compute`, on random inputs: 500 per calculator (CI), 150 in `make test`.
 
 The inputs are decoded as in the property tests (valid values following each declaration; every
 other set has one invalid field), then run in Node through Pyodide against the wheel the site ships.
@@ -9,6 +9,7 @@ the browser runs 3.14) shows up here as a differing last digit.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from test_properties import cost_shape, decode, memory_shape
 from calculators import compute, cost, memory
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = 500
+SETS = int(os.environ.get("GUIDE_PARITY_SETS", 500))  # `make test` draws 150, CI the full 500
 CALCULATORS = {"memory": (memory.INPUTS, memory_shape), "cost": (cost.INPUTS, cost_shape)}
 
 pytestmark = [
@@ -63,6 +64,6 @@ def test_pyodide_json_is_byte_identical(tmp_path, project_wheel):
     answers = [compute(case["name"], case["inputs"]) for case in sets]
     for name in CALCULATORS:
         ok = [a["ok"] for case, a in zip(sets, answers) if case["name"] == name]
-        assert ok.count(True) >= 100 and ok.count(False) >= 100, (name, ok.count(True))
+        assert ok.count(True) >= SETS // 5 and ok.count(False) >= SETS // 5, (name, ok.count(True))
     differing = [(case, line) for case, answer, line in zip(sets, answers, browser) if json.dumps(answer) != line]
     assert not differing, f"{len(differing)} of {len(sets)} differ; first: {differing[0][0]}"

@@ -14,11 +14,11 @@ from playwright.sync_api import Page, expect
 import calcui
 import calculators
 from tests.conftest import ARTIFACTS, ROOT, ROOTS
-from tests.site.browser import hold_runtime
+from tests.site.browser import LivePages, hold_runtime
 
 pytestmark = pytest.mark.browser
 
-SCREENS = {"phone": {"width": 412, "height": 823}, "desktop": {"width": 1350, "height": 940}}
+SCREENS = LivePages.SCREENS  # the shared live pages' desktop window and phone
 SAMPLE = ROOT / "results" / "sample-cpu.json"
 # Where the interface is generated (the same code in every locale); the prose around it is the
 # editors', checked by the page tests.
@@ -86,11 +86,7 @@ def _open(page: Page, site_url: str, locale: str, path: str):
         expect(page.locator(f"#calc-{name} .guide-calc__status")).to_have_attribute(
             "data-state", "ready", timeout=90_000
         )
-        # The import panel too: the picked file's comparison, charts and the chosen file's name.
-        page.locator(f"#calc-{name}-import").set_input_files(str(SAMPLE))
-        expect(page.locator(f"#calc-{name} .guide-calc__import-result")).to_have_attribute(
-            "data-ok", "true", timeout=60_000
-        )
+        _import_sample(page, name)
 
 
 def _strings(node):
@@ -138,18 +134,31 @@ def allowed(built_site):
     return {locale: latin_allowed(locale, _pack(built_site, locale)) for locale in ("ja", "ar")}
 
 
+def _import_sample(page: Page, name: str):
+    """The import panel too: the picked file's comparison, charts and the chosen file's name."""
+    page.locator(f"#calc-{name}-import").set_input_files(str(SAMPLE))
+    expect(page.locator(f"#calc-{name} .guide-calc__import-result")).to_have_attribute(
+        "data-ok", "true", timeout=60_000
+    )
+
+
 @pytest.fixture(scope="module")
-def opened(browser, site_url):
-    """Each (locale, screen, page) opened once, the sample imported, for the tests here that only read
-    it: a calculator page's runtime start costs about 6 s of the browser's CPU."""
+def opened(browser, site_url, live_pages):
+    """(locale, screen, page) with the sample imported, for the tests here that only read it. The
+    calculators are the shared live pages (a runtime start costs about 8 s of the browser's CPU);
+    the results page, which starts nothing, is opened once per locale and screen."""
     pages = {}
 
     def get(locale: str, screen: str, path: str) -> Page:
-        if (locale, screen, path) not in pages:
-            page = browser.new_context(viewport=SCREENS[screen]).new_page()
+        if path != "results/":
+            page = live_pages.get(ROOTS[locale], path.strip("/"), screen)
+            _import_sample(page, path.strip("/"))
+            return page
+        if (locale, screen) not in pages:
+            page = browser.new_context(**SCREENS[screen]).new_page()
             _open(page, site_url, locale, path)
-            pages[locale, screen, path] = page
-        return pages[locale, screen, path]
+            pages[locale, screen] = page
+        return pages[locale, screen]
 
     yield get
     for page in pages.values():
@@ -169,18 +178,18 @@ def test_interface_has_no_english_left(opened, allowed, locale, path, screen):
     assert not stray, stray
     ARTIFACTS.mkdir(exist_ok=True)
     name = path.strip("/")
-    page.screenshot(path=str(ARTIFACTS / f"l10n-{name}-{locale}-{SCREENS[screen]['width']}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"l10n-{name}-{locale}-{screen}.png"), full_page=True, scale="css")
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_spanish_results_page_screenshots(browser, site_url, screen):
-    context = browser.new_context(viewport=SCREENS[screen])
+    context = browser.new_context(**SCREENS[screen])
     page = context.new_page()
     _open(page, site_url, "es", "results/")
     whole = "\n".join(page.evaluate(VISIBLE_TEXT, ".guide-results"))
     assert not [w for w in KNOWN_LEFTOVERS if w in whole]
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"l10n-results-es-{SCREENS[screen]['width']}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"l10n-results-es-{screen}.png"), full_page=True, scale="css")
     context.close()
 
 
