@@ -67,11 +67,14 @@ types: setup
 # draws the full 10,000 and 500, a contributor's `make test` fewer.
 TEST_EXAMPLES ?= 2000
 TEST_PARITY_SETS ?= 150
+# Two pytest-xdist workers, a locale's browser tests kept together in one (tests/conftest.py): the
+# suite is CPU-bound, and one process alone left a core idle whenever Chromium waited.
+TEST_WORKERS ?= 2
 
 test: setup
 	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }
 	@command -v msgcat >/dev/null || { echo "GNU gettext is missing (the catalog tests use msgfmt and msgcat): install it with 'sudo apt-get install gettext'"; exit 1; }
-	GUIDE_MAX_EXAMPLES=$(TEST_EXAMPLES) GUIDE_PARITY_SETS=$(TEST_PARITY_SETS) $(PY) -m pytest --durations=25
+	GUIDE_MAX_EXAMPLES=$(TEST_EXAMPLES) GUIDE_PARITY_SETS=$(TEST_PARITY_SETS) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 bench: setup benchmarks/lighthouse/node_modules/.installed
 	$(PY) -m benchmarks

@@ -72,6 +72,10 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.build)
         if "browser_type_launch_args" in fixtures:  # what pytest-playwright's page, context and browser need
             item.add_marker(pytest.mark.browser)
+            # With `-n 2 --dist loadgroup` (make test) a locale's browser tests share one worker, so
+            # each worker starts only its own locales' live pages (a test without a locale is Spanish's).
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            item.add_marker(pytest.mark.xdist_group(f"browser-{params.get('locale', 'es')}"))
 
 
 def _once_per_run(tmp_path_factory, worker_id: str, name: str, make):

@@ -128,24 +128,24 @@ def test_a_control_changed_by_another_script_is_computed_not_taken_for_a_default
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_answer(
-    browser, site_url, built_site, locale
-):
-    context = browser.new_context(service_workers="block", viewport={"width": 1350, "height": 940})
-    page = context.new_page()
-    workers = []
-    page.on("worker", lambda worker: workers.append(worker))
-    page.goto(site_url + ROOTS[locale] + "memory/")
+def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_answer(live_pages, built_site, locale):
+    page = live_pages.get(ROOTS[locale], "memory")  # a shared live page: the restart leaves it live again
+    new_workers = []
+
+    def started(worker):
+        new_workers.append(worker)
+
+    page.on("worker", started)
     root, status = page.locator("#calc-memory"), _status(page)
-    expect(status).to_have_attribute("data-state", "ready", timeout=90_000)
     # The worker's thread busy for good, as a stuck computation would leave it: nothing in the
     # shipped code can do this, so the test does it from outside.
-    _calculator_worker(workers).evaluate("() => { setTimeout(() => { for (;;) {} }, 0); }")
+    hung = _calculator_worker(page.workers)
+    hung.evaluate("() => { setTimeout(() => { for (;;) {} }, 0); }")
     shown = root.locator(".guide-calc__live").inner_text()
     page.locator("#calc-memory-micro_batch").fill("7")
-    started = time.monotonic()
+    hung_at = time.monotonic()
     expect(status).to_have_attribute("data-state", "stopped", timeout=20_000)
-    print(f"stopped state after {time.monotonic() - started:.1f} s")
+    print(f"stopped state after {time.monotonic() - hung_at:.1f} s")
     text = root.locator(".guide-calc__status-text")
     expect(text).to_have_text(text.get_attribute("data-stopped"))
     # The answer it left unfinished stays, marked out of date for the eye and for screen readers.
@@ -161,7 +161,7 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
     assert axe_violations(page) == []
     ARTIFACTS.mkdir(exist_ok=True)
     root.locator(".guide-calc__output").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"calc-stopped-{locale}-1350.png"))
+    page.screenshot(path=str(ARTIFACTS / f"calc-stopped-{locale}-desktop.png"))
     page.set_viewport_size({"width": 412, "height": 823})
     page.locator("#calc-memory-micro_batch").scroll_into_view_if_needed()
     expect(headline).to_be_visible()  # on a phone the headline, kept in view, carries the mark
@@ -171,28 +171,24 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
 
     restart.click()  # a fresh worker, which answers the form as it stands
     page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
-    assert len([w for w in workers if "calculator-worker" in w.url]) == 2
+    page.remove_listener("worker", started)
+    assert len([w for w in new_workers if "calculator-worker" in w.url]) == 1  # one restart, one new worker
+    assert _calculator_worker(page.workers) is not hung
     sent = page.evaluate("() => document.getElementById('calc-memory').guideInputs")
     assert sent["micro_batch"] == "7"
     assert headline.inner_text() == calcui.render("memory", sent, _pack(built_site, locale))["headline"]
     expect(note).to_be_hidden()
     expect(restart).to_be_hidden()
     expect(root.locator(".guide-calc__output")).not_to_have_attribute("aria-describedby", note.get_attribute("id"))
-    context.close()
 
 
 @pytest.mark.parametrize("end", ["close", "error"])
-def test_a_worker_that_dies_is_noticed_and_a_file_being_read_is_answered(browser, site_url, tmp_path, end):
+def test_a_worker_that_dies_is_noticed_and_a_file_being_read_is_answered(live_pages, tmp_path, end):
     """`close`: the worker ends without a word (as when the browser ends it), found out by the file
     sent to it; `error`: an exception it did not catch, reported by the browser at once."""
-    context = browser.new_context(service_workers="block")
-    page = context.new_page()
-    workers = []
-    page.on("worker", lambda worker: workers.append(worker))
-    page.goto(site_url + "memory/")
+    page = live_pages.get(ROOTS["es"], "memory")  # shared: the restart below leaves it live again
     status, panel = _status(page), page.locator("#calc-memory .guide-calc__import-result")
-    expect(status).to_have_attribute("data-state", "ready", timeout=90_000)
-    worker = _calculator_worker(workers)
+    worker = _calculator_worker(page.workers)
     if end == "close":
         worker.evaluate("() => { setTimeout(() => self.close(), 0); }")
     else:
@@ -210,7 +206,6 @@ def test_a_worker_that_dies_is_noticed_and_a_file_being_read_is_answered(browser
     page.locator("#calc-memory-import").set_input_files(str(result))
     expect(panel).not_to_have_text(panel.get_attribute("data-stopped"), timeout=30_000)
     expect(panel.locator(".guide-import--invalid")).to_be_visible()  # "{}" is no pilot result: Python said so
-    context.close()
 
 
 @pytest.mark.parametrize("how", ["abort", "404"])
