@@ -144,13 +144,15 @@ class LivePages:
     load itself (an address with inputs, a blocked file, a recorder of requests) opens its own page.
 
     `get` hands the page back at its defaults, as `_BACK_TO_DEFAULTS` leaves it; a page that does not
-    settle there (a test left its worker stopped) is replaced by a fresh one."""
+    settle there (a test left its worker stopped) is replaced by a fresh one. `log` is what a page
+    requested and logged since it was opened, its start included, through every test that used it."""
 
     SCREENS = {"desktop": {"viewport": {"width": 1280, "height": 800}}, "phone": PHONE}
 
     def __init__(self, browser, site_url: str):
         self._browser, self._site_url = browser, site_url
         self._pages: dict[tuple[str, str, str], Page] = {}
+        self._logs: dict[Page, Recorder] = {}
 
     def get(self, locale_root: str, name: str, screen: str = "desktop") -> Page:
         key = (locale_root, name, screen)
@@ -169,11 +171,15 @@ class LivePages:
                 page.context.close()
         context = self._browser.new_context(**self.SCREENS[screen])
         page = context.new_page()
+        self._logs[page] = Recorder.attach(page)
         page.goto(f"{self._site_url}{locale_root}{name}/")
         page.wait_for_function(_AT_DEFAULTS.replace("&& root.guideResponse != null", ""), arg=name, timeout=90_000)
         page.evaluate(_KEEP_AS_BUILT)
         self._pages[key] = page
         return page
+
+    def log(self, page: Page) -> Recorder:
+        return self._logs[page]
 
     def close(self):
         for page in self._pages.values():
