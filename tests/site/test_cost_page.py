@@ -167,25 +167,36 @@ def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(live_pages, buil
 
 @pytest.mark.browser
 def test_a_slow_answer_does_not_undo_a_newer_change(live_pages):
-    """An answer that arrives while the reader is still editing must not write its inputs back over
-    the new edits (the cost answer takes long enough for this to happen under load)."""
+    """An answer that arrives while the reader is still typing must not write its inputs back over the
+    edits no request has carried yet. The reader enters a long job (its request leaves after the
+    debounce), then types in another field; the long job's answer arrives mid-typing.
+
+    All in one script, in the page's own order of events: the next field's edit starts in the task
+    right after the request left, so the answer (a later message from the worker) cannot come first,
+    however fast the machine."""
     page = live_pages.get(ROOTS["es"], "cost")
-    page.locator("#calc-cost-tokens").fill("1e12")  # a long job: the planner's slow path
-    expect(page.locator("#calc-cost .guide-calc__status")).to_have_attribute("data-state", "stale")
-    kept = page.evaluate("""async () => {
+    seen = page.evaluate("""async () => {
         const root = document.getElementById('calc-cost');
-        const term = document.getElementById('calc-cost-term');
-        term.value = '1w';
-        term.dispatchEvent(new Event('change', {bubbles: true}));
-        // Keep editing (each event restarts the debounce) until the answer to the long job arrives.
+        const tokens = document.getElementById('calc-cost-tokens');
+        const runs = document.getElementById('calc-cost-runs');
+        const asked = new Promise((done) => root.addEventListener('guide:compute', (e) => done(e.detail.inputs), {once: true}));
+        tokens.value = '1e12';  // a long job: the planner's slow path
+        tokens.dispatchEvent(new Event('input', {bubbles: true}));
+        const request = await asked;
+        runs.focus();
+        runs.value = '3';
+        // Keep typing (each keystroke restarts the debounce, so no newer request leaves) until the
+        // long job's answer arrives.
         for (let i = 0; i < 1000 && (root.guideResponse?.inputs?.tokens) !== 1e12; i++) {
-            term.dispatchEvent(new Event('input', {bubbles: true}));
+            runs.dispatchEvent(new Event('input', {bubbles: true}));
             await new Promise((done) => setTimeout(done, 30));
         }
-        return term.value;
+        return {asked: request.runs, answered: root.guideResponse?.inputs?.runs, kept: runs.value};
     }""")
-    assert kept == "1w"
-    page.wait_for_function("() => document.getElementById('calc-cost').guideInputs.term === '1w'", timeout=30_000)
+    # The answer was to the request without the new runs, and it arrived while the field held them.
+    assert seen["answered"] is not None and seen["answered"] == float(seen["asked"]) != 3, seen
+    assert seen["kept"] == "3", seen
+    page.wait_for_function("() => document.getElementById('calc-cost').guideInputs.runs === '3'", timeout=30_000)
 
 
 @pytest.mark.browser
