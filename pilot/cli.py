@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import tomllib
 import traceback
@@ -263,7 +264,14 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     if args.command == "_scale_worker":
         from .scale import worker_main
 
-        return worker_main(args.config_json, args.strategy, args.out)
+        code = worker_main(args.config_json, args.strategy, args.out)
+        # A rank that finished (its figures written, its process group destroyed) leaves without the
+        # interpreter's and C++'s exit-time teardown: there, one of c10d's threads is sometimes still
+        # joinable when it is destroyed ("terminate called without an active exception", SIGABRT; about
+        # one two-node run in six here), and torchrun then reports a finished strategy as failed.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     if args.command == "validate":
         return _validate(args.files)
     if args.command == "trace":
