@@ -189,18 +189,25 @@ document.addEventListener("guide:result", (e) => { e.target.guideResponse = e.de
 
 
 class _KeepingAnswers:
-    """The session's browser, whose every new context (and page) keeps the calculators' answers."""
+    """The session's browser, whose every new context (and page) keeps the calculators' answers.
+
+    Its contexts run without the site's service worker unless a test asks (`service_workers="allow"`):
+    in a fresh context the worker's install downloads and stores every page of every locale, and a
+    live calculator page then stores the whole runtime, about 0.5 s and 0.8 s of the browser's CPU
+    each time, which the suite paid in hundreds of contexts. The worker stays in the tests about it
+    (test_browser_offline.py), in every page of every locale (test_every_page_is_accessible_and_silent)
+    and in the shared live calculator pages (LivePages)."""
 
     def __init__(self, browser):
         self._browser = browser
 
     def new_context(self, **kwargs):
-        context = self._browser.new_context(**kwargs)
+        context = self._browser.new_context(**{"service_workers": "block", **kwargs})
         context.add_init_script(KEEP_ANSWERS)
         return context
 
     def new_page(self, **kwargs):
-        page = self._browser.new_page(**kwargs)
+        page = self._browser.new_page(**{"service_workers": "block", **kwargs})
         page.add_init_script(KEEP_ANSWERS)
         return page
 

@@ -169,7 +169,7 @@ class LivePages:
                 return page
             except Exception:  # noqa: BLE001 - whatever went wrong, a fresh page starts clean
                 page.context.close()
-        context = self._browser.new_context(**self.SCREENS[screen])
+        context = self._browser.new_context(**self.SCREENS[screen], service_workers="allow")
         page = context.new_page()
         self._logs[page] = Recorder.attach(page)
         page.goto(f"{self._site_url}{locale_root}{name}/")

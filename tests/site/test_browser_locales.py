@@ -97,11 +97,8 @@ def test_every_page_is_accessible_and_silent(browser, site_url: str, locale: str
     which takes code blocks out of the tab order on a device without hover. The calculator pages are
     checked as built, their runtime held: the same pages once live, in every locale, are
     test_browser_calculators.py's test_calculator_page_is_accessible, which also asks for silence."""
-    context = (
-        browser.new_context(**PHONE)
-        if device == "phone"
-        else browser.new_context(viewport={"width": 1350, "height": 940})
-    )
+    screen = PHONE if device == "phone" else {"viewport": {"width": 1350, "height": 940}}
+    context = browser.new_context(**screen, service_workers="allow")
     found = {}
     for path in ALL_PAGES:
         page = context.new_page()

@@ -59,7 +59,7 @@ def _first_visit(page: Page, url: str):
 
 
 def test_second_visit_loads_the_runtime_from_the_cache(browser: Browser, site_url: str):
-    context = browser.new_context()
+    context = browser.new_context(service_workers="allow")
     page = context.new_page()
     _first_visit(page, site_url + "memory/")
     from_worker = {}
@@ -84,7 +84,7 @@ def test_second_visit_loads_the_runtime_from_the_cache(browser: Browser, site_ur
 
 
 def test_calculator_and_guide_work_with_the_network_cut(browser: Browser, site_url: str):
-    context = browser.new_context()
+    context = browser.new_context(service_workers="allow")
     page = context.new_page()
     _first_visit(page, site_url + "ja/memory/")
     context.set_offline(True)
@@ -127,7 +127,7 @@ def test_a_new_build_replaces_the_old_cache(browser: Browser, built_site, tmp_pa
 
     served = tmp_path / "served"
     shutil.copytree(first, served)
-    context = browser.new_context()
+    context = browser.new_context(service_workers="allow")
     page = context.new_page()
     with serve_static(served, "/g/") as base:
         page.goto(base + "compare/")
@@ -156,7 +156,7 @@ def test_a_new_build_replaces_the_old_cache(browser: Browser, built_site, tmp_pa
 def test_never_caches_another_origin(browser: Browser, site_url: str, built_site):
     """Every cached URL is under the site's own origin and path. The page's CSP would stop a
     request to another origin before the worker saw it, so this page runs without it."""
-    context = browser.new_context(bypass_csp=True)
+    context = browser.new_context(bypass_csp=True, service_workers="allow")
     page = context.new_page()
     _first_visit(page, site_url + "memory/")
     with serve_static(built_site[0]) as other:  # another port: another origin
