@@ -208,12 +208,11 @@ def test_arabic_figures_read_number_first_in_the_prose_gb(page: Page, site_url, 
 # CPython and Pyodide agree on 1,000 random input sets (tests/calculators/test_pyodide_parity.py, in Node);
 # here one smoke per calculator checks the page's glue around that Python: the form as sent, the worker's
 # answer as shown, the headline, in a left-to-right and a right-to-left locale (the cost page's plural
-# forms come from the Arabic pack's CLDR rule inside Pyodide).
+# forms come from the Arabic pack's CLDR rule inside Pyodide). On the shared live pages: the log
+# checked at the end is everything the page requested and logged since it opened.
 @pytest.mark.parametrize(("locale", "name"), [("es", "memory"), ("ar", "cost")])
-def test_live_answers_equal_cpython(page: Page, site_url, built_site, locale, name):
-    rec = Recorder.attach(page)
-    page.goto(site_url + ROOTS[locale] + PAGES[name])
-    _ready(page, name)
+def test_live_answers_equal_cpython(live_pages, site_url, built_site, locale, name):
+    page = live_pages.get(ROOTS[locale], name)
     if name == "cost":  # Arabic's "more than 8 cards" form, chosen by the plural rule in Pyodide
         _set_field(page, name, "cards", "16")
         sent, _ = _wait_for(page, name, {"cards": "16"})
@@ -230,8 +229,9 @@ def test_live_answers_equal_cpython(page: Page, site_url, built_site, locale, na
         assert shown == rendered["summary"]
         # The sticky headline is the verdict's short form (calculators.display.verdict).
         assert page.locator(f"#calc-{name} .guide-calc__headline").inner_text() == rendered["headline"]
-    assert rec.foreign_requests(site_url) == []
-    assert rec.real_errors() == []
+    log = live_pages.log(page)
+    assert log.foreign_requests(site_url) == []
+    assert log.real_errors() == []
 
 
 @pytest.mark.parametrize("locale", LOCALES)
