@@ -72,7 +72,7 @@ TEST_PARITY_SETS ?= 150
 TEST_WORKERS ?= 2
 
 test: setup
-	@command -v chromium >/dev/null || { echo "Chromium is missing: install it with 'sudo apt-get install chromium fonts-noto-cjk fonts-noto-core'"; exit 1; }
+	@test -n "$$GUIDE_CHROMIUM" || command -v chromium-headless-shell >/dev/null || { echo "Chromium's headless shell is missing: install it with 'sudo apt-get install chromium-headless-shell fonts-noto-cjk fonts-noto-core'"; exit 1; }
 	@command -v msgcat >/dev/null || { echo "GNU gettext is missing (the catalog tests use msgfmt and msgcat): install it with 'sudo apt-get install gettext'"; exit 1; }
 	GUIDE_MAX_EXAMPLES=$(TEST_EXAMPLES) GUIDE_PARITY_SETS=$(TEST_PARITY_SETS) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from benchmarks import (
+    browser_tests_cpu,
     calculators_browser,
     calculators_cpython,
     lighthouse_pages,
@@ -22,6 +23,7 @@ def main() -> int:
         memory_accuracy,
         throughput_accuracy,
         pilot_scale_loop,
+        browser_tests_cpu,
     ):
         print(f"\n== {bench.__name__}\n")
         status = bench.main([])

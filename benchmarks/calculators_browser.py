@@ -48,17 +48,9 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from benchmarks.serving import build, serve
+from tests.site.browser import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 READY = '#calc-memory .guide-calc__status[data-state="ready"]'
 # True once the service worker holds the runtime's largest files (looked up as the worker does).
 RUNTIME_CACHED = """async () => {

@@ -153,29 +153,32 @@ def site_url(built_site) -> str:
 
 
 # -- Playwright against Debian's Chromium ------------------------------------------------------
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Debian's Chromium in its headless shell (`chromium-headless-shell`: the same build, engine and
+# version as the `chromium` package, without the desktop browser around it; Playwright's own
+# headless runs use the same shell). The browser tests are CPU-bound on two cores, and the shell
+# takes about half the CPU of `chromium --headless` to load and check a page (benchmarks/README.md).
+# GUIDE_CHROMIUM names another executable, e.g. /usr/bin/chromium for the full browser.
+CHROMIUM = (
+    os.environ.get("GUIDE_CHROMIUM") or shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
+)
 
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
+    from tests.site.browser import CHROMIUM_ARGS
+
     if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium not found: install it with 'apt-get install chromium fonts-noto-cjk fonts-noto-core'")
+        pytest.fail(
+            f"{CHROMIUM} not found: install it with "
+            "'apt-get install chromium-headless-shell fonts-noto-cjk fonts-noto-core'"
+        )
     tmp = ROOT / ".tmp"
     os.environ.setdefault("XDG_CONFIG_HOME", str(tmp / "xdg-config"))
     os.environ.setdefault("XDG_CACHE_HOME", str(tmp / "xdg-cache"))
     return {
         **browser_type_launch_args,
         "executable_path": CHROMIUM,
-        # Without these Chromium keeps trying to reach Google's hosts on a closed network.
-        "args": [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ],
+        "args": CHROMIUM_ARGS,
     }
 
 
@@ -185,6 +188,14 @@ def browser_type_launch_args(browser_type_launch_args):
 KEEP_ANSWERS = """
 document.addEventListener("guide:compute", (e) => { e.target.guideInputs = e.detail.inputs; }, true);
 document.addEventListener("guide:result", (e) => { e.target.guideResponse = e.detail.response; }, true);
+"""
+# The headless shell's own pointer enters each page it loads at (0, 0): a pointermove that no reader
+# made (the full browser sends none), which would wake Material's bundle at load (guide-page.js), on a
+# phone too. Stopped before the page's own listeners, so a page wakes as in a browser nobody touched.
+NO_STRAY_POINTER = """
+for (const type of ["pointerover", "pointerenter", "pointermove", "mouseover", "mouseenter", "mousemove"]) {
+  addEventListener(type, (e) => { if (e.isTrusted && e.clientX === 0 && e.clientY === 0) e.stopImmediatePropagation(); }, true);
+}
 """
 
 
@@ -203,12 +214,12 @@ class _KeepingAnswers:
 
     def new_context(self, **kwargs):
         context = self._browser.new_context(**{"service_workers": "block", **kwargs})
-        context.add_init_script(KEEP_ANSWERS)
+        context.add_init_script(NO_STRAY_POINTER + KEEP_ANSWERS)
         return context
 
     def new_page(self, **kwargs):
         page = self._browser.new_page(**{"service_workers": "block", **kwargs})
-        page.add_init_script(KEEP_ANSWERS)
+        page.add_init_script(NO_STRAY_POINTER + KEEP_ANSWERS)
         return page
 
     def __getattr__(self, name):

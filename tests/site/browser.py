@@ -10,6 +10,17 @@ from playwright.sync_api import BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# Chromium's launch flags for the tests and the browser benchmarks: without the last five it keeps
+# trying to reach Google's hosts on a closed network.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 # Console errors that are not defects of the site, each with why it is excluded. None: Material's
 # language selector fetched sitemap.xml beside each <link rel="alternate"> (404s, or CSP errors when
