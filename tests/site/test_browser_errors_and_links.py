@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.site.browser import PHONE
+from tests.site.browser import PHONE, hold_runtime
 
 pytestmark = pytest.mark.browser
 
@@ -56,6 +56,7 @@ def test_copy_link_puts_the_inputs_address_in_the_clipboard_and_says_so(screen, 
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(site_url))
     screen.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
     page = screen.new_page()
+    hold_runtime(page)  # the link is offered, and the address written, before the runtime starts
     page.goto(site_url + "memory/?micro_batch=8")
     root = page.locator("#calc-memory")
     button = root.locator(".guide-calc__copy-link")
@@ -69,6 +70,7 @@ def test_copy_link_puts_the_inputs_address_in_the_clipboard_and_says_so(screen, 
 
 def test_copy_link_without_the_clipboard_api_offers_the_address_selected(screen, site_url):
     page = screen.new_page()
+    hold_runtime(page)
     page.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined});")
     page.goto(site_url + "memory/?micro_batch=8")
     root = page.locator("#calc-memory")
