@@ -76,6 +76,23 @@ def pytest_collection_modifyitems(items):
             # each worker starts only its own locales' live pages (a test without a locale is Spanish's).
             params = getattr(getattr(item, "callspec", None), "params", {})
             item.add_marker(pytest.mark.xdist_group(f"browser-{params.get('locale', 'es')}"))
+        elif any(d.scope == "module" for defs in item._fixtureinfo.name2fixturedefs.values() for d in defs):
+            # A module-scoped fixture (a training run, a test site's build, Pyodide in Node) is made again
+            # in each worker that runs one of its tests, and again after another module ran in between:
+            # the tests that use one run together, in one worker.
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def pytest_collection_finish(session):
+    """pytest-xdist's `loadgroup` writes each test's group into its node id, on the worker, for the
+    scheduler to read; pytest 9.2 builds node ids another way and drops it, and the groups then spread
+    silently over the workers (pytest-xdist#1386, hence pytest 9.1 in pyproject.toml). Stop instead."""
+    if getattr(session.config.option, "loadgroup", False):
+        lost = [
+            item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid
+        ]
+        if lost:
+            raise pytest.UsageError(f"pytest-xdist dropped the xdist_group of {len(lost)} tests, e.g. {lost[0]}")
 
 
 def _once_per_run(tmp_path_factory, worker_id: str, name: str, make):

@@ -7,22 +7,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from calcui import Translator
 from guidebuild.locale_pack import locale_pack
-from tests.conftest import ROOT, serve_static
+from tests.conftest import ROOT, _once_per_run, serve_static
 
 pytestmark = pytest.mark.browser
 
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def toy_site(tmp_path_factory):
-    target = tmp_path_factory.mktemp("toysite")
+def _build_toy(target: Path) -> list[str]:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(FIXTURES / "toycalc"))
     build = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
@@ -32,8 +31,19 @@ def toy_site(tmp_path_factory):
         text=True,
     )
     assert build.returncode == 0, build.stderr
-    with serve_static(target) as base:
-        yield target, base
+    return [str(target)]
+
+
+@pytest.fixture(scope="session")
+def toy_built(tmp_path_factory, worker_id) -> Path:
+    """The toy site, built once per run: its tests run in three locales' groups, so in either worker."""
+    return Path(_once_per_run(tmp_path_factory, worker_id, "toysite", _build_toy)[0])
+
+
+@pytest.fixture(scope="module")
+def toy_site(toy_built):
+    with serve_static(toy_built) as base:
+        yield toy_built, base
 
 
 def test_toy_is_prerendered(toy_site):
