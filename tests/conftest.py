@@ -83,16 +83,18 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
-def pytest_collection_finish(session):
-    """pytest-xdist's `loadgroup` writes each test's group into its node id, on the worker, for the
-    scheduler to read; pytest 9.2 builds node ids another way and drops it, and the groups then spread
-    silently over the workers (pytest-xdist#1386, hence pytest 9.1 in pyproject.toml). Stop instead."""
-    if getattr(session.config.option, "loadgroup", False):
-        lost = [
-            item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid
-        ]
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """pytest-xdist's `loadgroup` writes each test's group into its node id (`…@browser-es`), on the
+    worker, for this process's scheduler to read; pytest 9.2 builds node ids another way and drops it,
+    and the groups then spread silently over the workers (pytest-xdist#1386, hence pytest 9.1 in
+    pyproject.toml). Every browser test has a group (pytest_collection_modifyitems): stop if one lost it."""
+    if node.config.getvalue("dist") == "loadgroup":
+        lost = [nodeid for nodeid in ids if "[chromium" in nodeid and "@" not in nodeid]
         if lost:
-            raise pytest.UsageError(f"pytest-xdist dropped the xdist_group of {len(lost)} tests, e.g. {lost[0]}")
+            pytest.exit(
+                f"pytest-xdist dropped the xdist_group of {len(lost)} browser tests, e.g. {lost[0]}", returncode=4
+            )
 
 
 def _once_per_run(tmp_path_factory, worker_id: str, name: str, make):
