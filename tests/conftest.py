@@ -83,20 +83,6 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_node_collection_finished(node, ids):
-    """pytest-xdist's `loadgroup` writes each test's group into its node id (`…@browser-es`), on the
-    worker, for this process's scheduler to read; pytest 9.2 builds node ids another way and drops it,
-    and the groups then spread silently over the workers (pytest-xdist#1386, hence pytest 9.1 in
-    pyproject.toml). Every browser test has a group (pytest_collection_modifyitems): stop if one lost it."""
-    if node.config.getvalue("dist") == "loadgroup":
-        lost = [nodeid for nodeid in ids if "[chromium" in nodeid and "@" not in nodeid]
-        if lost:
-            pytest.exit(
-                f"pytest-xdist dropped the xdist_group of {len(lost)} browser tests, e.g. {lost[0]}", returncode=4
-            )
-
-
 def _once_per_run(tmp_path_factory, worker_id: str, name: str, make):
     """`make(folder)` once per test run, however many pytest-xdist workers ask: the first builds under a
     file lock, the others wait and read what it returned (JSON). Without xdist, a plain session fixture."""
