@@ -85,3 +85,10 @@ def timestamp_html(text: str, pack: dict, t: Translator) -> str:
     shown = t(N_("{datetime} UTC"), datetime=format_timestamp(when, pack["dates"]))
     machine = when.strftime("%Y-%m-%dT%H:%M:%SZ")
     return f'<time datetime="{machine}">{bdi(shown, "guide-date", {"dir": t.dir})}</time>'
+
+
+def date_text(text: str, pack: dict) -> str:
+    """The day of `text` as the locale writes a medium date (in UTC), or `text` itself when it is not a
+    timestamp this can read; plain text, for a sentence."""
+    when = parse_timestamp(text) if pack.get("dates") else None
+    return plain(text) if when is None else apply_pattern(pack["dates"]["date"], when, pack["dates"])

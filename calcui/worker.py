@@ -61,9 +61,10 @@ def _rows(value) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(row, dict) for row in value)
 
 
-def import_result(name: str, data) -> str:
+def import_result(name: str, data, current_json: str = "null") -> str:
     """An IMPORT message: the picked file's bytes (a JavaScript Uint8Array in Pyodide) checked and turned
-    into the calculator's inputs and panel, as JSON."""
+    into the calculator's inputs and panel, as JSON; `current_json`, the reader's form, against which
+    the panel lists what the file would change."""
     # Imported on the first file, not at start: most readers never import one, and the reader's
     # schema and date modules would lengthen every start of the worker.
     from .results import MAX_BYTES, import_result as _import_result, too_large as _too_large
@@ -75,4 +76,8 @@ def import_result(name: str, data) -> str:
         return json.dumps(_too_large(_pack(), size))
     if hasattr(data, "to_py"):  # a Pyodide proxy of the Uint8Array: a memoryview of its bytes
         data = data.to_py()
-    return json.dumps(_import_result(name, data, _pack()))
+    try:
+        current = json.loads(current_json)
+    except (TypeError, ValueError):
+        current = None
+    return json.dumps(_import_result(name, data, _pack(), current))

@@ -134,6 +134,9 @@ OPTION_COLUMNS: list[Column] = [
 def _config(q: dict[str, Any], micro_batch: int | None = None) -> dict[str, Any]:
     """ "2 × H100 SXM 80 GB" (with its micro-batch when that is what changed), as a verdict's phrase."""
     count = {"count": value(q["cards"], "count"), "gpu": q["name"]}
+    if micro_batch is None and q["measured"]:
+        # The reader's own measurement drives this price: said where the answer is read, not only in a table.
+        return phrase(N_("{count} × {gpu} (throughput measured by your pilot run)"), count)
     if micro_batch is None:
         return phrase(N_("{count} × {gpu}"), count)
     return phrase(

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from . import memory as memory_calculator
-from ._data import catalog
-from ._registry import compute, describe
+from ._data import catalog, presets
+from ._inputs import active, normalize
+from ._registry import compute, describe, get
 from .cost import measured_field
 
 GB = 1e9
@@ -165,7 +166,19 @@ def catalog_gpu(device_name: str) -> str | None:
     return None
 
 
+def gpu_run(data: dict[str, Any]) -> bool:
+    """Whether the file measured a training run on a GPU: a CPU sample's or a trace's figures say
+    nothing about any card's speed, memory in use or checkpoint times, so none of them is taken."""
+    return data["environment"]["device_type"] == "cuda" and data.get("kind") != "trace"
+
+
+def measured_gpu(data: dict[str, Any]) -> str | None:
+    """The catalog GPU whose speed the file measured, or None (a CPU, a trace, a card not in the catalog)."""
+    return catalog_gpu(data["environment"]["device_name"]) if gpu_run(data) else None
+
+
 def _throughput(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
+    # A scaling run's per-process baseline is the one-card speed; the efficiency says what scaling keeps.
     if run is not None:
         baseline: float = data["scaling"]["baseline"]["tokens_per_s"]
         return round(baseline, 2)
@@ -210,8 +223,7 @@ def _restore(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
 
 
 def _gpu(data: dict[str, Any], run: dict[str, Any] | None) -> str | None:
-    env = data["environment"]
-    return catalog_gpu(env["device_name"]) if env["device_type"] == "cuda" else None
+    return measured_gpu(data)
 
 
 # What a result measured for one input (None: not measured), from the result and its chosen scaling run.
@@ -219,42 +231,65 @@ Extract = Callable[[dict[str, Any], dict[str, Any] | None], object]
 
 
 def _throughput_on(gpu_id: str) -> Extract:
-    """The throughput a result measured, for the cost calculator's field of its own card only."""
+    """The throughput a result measured, for the cost calculator's field of its own card only: a
+    measurement never moves to another card, whichever GPU the form then chooses."""
 
     def extract(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
-        return _throughput(data, run) if _gpu(data, run) == gpu_id else None
+        return _throughput(data, run) if measured_gpu(data) == gpu_id else None
 
     return extract
 
 
 # Input name -> what a result measured for it (None: not measured).
 MEASURED: dict[str, Extract] = {
-    "throughput_per_gpu": _throughput,
     "scaling_efficiency": _efficiency,
     "memory_per_gpu_gb": _memory_per_gpu,
     "checkpoint_write_s": _checkpoint_write,
     "restore_s": _restore,
     "gpu": _gpu,
-    # A measured throughput stays with its card when the reader then chooses another GPU.
     **{measured_field(gpu["id"]): _throughput_on(gpu["id"]) for gpu in catalog()["gpus"]},
 }
 
 
 def measured_inputs(data: dict[str, Any]) -> dict[str, Any]:
-    """Throughput per GPU, scaling efficiency, memory per GPU, checkpoint times and GPU a result measured."""
+    """Throughput on its card, scaling efficiency, memory per GPU, checkpoint times and the GPU a
+    training run measured on a GPU; nothing from a CPU sample or a trace."""
+    if not gpu_run(data):
+        return {}
     run = chosen_scale_run(data)
     return {name: value for name, extract in MEASURED.items() if (value := extract(data, run)) is not None}
 
 
+def _head_dim(inputs: dict[str, Any]) -> int:
+    head_dim: int = inputs["head_dim"] or inputs["hidden"] // inputs["heads"]
+    return head_dim
+
+
+def named_model(data: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
+    """The model as the file names it: its preset when the file was built from one and its dimensions
+    are the preset's, else custom dimensions with the parameter count the pilot counted (never 0)."""
+    source = data["config"]["model"].get("source")
+    preset = memory_calculator.prepare({**_MEMORY_DEFAULTS, **inputs, "model": source})
+    same = all(
+        (_head_dim(preset) == _head_dim(inputs)) if f == "head_dim" else preset[f] == inputs[f]
+        for f in memory_calculator.ARCH_FIELDS
+        if f != "params"
+    )
+    if source in presets() and same:
+        return {"model": source}
+    counted = (data.get("model") or {}).get("parameters")
+    return {"model": "custom", "params": counted} if isinstance(counted, int) and counted > 0 else {}
+
+
 def result_inputs(data: dict[str, Any]) -> dict[str, Any]:
     """Every calculator input a valid result file implies: its configuration (on the scaling run a
-    calculator takes, if any) and its measurements."""
+    calculator takes, if any), the model it names, and what it measured on a GPU."""
     device, run = data["environment"]["device_type"], chosen_scale_run(data)
     if run is None:
         config = memory_inputs(data["config"], device)
     else:
         config = memory_inputs(data["config"], device, run["strategy"], run["world_size"], run["micro_batch"])
-    return {**config, **measured_inputs(data)}
+    return {**config, **named_model(data, config), **measured_inputs(data)}
 
 
 def _mapped() -> frozenset[str]:
@@ -292,10 +327,16 @@ def declared(name: str) -> set[str]:
     return {i["name"] for i in describe(name).get("inputs", [])}
 
 
+# Measurements of one job that must not outlive it: a file brings a whole job, so what it did not
+# measure goes back to the estimate (0) rather than keep an earlier file's figure for another model.
+RESET_UNMEASURED = ("memory_per_gpu_gb", *(measured_field(gpu["id"]) for gpu in catalog()["gpus"]))
+
+
 def to_inputs(data: dict[str, Any], name: str) -> dict[str, Any]:
     """Inputs for calculator `name` from a valid result; values it would refuse are left out."""
     names = declared(name)
     inputs = {k: v for k, v in result_inputs(data).items() if k in names}
+    inputs |= {k: 0.0 for k in RESET_UNMEASURED if k in names and k not in inputs}
     while inputs:
         response = compute(name, inputs)
         refused = {e.get("field") for e in response.get("errors", [])} & set(inputs)
@@ -309,3 +350,26 @@ def to_inputs(data: dict[str, Any], name: str) -> dict[str, Any]:
 def importable(name: str) -> bool:
     """Whether a result file has anything for calculator `name` (the page shows a picker if so)."""
     return bool(declared(name) & FILLED)
+
+
+def changes(name: str, proposed: dict[str, Any], current: object) -> list[tuple[str, object, object]]:
+    """(input, the form's value, the file's) for each input of `proposed` that the file would change
+    in the reader's `current` form (as the page sends it; what cannot be read counts as the default)
+    and that applies under the proposed values, in the form's order."""
+    declared = get(name).INPUTS
+    by_name = {i.name: i for i in declared}
+    now, _ = normalize(declared, current if isinstance(current, dict) else {})
+    after = {**now, **proposed}
+    return [
+        (i.name, now.get(i.name), proposed[i.name])
+        for i in declared
+        if i.name in proposed and active(i, after, by_name) and not _same(now.get(i.name), proposed[i.name])
+    ]
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return float(a) == float(b)
+    if isinstance(a, list) and isinstance(b, list):
+        return sorted(map(str, a)) == sorted(map(str, b))
+    return a == b

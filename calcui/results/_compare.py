@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import calculators
 from calculators import N_
-from calculators.pilot_inputs import chosen_scale_run, declared, result_inputs, to_inputs
+from calculators.cost import measured_field
+from calculators.pilot_inputs import chosen_scale_run, declared, measured_gpu, result_inputs, to_inputs
 from pilot.result import MAX_BYTES, parse, problem
 
 from .. import model_config
+from .._dates import date_text
 from .._escape import escape
 from .._figures import figure, num
 from .._isolate import clip, isolate, plain_strings
@@ -19,6 +21,7 @@ from .._localizer import Localizer
 from .._render import input_labels
 from .._text import Translator
 from . import _charts, _flags, _trace
+from ._changes import changes_html
 from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._messages import problem_message
@@ -93,14 +96,14 @@ def _taken_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[s
     shown = [
         k
         for k in (
-            "throughput_per_gpu",
+            *(measured_field(g) for g in [measured_gpu(data)] if g),
             "scaling_efficiency",
             "memory_per_gpu_gb",
             "checkpoint_write_s",
             "restore_s",
             "gpu",
         )
-        if k in inputs
+        if inputs.get(k)  # a figure the file did not measure is the estimate's 0, not a measurement
     ]
     items = []
     for key in shown:
@@ -120,22 +123,43 @@ def _taken_panel(data: dict, inputs: dict, name: str, loc: Localizer) -> tuple[s
             f'<div class="guide-metric"><dt>{escape(t(units["scaling_efficiency"][0]))}</dt>'
             f"<dd>{escape(kept)}</dd></div>"
         )
-    if "throughput_per_gpu" in inputs:
-        summary = t(
-            N_("Measured throughput taken into the cost: {throughput} per GPU."),
-            throughput=figure(inputs["throughput_per_gpu"], "tokens_per_s", loc),
-        )
-    else:
-        summary = t(N_("The run's configuration was taken; it measured no throughput."))
+    summary = _measured_summary(data, inputs, loc)
     notes = "".join(f'<p class="guide-import__note guide-import__flag">{escape(r)}</p>' for r in reasons)
     return f'<dl class="guide-metrics">{"".join(items)}</dl>{notes}', summary
+
+
+def _measured_summary(data: dict, inputs: dict, loc: Localizer) -> str:
+    """What of the file's measurements the cost takes: a speed only for the card it was measured on,
+    nothing from a CPU sample, a trace or a card the catalog does not list."""
+    t = loc.t
+    if _trace.is_trace(data) or is_cpu(data):
+        return t(
+            N_(
+                "A CPU sample or a trace measures no GPU: no card's throughput, memory or checkpoint time "
+                "is taken from it, only the run's configuration."
+            )
+        )
+    gpu = measured_gpu(data)
+    field = measured_field(gpu) if gpu else None
+    if field is None or field not in inputs:
+        return t(
+            N_("Measured on {device}, a card the catalog does not list: its throughput is not taken."),
+            device=clip(data["environment"]["device_name"]),
+        )
+    names = {g["id"]: g["name"] for g in calculators.catalog()["gpus"]}
+    return t(
+        N_("Measured on {gpu} on {date}: {throughput} per GPU, taken for that card only."),
+        gpu=names[gpu],
+        date=date_text(data["created"], loc.pack),
+        throughput=figure(inputs[field], "tokens_per_s", loc),
+    )
 
 
 # One renderer per `calculators.IMPORT_PANELS` entry; a calculator names its own.
 PANELS = {"measured_inputs": _taken_panel, "estimate_vs_measured": _estimate_panel}
 
 
-def _accepted(name: str, data: dict, loc: Localizer) -> dict:
+def _accepted(name: str, data: dict, loc: Localizer, current: object = None) -> dict:
     t, fmt = loc.t, loc.fmt
     data = plain_strings(data)
     inputs = to_inputs(data, name)
@@ -157,8 +181,18 @@ def _accepted(name: str, data: dict, loc: Localizer) -> dict:
             names=fmt.join([t(labels[key]) if key in labels else key for key in missing]),
         )
         body += f'<p class="guide-import__note">{escape(kept)}</p>'
-    html = f'<section class="guide-import">{head}{body}</section>'
-    return {"ok": True, "errors": [], "problems": [], "inputs": inputs, "html": html, "summary": summary}
+    # With the reader's form, what the file would change is listed and waits for their choice.
+    asked, changed = changes_html(name, inputs, current, loc) if current is not None else ("", [])
+    html = f'<section class="guide-import">{head}{asked}{body}</section>'
+    return {
+        "ok": True,
+        "errors": [],
+        "problems": [],
+        "inputs": inputs,
+        "changes": changed,
+        "html": html,
+        "summary": summary,
+    }
 
 
 def too_large(pack: dict, found: int | None = None) -> dict:
@@ -199,8 +233,11 @@ def page_refusals(pack: dict) -> dict:
     }
 
 
-def import_result(name: str, text, pack: dict) -> dict:
-    """{ok, errors (localized lines), problems (raw), inputs (for the form), html (panel), summary}."""
+def import_result(name: str, text, pack: dict, current: object = None) -> dict:
+    """{ok, errors (localized lines), problems (raw), inputs (for the form), html (panel), summary}.
+
+    `current`, the reader's form as the page sends it: a result then also gives `changes`, the inputs
+    it would change, which the page applies only once the reader says so (the panel asks)."""
     loc = Localizer(pack)
     t = loc.t
     try:
@@ -218,6 +255,6 @@ def import_result(name: str, text, pack: dict) -> dict:
                 problems,
                 [problem_message(p, loc, html=True) for p in problems],
             )
-        return _accepted(name, data, loc)
+        return _accepted(name, data, loc, current)
     except Exception:  # noqa: BLE001 - a reader's file must never break the page; the tests aim for none
         return unreadable(pack)

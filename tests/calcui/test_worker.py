@@ -89,7 +89,12 @@ def test_the_page_gets_the_figures_and_inputs_not_the_rows_the_html_shows(starte
 def test_import_takes_the_files_bytes(started):
     out = json.loads(started.import_result("cost", memoryview(SAMPLE)))
     assert out == json.loads(json.dumps(results.import_result("cost", SAMPLE, PACK)))
-    assert out["ok"] and out["inputs"]["throughput_per_gpu"] > 0
+    assert out["ok"] and out["inputs"]["layers"] == 4 and out["changes"] == []
+    # With the reader's form, the panel says what the file would change (the page sends it as JSON).
+    asked = json.loads(started.import_result("cost", memoryview(SAMPLE), json.dumps({"seq_len": "8192"})))
+    assert asked == json.loads(json.dumps(results.import_result("cost", SAMPLE, PACK, {"seq_len": "8192"})))
+    assert "seq_len" in asked["changes"] and "guide-import__apply" in asked["html"]
+    assert json.loads(started.import_result("cost", memoryview(SAMPLE), "{not json"))["changes"] == []
 
 
 class _Proxy:

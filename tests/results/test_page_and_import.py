@@ -88,21 +88,71 @@ def test_memory_inputs_mirror_the_run_configuration():
     assert (scale["parallelism"], scale["gpus"], scale["micro_batch"]) == ("ddp", 2, 2)
 
 
-def test_cost_takes_measured_throughput_efficiency_and_memory():
-    run = results.to_inputs(SAMPLE, "cost")
-    assert run["throughput_per_gpu"] == round(SAMPLE["timing"]["tokens_per_s"], 2)
-    assert run["memory_per_gpu_gb"] == round(SAMPLE["memory"]["peak_tensor_bytes"] / 1e9, 4)
-    assert "scaling_efficiency" not in run and "gpu" not in run  # no scaling step; a CPU is no catalog GPU
-    # The interruption model takes the pilot's checkpoint write and fresh-process restore times.
-    assert run["checkpoint_write_s"] == round(SAMPLE["checkpoint"]["write_s"], 3)
-    assert run["restore_s"] == round(SAMPLE["restore"]["duration_s"], 3)
-    scale = results.to_inputs(SCALE, "cost")
-    assert scale["throughput_per_gpu"] == SCALE["scaling"]["baseline"]["tokens_per_s"]
-    assert scale["scaling_efficiency"] == 0.8333  # DDP on 2: the most processes, best efficiency
+def _on_gpu(data: dict, name: str = "NVIDIA H100 80GB HBM3") -> dict:
+    data = json.loads(json.dumps(data))
+    data["environment"].update(device_type="cuda", device_name=name)
+    return data
+
+
+def test_cost_takes_what_a_gpu_run_measured_for_its_own_card_only():
     gpu = results.to_inputs(GPU, "cost")
     assert gpu["gpu"] == "h200-141gb" and gpu["memory_per_gpu_gb"] == 68.5  # the whole device's peak
-    panel = results.import_result("cost", json.dumps(GPU), PACKS["es"])["html"]
-    assert "H200 SXM 141 GB" in panel and "68,5" in panel
+    assert gpu["measured_h200-141gb"] == round(GPU["timing"]["tokens_per_s"], 2)
+    # The chosen card's own field: a measurement never moves to another card the reader then chooses.
+    assert "throughput_per_gpu" not in gpu
+    assert not {k for k, v in gpu.items() if k.startswith("measured_") and v} - {"measured_h200-141gb"}
+    # The interruption model takes the pilot's checkpoint write and fresh-process restore times.
+    assert gpu["checkpoint_write_s"] == round(GPU["checkpoint"]["write_s"], 3)
+    scale = results.to_inputs(_on_gpu(SCALE), "cost")
+    assert scale["measured_h100-sxm-80gb"] == SCALE["scaling"]["baseline"]["tokens_per_s"]
+    assert scale["scaling_efficiency"] == 0.8333  # DDP on 2: the most processes, best efficiency
+    panel = results.import_result("cost", json.dumps(GPU), PACKS["es"])
+    assert "H200 SXM 141 GB" in panel["html"] and "68,5" in panel["html"]
+    assert "H200 SXM 141 GB" in panel["summary"] and "2026" in panel["summary"]
+
+
+@pytest.mark.parametrize("data", [SAMPLE, SCALE, TRACE], ids=["cpu-sample", "cpu-scaling", "trace"])
+def test_a_cpu_sample_or_a_trace_sets_no_gpu_figure(data):
+    """What a CPU or a trace measured says nothing about a GPU: only the run's configuration is taken."""
+    taken = results.to_inputs(data, "cost")
+    # Every measured figure is the estimate's 0 (an earlier file's figure does not outlive its job).
+    figures = {k: v for k, v in taken.items() if k in pilot_inputs.MEASURED or k == "throughput_per_gpu"}
+    assert set(figures) == set(pilot_inputs.RESET_UNMEASURED) and not any(figures.values()), figures
+    out = results.import_result("cost", json.dumps(data), PACKS["es"])
+    assert out["ok"] and "medido" not in out["summary"].lower().replace("no mide", "")
+
+
+def test_a_card_the_catalog_does_not_list_gives_no_speed():
+    taken = results.to_inputs(_on_gpu(GPU, "NVIDIA L4"), "cost")
+    assert not any(v for k, v in taken.items() if k.startswith("measured_")) and "gpu" not in taken
+    assert taken["memory_per_gpu_gb"] == 68.5  # a GPU run's memory is still the job's
+
+
+def test_a_file_keeps_its_models_name_and_parameter_count():
+    trace = json.loads((Path(__file__).resolve().parents[2] / "results" / "trace-llama-3.1-8b-full.json").read_text())
+    assert results.to_inputs(trace, "cost")["model"] == "llama-3.1-8b"
+    assert results.to_inputs(TRACE, "memory")["model"] == "llama-3.2-1b"
+    sample = results.to_inputs(SAMPLE, "memory")  # built from its own config: custom, with its count
+    assert (sample["model"], sample["params"]) == ("custom", SAMPLE["model"]["parameters"])
+    # A file named after a preset whose dimensions it does not have is not that preset.
+    odd = json.loads(json.dumps(TRACE))
+    odd["config"]["model"]["layers"] += 1
+    assert results.to_inputs(odd, "memory")["model"] == "custom"
+
+
+def test_the_panel_lists_what_the_file_would_change_and_nothing_else():
+    job = {"model": "qwen3-8b", "method": "lora", "seq_len": "8192", "micro_batch": "2"}
+    out = results.import_result("cost", json.dumps(SAMPLE), PACKS["es"], job)
+    assert {"model", "method", "seq_len", "micro_batch"} <= set(out["changes"])
+    assert "tokens" not in out["changes"] and "guide-import__apply" in out["html"]
+    t = Translator(PACKS["es"])
+    full = t(results.choice_label("cost", "method", "full"))
+    assert "Qwen3 8B" in out["html"] and full in out["html"] and full != "Full fine-tune"
+    # The same job as the file's: nothing to ask.
+    same = results.import_result("cost", json.dumps(SAMPLE), PACKS["es"], out["inputs"])
+    assert same["changes"] == [] and "guide-import__apply" not in same["html"]
+    # Without the form (a caller that has none) nothing is asked either.
+    assert results.import_result("cost", json.dumps(SAMPLE), PACKS["es"])["changes"] == []
 
 
 def test_values_the_calculator_refuses_are_left_out_and_named():
@@ -119,7 +169,7 @@ def test_values_the_calculator_refuses_are_left_out_and_named():
 def test_import_panels_per_calculator():
     memory = results.import_result("memory", json.dumps(SAMPLE), PACKS["ar"])
     assert memory["ok"] and "guide-badge--cpu" in memory["html"] and "<svg" in memory["html"]
-    cost = results.import_result("cost", json.dumps(SCALE).encode(), PACKS["ja"])
+    cost = results.import_result("cost", json.dumps(_on_gpu(SCALE)).encode(), PACKS["ja"])
     assert cost["ok"] and cost["inputs"]["scaling_efficiency"] == 0.8333 and "1,024" in cost["summary"]
     unknown = results.import_result("nope", json.dumps(SAMPLE), PACKS["es"])
     assert not unknown["ok"] and unknown["errors"]
@@ -152,7 +202,8 @@ def test_each_calculator_declares_its_import_panel(monkeypatch):
 
 def test_filled_inputs_are_exactly_what_the_committed_results_fill():
     """FILLED is derived from the mapping and the measured-input table: no more, no less than real files give."""
-    filled = set().union(*(pilot_inputs.result_inputs(data) for _, data in RUNS))
+    # The committed scaling run is on CPUs (gloo), which gives no GPU figure: its GPU twin gives the rest.
+    filled = set().union(*(pilot_inputs.result_inputs(data) for data in [*dict(RUNS).values(), _on_gpu(SCALE)]))
     # A result fills the measured throughput of its own card only: the committed files cover one GPU.
     per_card = set(calculators.cost.MEASURED_FIELDS.values())
     assert filled & per_card and filled - per_card == pilot_inputs.FILLED - per_card

@@ -195,3 +195,11 @@ class LivePages:
     def close(self):
         for page in self._pages.values():
             page.context.close()
+
+
+def apply_import(page: Page, name: str, timeout_ms: int = 60_000) -> None:
+    """A pilot result read: the panel lists what it would change; take it into the form (the
+    panel's "apply" button)."""
+    root = page.locator(f"#calc-{name}")
+    root.locator(".guide-calc__import-result").and_(page.locator('[data-ok="true"]')).wait_for(timeout=timeout_ms)
+    root.locator(".guide-import__apply").click()

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 import calcui
 import calculators
 from tests.conftest import ROOT, ROOTS
+from tests.site.browser import apply_import
 from tests.site.test_browser_calculators import _pack, _set_field, _wait_for
 
 pytestmark = pytest.mark.browser
@@ -26,7 +27,7 @@ def test_a_shared_page_comes_back_at_the_defaults(live_pages, built_site):
     box_as_built = box.inner_html()
     # A file imported, which fills the form and shows its panel; the window resized.
     page.locator("#calc-memory-import").set_input_files(str(SAMPLE))
-    expect(root.locator(".guide-calc__import-result")).to_have_attribute("data-ok", "true", timeout=60_000)
+    apply_import(page, "memory")
     expect(page.locator("#calc-memory-model")).to_have_value("custom")
     page.set_viewport_size({"width": 390, "height": 844})
     # What a test may leave behind: a refused value with its error, a changed choice, an open fold.

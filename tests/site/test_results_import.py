@@ -17,6 +17,7 @@ import calcui
 from calcui import results
 from tests.conftest import ARTIFACTS, ROOT, ROOTS
 from tests.results.cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT, CASES, HUGE, PAYLOADS, write_huge
+from tests.site.browser import apply_import
 
 
 def _build_with_results(results_dir, target):
@@ -134,14 +135,30 @@ def test_payloads_render_inert(calculator_page, hostile_files):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("locale", ROOTS)
-def test_sample_fills_the_form_and_compares(live_pages, locale):
+def test_sample_fills_the_form_and_compares(live_pages, built_site, locale):
+    """A pilot result lists what it would change, changes nothing until the reader applies it, and
+    leaves the form as it was when they keep their inputs."""
+    site, _, _ = built_site
+    pack = json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
     page = live_pages.get(ROOTS[locale], "memory")
+    model = page.locator("#calc-memory-model").input_value()
     page.locator("#calc-memory-import").set_input_files(str(ROOT / "results" / "sample-cpu.json"))
     panel = page.locator("#calc-memory .guide-calc__import-result")
     expect(panel).to_have_attribute("data-ok", "true", timeout=60_000)
+    # The panel says what the file would change; nothing has changed yet.
+    expect(panel.locator(".guide-import__changes li").first).to_be_visible()
+    expect(page.locator("#calc-memory-model")).to_have_value(model)
+    # Kept: the form stays as it was, and the panel says so.
+    panel.locator(".guide-import__keep").click()
+    expect(panel.locator('[role="status"]')).to_have_text(calcui.Translator(pack)("Your inputs were kept."))
+    expect(page.locator("#calc-memory-model")).to_have_value(model)
+    # The same file again, applied this time.
+    page.locator("#calc-memory-import").set_input_files(str(ROOT / "results" / "sample-cpu.json"))
+    apply_import(page, "memory")
     sample = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
     expect(page.locator("#calc-memory-layers")).to_have_value(str(sample["config"]["model"]["layers"]))
     expect(page.locator("#calc-memory-model")).to_have_value("custom")
+    expect(panel.locator(".guide-import__changes")).to_have_count(0)
 
 
 TRACE = ROOT / "tests" / "results" / "good" / "trace-llama-3.2-1b-lora.json"
@@ -161,6 +178,7 @@ def test_a_trace_is_imported_as_traced_at_phone_width(live_pages, built_site, lo
     assert got["ok"] and got["summary"] == expected["summary"]
     panel = page.locator("#calc-memory .guide-calc__import-result")
     expect(panel.locator(".guide-badge--traced")).to_have_text(calcui.Translator(pack)("Traced"))
+    apply_import(page, "memory")
     expect(panel.locator("table.guide-results__trace")).to_have_count(1)
     expect(page.locator("#calc-memory-seq_len")).to_have_value(calcui.NumberFormat(pack).input_text(2048))
     overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -170,20 +188,58 @@ def test_a_trace_is_imported_as_traced_at_phone_width(live_pages, built_site, lo
     panel.screenshot(path=str(ARTIFACTS / f"trace-import-{locale}-390.png"))
 
 
-@pytest.mark.browser
-def test_cost_takes_the_measured_throughput(live_pages):
-    page = live_pages.get(ROOTS["ja"], "cost")
-    sample = json.loads((ROOT / "results" / "sample-cpu.json").read_text(encoding="utf-8"))
+def _pick(page: Page, path) -> None:
+    """Pick `path` on the cost page; the answer that follows once the reader applies it is kept."""
     page.evaluate("""() => { window.__result = null;
-        document.getElementById('calc-cost').addEventListener('guide:imported', () =>
-          document.getElementById('calc-cost').addEventListener('guide:result', (e) => { window.__result = e.detail; }, {once: true}),
-        {once: true}); }""")
-    page.locator("#calc-cost-import").set_input_files(str(ROOT / "results" / "sample-cpu.json"))
+        const root = document.getElementById('calc-cost');
+        root.addEventListener('guide:import-settled', () =>
+          root.addEventListener('guide:result', (e) => { window.__result = e.detail; }, {once: true}), {once: true}); }""")
+    page.locator("#calc-cost-import").set_input_files(str(path))
+
+
+def _apply(page: Page) -> dict:
+    apply_import(page, "cost")
     page.wait_for_function("() => window.__result !== null", timeout=60_000)
-    response = page.evaluate("() => window.__result.response")
-    assert response["ok"]
-    assert response["inputs"]["throughput_per_gpu"] == results.to_inputs(sample, "cost")["throughput_per_gpu"]
-    expect(page.locator("#calc-cost .guide-calc__import-result")).to_have_attribute("data-ok", "true")
+    return page.evaluate("() => window.__result.response")
+
+
+@pytest.mark.browser
+def test_a_gpu_result_then_a_cpu_sample_then_a_trace_on_the_cost_page(live_pages, built_site):
+    """Reader task 4 (issue 51), es desktop: a result measured on a GPU sets that card's speed and says
+    "measured" in the answer; a CPU sample and a trace after it set no card's speed, and take back
+    the earlier file's, and each panel said what it would change before it did."""
+    site, _, _ = built_site
+    pack = json.loads((site / "assets" / "calc" / "pack-es.json").read_text(encoding="utf-8"))
+    t = calcui.Translator(pack)
+    measured = t("{count} × {gpu} (throughput measured by your pilot run)").split("{gpu}")[1].strip()
+    page = live_pages.get(ROOTS["es"], "cost")
+    root = page.locator("#calc-cost")
+    panel = root.locator(".guide-calc__import-result")
+    verdict = root.locator(".guide-calc__result .guide-verdict")
+
+    gpu = ROOT / "tests" / "results" / "good" / "gpu-lora.json"
+    _pick(page, gpu)
+    response = _apply(page)
+    speed = json.loads(gpu.read_text(encoding="utf-8"))["timing"]["tokens_per_s"]
+    assert response["inputs"]["measured_h200-141gb"] == round(speed, 2) and response["inputs"]["gpu"] == "h200-141gb"
+    expect(verdict).to_contain_text(measured)
+    expect(panel).to_contain_text("H200 SXM 141 GB")
+
+    _pick(page, ROOT / "results" / "sample-cpu.json")
+    expect(panel.locator(".guide-import__changes")).to_contain_text("H200 SXM 141 GB")  # its speed goes back
+    expect(verdict).to_contain_text(measured)  # nothing changed yet
+    response = _apply(page)
+    assert not any(v for k, v in response["inputs"].items() if k.startswith("measured_"))
+    assert response["inputs"]["gpu"] == "h200-141gb" and response["inputs"]["model"] == "custom"
+    expect(verdict).not_to_contain_text(measured)
+
+    _pick(page, ROOT / "results" / "trace-llama-3.1-8b-full.json")
+    response = _apply(page)
+    assert response["inputs"]["model"] == "llama-3.1-8b" and response["inputs"]["method"] == "full"
+    expect(page.locator("#calc-cost-model")).to_have_value("llama-3.1-8b")
+    expect(verdict).not_to_contain_text(measured)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "cost-imports-es-desktop.png"), full_page=False)
 
 
 CONFIGS = ROOT / "tests" / "fixtures" / "hf-configs"

@@ -338,7 +338,9 @@ class Calculator {
     this.importBytes = undefined;
     this.importId = `${this.name}:import:${Date.now()}`;
     // The buffer moves to the worker instead of being copied: the page keeps no second copy of the file.
-    const message = { type: MessageType.IMPORT, id: this.importId, name: this.name, bytes };
+    // The form goes along: the panel lists what the file would change in it before anything changes.
+    const current = JSON.stringify(this.inputs());
+    const message = { type: MessageType.IMPORT, id: this.importId, name: this.name, bytes, current };
     this.runtime.post(message, [bytes.buffer]);
   }
 
@@ -347,12 +349,32 @@ class Calculator {
     // Built by calcui, which escapes every value; a refusal's panel lists every error (tests/results).
     this.importPanel.innerHTML = message.html;
     this.importPanel.dataset.ok = String(message.ok);
-    if (message.ok) {
-      this.fill(message.inputs);
-      applyConditions(this.form);
-      this.compute();
+    const asked = this.importPanel.querySelector(".guide-import__changes");
+    if (message.ok && asked) {
+      // The file would change the reader's job: nothing changes until they choose.
+      const settle = (apply) => {
+        if (apply) this.take(message.inputs);
+        const said = document.createElement("p");
+        said.className = "guide-import__note";
+        said.setAttribute("role", "status");
+        said.textContent = apply ? asked.dataset.applied : asked.dataset.kept;
+        asked.replaceWith(said);
+        this.picker.value = "";   // the same file, chosen again (a reader who changed their mind), is a change
+        this.root.dispatchEvent(new CustomEvent("guide:import-settled", { detail: { applied: apply } }));
+      };
+      asked.querySelector(".guide-import__apply").addEventListener("click", () => settle(true), { once: true });
+      asked.querySelector(".guide-import__keep").addEventListener("click", () => settle(false), { once: true });
+    } else if (message.ok) {
+      this.take(message.inputs);
     }
     this.root.dispatchEvent(new CustomEvent("guide:imported", { detail: message }));
+  }
+
+  /** A file's inputs into the form, and the answer for them. */
+  take(inputs) {
+    this.fill(inputs);
+    applyConditions(this.form);
+    this.compute();
   }
 
   /** Which inputs the answer on screen belongs to. "current": the form's (or a request for them is on
