@@ -84,15 +84,17 @@ def _ascii_digits(text: str) -> bool:
 
 def number_from_text(text: str) -> int | float | None:
     """The number a form field or a URL query value spells, or None: the one place that decides
-    what a typed number looks like (locale-aware input will extend it here).
+    what a number looks like once it reaches the calculators. The page reads the reader's own typing
+    first (calculator-numbers.js `delocalize`: the locale's decimal and group signs, full-width and
+    Arabic-Indic digits), so what arrives here, like the address, is ASCII.
 
     ASCII digits with an optional sign, decimal point and exponent: `8`, `+8`, `-0.5`, `.5`, `1e3`,
     `2.5E-4`; ASCII spaces around it are dropped (the form then shows the number as read: `+8` and
     ` 8 ` become 8). Refused, though Python's int() and float() take them: underscores (`1_6`),
-    digits of other scripts (`١٢`, `８`), any other space (a no-break space may be a locale's digit
-    group separator), nan, inf and numbers beyond a double (`1e309`). Only str methods, no regular
-    expression: the value comes from an address anyone can write. An int when there is neither a
-    point nor an exponent."""
+    digits of other scripts in an address (`١٢`, `８`: the page sends them as ASCII), any other space
+    (a no-break space may be a locale's digit group separator), nan, inf and numbers beyond a double
+    (`1e309`). Only str methods, no regular expression: the value comes from an address anyone can
+    write. An int when there is neither a point nor an exponent."""
     text = text.strip(_ASCII_SPACE)
     unsigned = text[1:] if text[:1] in ("+", "-") else text
     mantissa, e, exponent = unsigned.replace("E", "e").partition("e")

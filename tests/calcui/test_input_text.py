@@ -93,9 +93,37 @@ TYPED = {
         "abc": "abc",
         "+8": "+8",
         "1.25": "1.25",
+        # Another script's digits and signs, read by the locale's rules: Arabic's decimal sign is the
+        # decimal point, a full-width full stop is a "." (so groups before three digits).
+        "١٫٩٩": "1.99",
+        "１．５００": "1500",
+        "－３": "-3",
+        # Ambiguous or foreign, left for Python to refuse: a no-break space, an underscore.
+        "1\u00a0000": "1\u00a0000",
+        "1_6": "1_6",
     },
-    "ja": {"0.2": "0.2", "200,000,000": "200000000", "1,234.5": "1234.5", "0,2": "0.2", "1.2.3": "1.2.3"},
-    "ar": {"0.2": "0.2", "1,000": "1000", "١٢": "١٢"},
+    "ja": {
+        "0.2": "0.2",
+        "200,000,000": "200000000",
+        "1,234.5": "1234.5",
+        "0,2": "0.2",
+        "1.2.3": "1.2.3",
+        "４０９６": "4096",
+        "１，０２４．５": "1024.5",
+        "０．２": "0.2",
+        "１ｅ３": "1e3",
+    },
+    "ar": {
+        "0.2": "0.2",
+        "1,000": "1000",
+        "١٢": "12",
+        "٨": "8",
+        "١٫٩٩": "1.99",
+        "١٬٠٠٠": "1000",
+        "۴۰۹۶": "4096",  # Eastern Arabic-Indic (Persian, Urdu keyboards)
+        "\u061c-٥": "-5",  # the Arabic letter mark a keyboard puts before a minus
+        "١٢abc": "12abc",
+    },
 }
 
 

@@ -84,3 +84,56 @@ def test_junk_gets_the_localized_not_a_number_error(live_pages, built_site, loca
     expect(page.locator("#calc-memory-margin-error")).to_have_text(expected, timeout=30_000)
     expect(page.locator("#calc-memory-margin")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#calc-memory-margin")).to_have_value("1,2,3")
+
+
+# A digit system each page's reader may type in, with its decimal and group signs (issue 51 item 4):
+# a Japanese IME's full-width forms, Arabic-Indic digits with Arabic's own signs, and on the Spanish
+# page Eastern Arabic-Indic digits (a Persian or Urdu keyboard) with Arabic's signs.
+SCRIPTS = {
+    "ja": {"zero": 0xFF10, "decimal": "．", "group": "，"},
+    "ar": {"zero": 0x0660, "decimal": "\u066b", "group": "\u066c"},
+    "es": {"zero": 0x06F0, "decimal": "\u066b", "group": "\u066c"},
+}
+RETYPE = """([name, script]) => {
+  const root = document.getElementById(`calc-${name}`);
+  const form = root.querySelector("form");
+  const [decimal, group] = [form.dataset.decimal, form.dataset.group];
+  const retyped = {};
+  const fields = [...form.querySelectorAll(".guide-field--int, .guide-field--float")]
+    .map((f) => f.querySelector("input")).filter((i) => !i.disabled);
+  for (const input of fields) {
+    const shown = input.value;
+    input.value = [...shown].map((c) => /[0-9]/.test(c) ? String.fromCodePoint(script.zero + Number(c))
+      : c === decimal ? script.decimal : c === group ? script.group : c).join("");
+    retyped[input.id] = [shown, input.value];
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  fields.at(-1).dispatchEvent(new Event("change", { bubbles: true }));
+  return retyped;
+}"""
+
+
+@pytest.mark.parametrize("locale", ROOTS)
+@pytest.mark.parametrize("name", ["memory", "cost"])
+def test_every_number_field_takes_the_readers_own_digits(live_pages, locale, name):
+    """Every number field of both calculators, retyped in another digit system at once: the answer
+    is computed without an error, and each field shows its value again in the page's own form."""
+    page = live_pages.get(ROOTS[locale], name)
+    root = f"document.getElementById('calc-{name}')"
+    answered = f"() => {root}.guideResponse != null && ({SETTLED})('{name}')"
+    # Custom dimensions first, so that the model's number fields take part too.
+    page.evaluate(f"() => {{ {root}.guideResponse = null; }}")
+    page.locator(f"#calc-{name}-model").select_option("custom")
+    page.wait_for_function(answered, timeout=30_000)
+    before, query = page.evaluate(f"() => {root}.guideResponse.inputs"), _query(page)
+    page.evaluate(f"() => {{ {root}.guideResponse = null; }}")
+    retyped = page.evaluate(RETYPE, [name, SCRIPTS[locale]])
+    assert len(retyped) >= 15 and all(shown != typed for shown, typed in retyped.values()), retyped
+    page.wait_for_function(answered, timeout=30_000)
+    response = page.evaluate(f"() => document.getElementById('calc-{name}').guideResponse")
+    assert response["ok"], response.get("errors")
+    assert response["inputs"] == before  # the same numbers, read from the reader's digits
+    shown = {field: page.locator(f"#{field}").input_value() for field in retyped}
+    assert shown == {field: original for field, (original, _) in retyped.items()}
+    expect(page.locator(f"#calc-{name} [aria-invalid='true']")).to_have_count(0)
+    assert _query(page) == query  # and the address is the same: every number is as it was

@@ -11,13 +11,40 @@ export function numberSymbols(form) {
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Typed text -> the ASCII the calculators read. The locale's decimal sign is the decimal point; its
+// The zero of each digit run a reader's keyboard may type instead of ASCII: full-width (a Japanese
+// IME), Arabic-Indic and Eastern Arabic-Indic (Arabic and Persian keyboards). Each run is 0-9 in order.
+const DIGIT_ZEROS = [0xff10, 0x0660, 0x06f0];
+// Signs with one meaning whatever the locale: the full-width forms of ASCII's, and the minus sign.
+const SIGNS = { "．": ".", "，": ",", "＋": "+", "－": "-", "−": "-", "ｅ": "e", "Ｅ": "E" };
+// Arabic's own decimal and group signs are the locale's decimal and group signs, whichever those are.
+const ARABIC_DECIMAL = "\u066b", ARABIC_GROUP = "\u066c";
+// Invisible direction marks an Arabic keyboard or a copied figure carries: no meaning in a number.
+const MARKS = /[\u061c\u200e\u200f\u2066-\u2069]/g;
+
+/** The reader's digits and signs in ASCII and the locale's own signs ("١٫٩٩" -> "1.99" on a page whose
+ *  decimal sign is "."; "４０９６" -> "4096"). Nothing ambiguous is touched: a no-break space or an
+ *  underscore stays, for the calculators to refuse. */
+export function asciiDigits(text, { decimal, group }) {
+  let out = "";
+  for (const char of String(text).replace(MARKS, "")) {
+    const code = char.codePointAt(0);
+    const zero = DIGIT_ZEROS.find((z) => code >= z && code <= z + 9);
+    if (zero !== undefined) out += String(code - zero);
+    else if (char === ARABIC_DECIMAL) out += decimal;
+    else if (char === ARABIC_GROUP) out += group;
+    else out += SIGNS[char] ?? char;
+  }
+  return out;
+}
+
+/** Typed text -> the ASCII the calculators read, in any of the digit scripts above (`asciiDigits`).
+ *  The locale's decimal sign is the decimal point; its
  *  group sign, where no decimal sign was typed, is ambiguous (Spanish "1.500" vs "0.5"): it groups
  *  when every one is followed by exactly three digits ("200.000.000", "1.500"), and a single one
  *  otherwise is the decimal point ("0.2", "1.25"). Anything else is left as typed, for the
  *  calculators to refuse with their own message. */
 export function delocalize(text, { decimal, group }) {
-  const trimmed = String(text).trim();
+  const trimmed = asciiDigits(String(text).trim(), { decimal, group });
   if (decimal === "." && !trimmed.includes(group)) return trimmed;
   const d = escape(decimal), g = escape(group);
   const groups = new RegExp(`^[+-]?\\d{1,3}(${g}\\d{3})+(${d}\\d*)?$`);
