@@ -61,7 +61,7 @@ def _rows(value) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(row, dict) for row in value)
 
 
-def import_result(name: str, data, current_json: str = "null") -> str:
+def import_result(name: str, data, current_json: str = "null", pasted: bool = False) -> str:
     """An IMPORT message: the picked file's bytes (a JavaScript Uint8Array in Pyodide) checked and turned
     into the calculator's inputs and panel, as JSON; `current_json`, the reader's form, against which
     the panel lists what the file would change."""
@@ -80,4 +80,4 @@ def import_result(name: str, data, current_json: str = "null") -> str:
         current = json.loads(current_json)
     except (TypeError, ValueError):
         current = None
-    return json.dumps(_import_result(name, data, _pack(), current))
+    return json.dumps(_import_result(name, data, _pack(), current, bool(pasted)))

@@ -25,6 +25,7 @@ from ._changes import changes_html
 from ._estimate import comparisons
 from ._html import choice_label, comparison_table, cpu_badge, difference, is_cpu, partial_badge
 from ._messages import problem_message
+from ._refusal import not_a_result, refusal, refusal_html
 
 
 def _failed(errors: list[str], t: Translator, problems: list[dict], lines: list[str] | None = None) -> dict:
@@ -233,11 +234,12 @@ def page_refusals(pack: dict) -> dict:
     }
 
 
-def import_result(name: str, text, pack: dict, current: object = None) -> dict:
+def import_result(name: str, text, pack: dict, current: object = None, pasted: bool = False) -> dict:
     """{ok, errors (localized lines), problems (raw), inputs (for the form), html (panel), summary}.
 
     `current`, the reader's form as the page sends it: a result then also gives `changes`, the inputs
-    it would change, which the page applies only once the reader says so (the panel asks)."""
+    it would change, which the page applies only once the reader says so (the panel asks). `pasted`:
+    the bytes were pasted text, not a file, and the answer calls them so."""
     loc = Localizer(pack)
     t = loc.t
     try:
@@ -249,12 +251,15 @@ def import_result(name: str, text, pack: dict, current: object = None) -> dict:
         if problems and problems[0]["code"] == "too_large":
             return too_large(pack, problems[0]["params"]["found"])  # the page's and the worker's words
         if problems:
-            return _failed(
-                [problem_message(p, loc) for p in problems],
-                t,
-                problems,
-                [problem_message(p, loc, html=True) for p in problems],
-            )
+            sentence, lines = refusal(text, problems, loc, pasted)
+            return {
+                "ok": False,
+                "errors": [problem_message(p, loc) for p in problems],
+                "problems": problems,
+                "inputs": {},
+                "html": refusal_html(sentence, lines, not_a_result(problems), loc),
+                "summary": sentence,
+            }
         return _accepted(name, data, loc, current)
     except Exception:  # noqa: BLE001 - a reader's file must never break the page; the tests aim for none
         return unreadable(pack)

@@ -74,4 +74,4 @@ PROBLEM_CODES = {
 }
 # A code from a newer contract than this reader's: named as it is.
 UNKNOWN = N_("{pointer}: problem {code}")
-TOP_LEVEL = N_("top level")
+TOP_LEVEL = N_("the file as a whole")

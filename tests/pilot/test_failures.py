@@ -261,7 +261,7 @@ def test_validate_on_broken_json_names_line_and_column_as_the_site_does(tmp_path
     path.write_text("{\n  x", encoding="utf-8")
     assert cli.main(["validate", str(path)]) == 1
     out = capsys.readouterr().out
-    assert f"{path}: INVALID" in out and "top level: expected valid JSON (error at line 2, column 3)" in out
+    assert f"{path}: INVALID" in out and "the file as a whole: expected valid JSON (error at line 2, column 3)" in out
 
 
 def test_debug_shows_the_traceback(tmp_path, capsys):

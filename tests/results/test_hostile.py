@@ -62,9 +62,11 @@ def test_messages_name_the_place_and_what_was_expected():
     _, problems = results.parse((BAD / "negative-memory.json").read_bytes())
     assert results.problem_message(problems[0], english) == "/memory/peak_tensor_bytes: expected a number ≥ 0, found -1"
     _, problems = results.parse((BAD / "missing-timing.json").read_bytes())
-    assert results.problem_message(problems[0], english) == "top level: expected property 'timing'"
+    assert results.problem_message(problems[0], english) == "the file as a whole: expected property 'timing'"
     _, problems = results.parse((BAD / "truncated.json").read_bytes())
-    assert results.problem_message(problems[0], english).startswith("top level: expected valid JSON (error at line ")
+    assert results.problem_message(problems[0], english).startswith(
+        "the file as a whole: expected valid JSON (error at line "
+    )
 
 
 def test_messages_go_through_the_catalog():
@@ -72,7 +74,10 @@ def test_messages_go_through_the_catalog():
         {
             **Localizer.english().pack,
             "locale": "xx",
-            "messages": {"{pointer}: expected a JSON document": "«{pointer}» ⇒ un documento JSON", "top level": "raíz"},
+            "messages": {
+                "{pointer}: expected a JSON document": "«{pointer}» ⇒ un documento JSON",
+                "the file as a whole": "raíz",
+            },
         }
     )
     _, problems = results.parse(b"")

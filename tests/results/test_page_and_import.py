@@ -307,3 +307,48 @@ def test_a_model_shape_counts_its_layers_and_heads(code, layers, heads):
     data["config"]["model"].update(layers=1, heads=1, kv_heads=1)
     page = results.results_page([("one.json", data)], PACKS[code])
     assert layers in page and heads in page
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ((Path(__file__).resolve().parents[2] / "package.json").read_text(), "an npm package.json"),
+        (json.dumps({"tokenizer_class": "LlamaTokenizer", "model_max_length": 8192}), "a tokenizer's settings"),
+        (json.dumps({"do_sample": True, "top_p": 0.9}), "a model's generation settings"),
+        (
+            json.dumps({"model": {}, "train": {}, "data": {}}),
+            "a gpu-pilot configuration, not the result its run writes",
+        ),
+        ("[1, 2]", "a JSON list"),
+        ("7", "a single JSON value"),
+    ],
+)
+def test_a_file_that_is_no_result_is_named_in_one_sentence(text, what):
+    """Issue 51 item 8: what the file is not and what it looks like, first; the problems folded."""
+    t = Translator(PACKS["es"])
+    out = results.import_result("memory", text, PACKS["es"])
+    assert not out["ok"] and out["summary"] == t(
+        "This file is not a pilot result or a config.json: it looks like {what}.", what=t(what)
+    )
+    assert out["summary"] in out["html"] and "<details" in out["html"] and out["errors"]  # the problems stay
+    assert "nivel superior" not in out["html"]
+    pasted = results.import_result("memory", text, PACKS["es"], pasted=True)["summary"]
+    assert pasted == t("This text is not a pilot result or a config.json: it looks like {what}.", what=t(what))
+
+
+def test_other_json_names_its_first_keys_and_text_that_is_not_json_says_so():
+    out = results.import_result("memory", json.dumps({"alpha": 1, "beta": 2, "gamma": 3, "delta": 4}), PACKS["ja"])
+    assert "alpha" in out["summary"] and "gamma" in out["summary"] and "delta" not in out["summary"]
+    t = Translator(PACKS["ar"])
+    for text in ("hello", b"\xff\xfe", ""):
+        summary = results.import_result("cost", text, PACKS["ar"])["summary"]
+        assert summary == t("This file is not JSON, so it is neither a pilot result nor a config.json."), text
+
+
+def test_a_result_with_problems_keeps_its_list_in_view():
+    """A pilot result that breaks the contract is the reader's own file: its problems are not folded."""
+    broken = json.loads(json.dumps(SAMPLE))
+    del broken["timing"]
+    out = results.import_result("memory", json.dumps(broken), PACKS["es"])
+    assert not out["ok"] and "<details" not in out["html"] and "timing" in out["html"]
+    assert out["summary"] == Translator(PACKS["es"])("This file is a pilot result this site cannot use:")

@@ -269,17 +269,7 @@ def test_a_model_config_json_fills_the_dimensions_or_says_why_not(live_pages, bu
     bad = (CONFIGS / "gpt2-tiny.json").read_bytes()
     expected = results.import_result("memory", bad, pack)["errors"][0]
     # Pasted text takes the same path as a file.
-    page.evaluate(
-        """(text) => { window.__imported = null;
-        const root = document.getElementById('calc-memory');
-        root.addEventListener('guide:imported', (e) => { window.__imported = e.detail; }, {once: true});
-        const data = new DataTransfer(); data.setData('text', text);
-        root.querySelector('[data-drop-zone]').dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true}));
-    }""",
-        bad.decode(),
-    )
-    page.wait_for_function("() => window.__imported !== null", timeout=60_000)
-    assert page.evaluate("() => window.__imported.ok") is False
+    assert _paste(page, bad.decode())["ok"] is False
     expect(panel).to_contain_text(expected)
     if locale != "es":
         assert expected != results.import_result("memory", bad, {**pack, "messages": {}})["errors"][0]
@@ -305,3 +295,46 @@ def test_a_bidi_label_shows_isolated_and_in_its_order(live_pages):
         return [box('A100'), box('tset'), box('run')];
     }""")
     assert boxes[0] < boxes[1] < boxes[2]
+
+
+def _paste(page: Page, text: str) -> dict:
+    page.evaluate(
+        """(text) => { window.__imported = null;
+        const root = document.getElementById('calc-memory');
+        root.addEventListener('guide:imported', (e) => { window.__imported = e.detail; }, {once: true});
+        const data = new DataTransfer(); data.setData('text', text);
+        root.querySelector('[data-drop-zone]').dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true}));
+    }""",
+        text,
+    )
+    page.wait_for_function("() => window.__imported !== null", timeout=60_000)
+    return page.evaluate("() => window.__imported")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", ROOTS)
+def test_a_wrong_file_gets_one_sentence_and_its_details_folded(live_pages, built_site, locale):
+    """Issue 51 item 8: a package.json picked by mistake is named as what it looks like, in one sentence;
+    the checker's problems wait in a closed fold; the same text pasted is called text, not a file."""
+    site, _, _ = built_site
+    pack = json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
+    wrong = ROOT / "package.json"
+    page = live_pages.get(ROOTS[locale], "memory", "phone")
+    panel = page.locator("#calc-memory .guide-calc__import-result")
+    got = _import(page, wrong)
+    expected = results.import_result("memory", wrong.read_bytes(), pack)
+    assert not got["ok"] and got["summary"] == expected["summary"]
+    t = calcui.Translator(pack)
+    assert t("an npm package.json") in got["summary"]
+    expect(panel.locator('[role="alert"] > p')).to_have_text(expected["summary"])
+    fold = panel.locator("details.guide-import__details")
+    expect(fold).not_to_have_attribute("open", "")
+    expect(fold.locator("li").first).to_be_hidden()  # the problems, folded
+    pasted = _paste(page, wrong.read_text(encoding="utf-8"))
+    assert pasted["summary"] == results.import_result("memory", wrong.read_bytes(), pack, pasted=True)["summary"]
+    assert pasted["summary"] != got["summary"]
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, overflow
+    panel.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    panel.screenshot(path=str(ARTIFACTS / f"wrong-file-{locale}-phone.png"))

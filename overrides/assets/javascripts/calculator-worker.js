@@ -100,7 +100,7 @@ self.onmessage = async (event) => {
       try {
         await ready;
         self.postMessage({ type: MessageType.READING, id: message.id });   // the page allows it longer
-        const out = JSON.parse(importer(message.name, message.bytes, message.current ?? "null"));
+        const out = JSON.parse(importer(message.name, message.bytes, message.current ?? "null", Boolean(message.pasted)));
         self.postMessage({ type: MessageType.IMPORTED, id: message.id, name: message.name, ...out });
       } catch (error) {
         self.postMessage({ type: MessageType.FAILED, id: message.id, message: String(error && error.message || error) });

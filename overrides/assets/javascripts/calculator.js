@@ -276,7 +276,7 @@ class Calculator {
         this.refuse("unreadable");   // the file went away, or the browser may not read it
         return;
       }
-      this.sendImport();
+      this.sendImport(false);
     };
     picker.addEventListener("change", () => take(picker.files[0]));
     zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.dataset.dragging = "true"; });
@@ -298,7 +298,7 @@ class Calculator {
       const bytes = text.length > limit ? null : new TextEncoder().encode(text);
       if (!bytes || bytes.byteLength > limit) { this.refuse("too_large"); return; }
       this.importBytes = bytes;
-      this.sendImport();
+      this.sendImport(true);
     });
   }
 
@@ -329,7 +329,9 @@ class Calculator {
     this.root.dispatchEvent(new CustomEvent("guide:imported", { detail }));
   }
 
-  sendImport() {
+  /** `pasted`: the bytes are pasted text, which the answer calls text, not a file. */
+  sendImport(pasted = this.importPasted ?? false) {
+    this.importPasted = pasted;   // kept until sent: the runtime may not be live yet
     if (this.importBytes === undefined) return;
     if (this.startFailed) { this.refuse("no_runtime"); return; }
     if (this.stopped) { this.importStopped(); return; }
@@ -340,7 +342,8 @@ class Calculator {
     // The buffer moves to the worker instead of being copied: the page keeps no second copy of the file.
     // The form goes along: the panel lists what the file would change in it before anything changes.
     const current = JSON.stringify(this.inputs());
-    const message = { type: MessageType.IMPORT, id: this.importId, name: this.name, bytes, current };
+    const message = { type: MessageType.IMPORT, id: this.importId, name: this.name, bytes, current, pasted };
+    this.importPasted = false;
     this.runtime.post(message, [bytes.buffer]);
   }
 
