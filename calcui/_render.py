@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import calculators
 from calculators import N_
 
@@ -235,5 +237,11 @@ def _notes(block, loc: Localizer) -> str:
     t = loc.t
     items = []
     for item in block["items"]:
-        items.append(f"<li>{escape(_sentence(item, loc))}</li>")
+        fix = ""
+        if item.get("apply"):
+            # A fix: calculator.js puts these inputs in the form when the button is pressed.
+            inputs = escape(json.dumps(item["apply"], separators=(",", ":"), sort_keys=True))
+            label = escape(t(N_("Apply")))  # outside the f-string, where Babel's extractor sees it
+            fix = f' <button type="button" class="md-button guide-calc__apply" data-inputs="{inputs}">{label}</button>'
+        items.append(f"<li>{escape(_sentence(item, loc))}{fix}</li>")
     return _title(block, t) + f'<ul class="guide-notes">{"".join(items)}</ul>'

@@ -73,6 +73,14 @@ def _param(p: object) -> object:
     return fmt(p["value"], p["unit"])
 
 
+def _apply(item: dict[str, Any]) -> str:
+    """A note that is a fix: the options that apply it on the command line."""
+    sets = " ".join(
+        f"--set {k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in item.get("apply", {}).items()
+    )
+    return f" [{sets}]" if sets else ""
+
+
 def render(result: dict[str, Any]) -> str:
     """All display blocks as text: metrics and bars as aligned lines, tables as columns."""
     out: list[str] = []
@@ -95,7 +103,7 @@ def render(result: dict[str, Any]) -> str:
             rows = [[english(c["label"]) for c in block["columns"]]]
             rows += [[fmt(cell, u) for cell, u in zip(row, units)] for row in block["rows"]]
         else:
-            out += ["- " + _note(i) for i in block["items"]] + [""]
+            out += ["- " + _note(i) + _apply(i) for i in block["items"]] + [""]
             continue
         widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))] if rows else []
         out += [

@@ -490,9 +490,21 @@ def _nearest_fit(
     values: dict[str, Any], quoter: _Quoter, own: dict[str, Any], by_gpu: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
     """The configuration nearest the reader's that fits in memory, priced, with what changed ("change"):
-    the same cards with a smaller micro-batch, else more cards of the same GPU, else the cheapest GPU that
-    fits; None when nothing does."""
+    on several cards, the least sharding that fits them (its collectives cost least), else the same
+    cards with a smaller micro-batch, else more cards of the same GPU, else the cheapest GPU that fits;
+    None when nothing does."""
     cards, micro = values["cards"], values["micro_batch"] // 2
+    order = memory.SHARDING_ORDER  # "one GPU" on several cards runs as DDP (`_parallelism`)
+    later = order[order.index(_parallelism(values, cards)) + 1 :] if cards > 1 else ()
+    for mode in later if values["memory_per_gpu_gb"] <= 0 else ():
+        sharded = _Quoter({**values, "parallelism": mode})
+        if sharded.budget.fits(own, cards):
+            return {
+                **sharded.quote(own, cards),
+                "change": "parallelism",
+                "parallelism": mode,
+                "micro_batch": values["micro_batch"],
+            }
     while micro >= 1 and values["memory_per_gpu_gb"] <= 0:  # a measured peak does not move with the batch
         smaller = _Quoter({**values, "micro_batch": micro})
         if smaller.budget.fits(own, cards):

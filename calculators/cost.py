@@ -40,7 +40,7 @@ from ._cost_model import HOURLY, MAX_LOST_HOURS, NODE_CARDS
 from ._cost_quote import card_counts, estimate, memory_values
 from ._errors import error
 from ._i18n import N_, NN_, NP_, Msg
-from .display import Column, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
+from .display import Column, Note, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 # What the registry, the other modules and the tests read here; the inputs and the engine's answer
 # (`estimate`) come from their own modules.
@@ -132,8 +132,11 @@ OPTION_COLUMNS: list[Column] = [
 
 
 def _config(q: dict[str, Any], micro_batch: int | None = None) -> dict[str, Any]:
-    """ "2 × H100 SXM 80 GB" (with its micro-batch when that is what changed), as a verdict's phrase."""
+    """ "2 × H100 SXM 80 GB" (with its micro-batch or its sharding when that is what changed), as a
+    verdict's phrase."""
     count = {"count": value(q["cards"], "count"), "gpu": q["name"]}
+    if q.get("change") == "parallelism":
+        return phrase(N_("{count} × {gpu} with {mode}"), {**count, "mode": memory.MODE_NAMES[q["parallelism"]]})
     if micro_batch is None and q["measured"]:
         # The reader's own measurement drives this price: said where the answer is read, not only in a table.
         return phrase(N_("{count} × {gpu} (throughput measured by your pilot run)"), count)
@@ -292,7 +295,7 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
     breakdown += [[option_labels[k], v] for k, v in q["options_usd"].items()]
     # The chosen GPU's card counts; the other GPUs': their cheapest row in BEST_COLUMNS' table.
     option_columns = [c for c in OPTION_COLUMNS if r["pinned"] or c is not CHEAPEST_PLAN]
-    note_items: list[tuple[Msg, dict[str, Any]]] = []
+    note_items: list[Note] = []
     if r["prices_as_of"]:
         note_items.append(
             (
@@ -390,6 +393,18 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                     "The figures above price the nearest configuration that fits: the cheapest GPU that "
                     "fits, {count} × {gpu}."
                 ),
+                "parallelism": N_(
+                    "The figures above price the nearest configuration that fits: the same {count} cards "
+                    "with {mode}, which splits among the cards some or all of the training state that DDP "
+                    "copies onto each."
+                ),
+            }[near["change"]]
+            # The change as inputs: the note is a fix the reader applies with one tap.
+            fix = {
+                "micro_batch": {"micro_batch": near["micro_batch"]},
+                "cards": {"cards": near["cards"]},
+                "gpu": {"gpu": near["gpu"], "cards": near["cards"]},
+                "parallelism": {"parallelism": near.get("parallelism")},
             }[near["change"]]
             note_items.append(
                 (
@@ -398,7 +413,9 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                         "micro_batch": value(near["micro_batch"], "count"),
                         "count": value(near["cards"], "count"),
                         "gpu": near["name"],
+                        "mode": memory.MODE_NAMES.get(near.get("parallelism", ""), ""),
                     },
+                    fix,
                 )
             )
     if q["fits_memory"]:
@@ -450,14 +467,17 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                 {"count": value(max(max(card_counts(g["id"], values["any_count"])) for g in _data.gpus()), "count")},
             )
         )
+    # A fix the reader can apply goes right under the answer's sentence, not at the end of the notes.
+    fixes = [item for item in note_items if len(item) > 2]
     return [
         _verdict(values, r),
+        *([notes(fixes)] if fixes else []),
         metrics(N_("Cost per successful output"), head),
         bars(N_("Hours in the plan"), "hours", hours),
         table(N_("Price breakdown"), [(N_("Item"), "text"), (N_("Price"), "usd")], breakdown),
         record_table(N_("Cheapest configuration of each GPU"), BEST_COLUMNS, r["best_by_gpu"]),
         record_table(N_("Card counts of this GPU that fit"), option_columns, r["options_table"]),
-        notes(note_items),
+        notes([item for item in note_items if len(item) == 2]),
     ]
 
 

@@ -8,7 +8,7 @@ Every unit a calculator uses, on an input, a display block or a prose figure, is
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,8 +96,19 @@ def verdict(msg: Msg, params: dict[str, Any], status: str, short: dict[str, Any]
     return {**block, "short": short} if short else block
 
 
-def notes(items: list[tuple[Msg, dict[str, Any]]], title: Msg = "") -> dict[str, Any]:
-    block = {"kind": "notes", "items": [{"msg": msg, "params": params} for msg, params in items]}
+Note = tuple[Msg, dict[str, Any]] | tuple[Msg, dict[str, Any], dict[str, Any]]
+
+
+def notes(items: Sequence[Note], title: Msg = "") -> dict[str, Any]:
+    """Sentences (a msgid with typed parameters); a third element, inputs of the calculator, makes the
+    note a fix the reader can apply at once: the page shows a button that puts them in the form, the
+    command line the `--set` options that do."""
+    block = {
+        "kind": "notes",
+        "items": [
+            {"msg": item[0], "params": item[1], **({"apply": item[2]} if len(item) > 2 else {})} for item in items
+        ],
+    }
     return {**block, "title": title} if title else block
 
 

@@ -667,7 +667,7 @@ def levers(values: dict[str, Any], gpu: dict[str, Any], current: int) -> list[di
     that leaves the peak where it is (say the fused loss when the optimizer step is the peak) is left out."""
     out, margin = [], values["margin"]
 
-    def add(lever: str, total: int, **detail: int) -> None:
+    def add(lever: str, total: int, **detail: int | str) -> None:
         if total < current:
             out.append({"lever": lever, "bytes": total, "fits": fits(total, gpu, margin)["fits"], **detail})
 
@@ -683,6 +683,12 @@ def levers(values: dict[str, Any], gpu: dict[str, Any], current: int) -> list[di
             if fits(total, gpu, margin)["fits"]:
                 break
         add("micro_batch", total, batch=batch)
+    if values["gpus"] > 1 and values["parallelism"] in SHARDING_ORDER:  # the least sharding that fits these cards
+        for mode in SHARDING_ORDER[SHARDING_ORDER.index(values["parallelism"]) + 1 :]:
+            total = _total(values, parallelism=mode)
+            if fits(total, gpu, margin)["fits"]:
+                add("sharding", total, mode=mode)
+                break
     fewest = max(2, values["gpus"] + (values["parallelism"] == "fsdp"))
     state = unsharded(build_run({**values, "parallelism": "fsdp"}))
     for count in (n for n in card_counts("fsdp") if n >= fewest):
@@ -761,10 +767,17 @@ _RULE_LABELS = {
 }
 
 
+# Data parallelism from the least memory saved to the most. ZeRO-1 and -2 move as much data as DDP's
+# all-reduce, FSDP (ZeRO-3) half as much again (Rajbhandari et al. 2020, "ZeRO", section 7), so the first
+# that fits is the cheapest sharding that fits.
+SHARDING_ORDER = ("ddp", "zero1", "zero2", "fsdp")
+# The modes by the names frameworks give them: proper nouns, the same in every language.
+MODE_NAMES = {"ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "fsdp": "FSDP"}
 _LEVERS = {
     "fused_loss": N_("Fused linear cross-entropy loss (Loss implementation)"),
     "checkpointing": N_("Gradient checkpointing on"),
     "micro_batch": N_("Micro-batch of {batch}"),
+    "sharding": N_("{mode} on the same {count} cards"),
     "fsdp": N_("FSDP across {count} cards"),
 }
 # The same levers as alternatives in the verdict's sentence.
@@ -772,12 +785,33 @@ _OPTIONS = {
     "fused_loss": N_("the same card with the fused loss"),
     "checkpointing": N_("the same card with gradient checkpointing"),
     "micro_batch": N_("the same card with a micro-batch of {batch}"),
+    "sharding": N_("{count} × {gpu} with {mode}"),
     "fsdp": N_("{count} × {gpu} with FSDP"),
 }
 
 
-def _lever_params(lever: dict[str, Any], name: str) -> dict[str, Any]:
-    return {"batch": value(lever.get("batch"), "count"), "count": value(lever.get("count"), "count"), "gpu": name}
+def _lever_params(lever: dict[str, Any], name: str, gpus: int) -> dict[str, Any]:
+    count = lever.get("count", gpus if lever["lever"] == "sharding" else None)
+    return {
+        "batch": value(lever.get("batch"), "count"),
+        "count": value(count, "count"),
+        "gpu": name,
+        "mode": MODE_NAMES.get(lever.get("mode", ""), ""),
+    }
+
+
+def _lever_inputs(lever: dict[str, Any]) -> dict[str, Any]:
+    """A lever as the inputs that apply it (the answer's one-tap fix)."""
+    kind = lever["lever"]
+    if kind == "fused_loss":
+        return {"loss": "fused"}
+    if kind == "checkpointing":
+        return {"gradient_checkpointing": True}
+    if kind == "micro_batch":
+        return {"micro_batch": lever["batch"]}
+    if kind == "sharding":
+        return {"parallelism": lever["mode"]}
+    return {"parallelism": "fsdp", "gpus": lever["count"]}
 
 
 def _verdict(values: dict[str, Any], r: dict[str, Any], a: dict[str, Any]) -> dict[str, Any]:
@@ -798,7 +832,9 @@ def _verdict(values: dict[str, Any], r: dict[str, Any], a: dict[str, Any]) -> di
         options.append(
             phrase(N_("{count} × {gpu}"), {"count": value(smallest["count"], "count"), "gpu": smallest["name"]})
         )
-    options += [phrase(_OPTIONS[lv["lever"]], _lever_params(lv, a["name"])) for lv in a["levers"] if lv["fits"]]
+    options += [
+        phrase(_OPTIONS[lv["lever"]], _lever_params(lv, a["name"], values["gpus"])) for lv in a["levers"] if lv["fits"]
+    ]
     here["usable"] = value(a["usable_bytes"], "bytes")
     if not options:
         return verdict(
@@ -888,7 +924,8 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
             {"bytes": value(r["shortcuts"]["single_gpu_bytes"], "bytes")},
         )
     )
-    blocks = [_verdict(values, r, a), metrics(N_("Memory per GPU"), head)]
+    # The levers, each a fix the reader can apply, right under the answer's sentence.
+    blocks = [_verdict(values, r, a)]
     if a["levers"]:
         blocks.append(
             notes(
@@ -896,16 +933,18 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                     (
                         N_("{change}: {needed} per GPU ({outcome})."),
                         {
-                            "change": phrase(_LEVERS[lv["lever"]], _lever_params(lv, a["name"])),
+                            "change": phrase(_LEVERS[lv["lever"]], _lever_params(lv, a["name"], values["gpus"])),
                             "needed": value(lv["bytes"], "bytes"),
                             "outcome": phrase(N_("fits") if lv["fits"] else N_("still too large")),
                         },
+                        _lever_inputs(lv),
                     )
                     for lv in a["levers"]
                 ],
                 title=N_("What lowers the memory per GPU on this card"),
             )
         )
+    blocks.append(metrics(N_("Memory per GPU"), head))
     return blocks + [
         bars(N_("Memory per GPU by component"), "bytes", [(COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
         record_table(N_("Which GPUs fit"), FIT_COLUMNS, r["gpu_fit"]),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
-from calculators import _cost_model as model, _cost_quote as quote, _prices, catalog, compute, cost
+from calculators import _cost_model as model, _cost_quote as quote, _prices, catalog, compute, cost, memory
 
 # The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
 # with their own: H100 per card-hour by term 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30, on demand 3.70.
@@ -473,3 +473,23 @@ def test_the_kept_lower_bounds_stay_below_every_price_from_one_answer_to_the_nex
                         gpu["id"],
                         cards,
                     )
+
+
+@pytest.mark.parametrize("parallelism", ["single", "ddp"])
+def test_several_cards_that_do_not_fit_get_the_least_sharding_that_does(parallelism):
+    """Issue 51 item 3: 8 cards of a full fine-tune that DDP cannot hold: the nearest configuration is
+    the same cards with the first mode (ZeRO-1, -2, FSDP) that fits, and its note applies it."""
+    inputs = {"cards": 8, "method": "full", "gpu": "h100-sxm-80gb", "parallelism": parallelism}
+    r = compute("cost", inputs)["result"]
+    assert not r["fits_memory"]
+    near = r["nearest_fit"]
+    assert near["change"] == "parallelism" and near["cards"] == 8 and near["gpu"] == "h100-sxm-80gb"
+    order = memory.SHARDING_ORDER
+    tried = order[order.index("ddp" if parallelism == "single" else parallelism) + 1 :]
+    assert near["parallelism"] in tried
+    for mode in tried[: tried.index(near["parallelism"])]:  # every less sharded mode does not fit
+        assert not compute("cost", {**inputs, "parallelism": mode})["result"]["fits_memory"], mode
+    fixes = [i["apply"] for b in r["display"] if b["kind"] == "notes" for i in b["items"] if "apply" in i]
+    assert fixes == [{"parallelism": near["parallelism"]}]
+    applied = compute("cost", {**inputs, **fixes[0]})["result"]
+    assert applied["fits_memory"] and applied["usd_per_output"] == pytest.approx(near["usd_per_output"])

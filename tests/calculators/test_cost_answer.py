@@ -12,7 +12,8 @@ def answer(**inputs):
 
 
 def tiles(r) -> dict:
-    return {m["label"]: m for m in r["display"][1]["items"]}
+    block = next(b for b in r["display"] if b["kind"] == "metrics")
+    return {m["label"]: m for m in block["items"]}
 
 
 def test_the_answer_opens_with_the_cheapest_configuration_and_the_choice_beside_it():
@@ -65,8 +66,10 @@ def test_a_configuration_that_does_not_fit_has_no_headline_price_but_the_nearest
     verdict = r["display"][0]
     assert "does not fit in memory" in verdict["msg"] and verdict["status"] == "warn"
     assert verdict["params"]["nearest_price"]["value"] == near["usd_per_output"]
-    notes = [i["msg"] for i in r["display"][-1]["items"]]
-    assert any(n.startswith("The figures above price the nearest configuration that fits") for n in notes)
+    # Right under the sentence, as a fix with the inputs that apply it.
+    assert r["display"][1]["kind"] == "notes"
+    (fix,) = r["display"][1]["items"]
+    assert fix["msg"].startswith("The figures above price the nearest configuration that fits") and fix["apply"]
 
 
 def test_a_gpu_that_never_fits_gives_way_to_the_cheapest_that_does():

@@ -5,7 +5,9 @@ from dataclasses import fields
 
 import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
+from hypothesis import assume, given, settings, strategies as st
 
+import calculators
 from calculators import _memory_model as memory_model, compute, memory
 from calculators._memory_model import quantized_bytes
 from calculators.architecture import FAMILIES, LINEARS, Architecture
@@ -364,8 +366,9 @@ def test_a_run_that_does_not_fit_lists_what_fits_and_each_lever_is_the_estimate_
     assert _figure(**inputs, parallelism="fsdp", gpus=fsdp["count"] // 2) > 72e9  # the fewest cards that fit
     assert [lv["lever"] for lv in a["levers"] if lv["fits"]] == [m for m in ("fused_loss", "micro_batch", "fsdp")]
     assert len(options) == 4
-    lever_block = r["display"][2]
+    lever_block = r["display"][1]  # right under the sentence: each lever is a fix to apply
     assert lever_block["kind"] == "notes" and lever_block["title"] == "What lowers the memory per GPU on this card"
+    assert all(item["apply"] for item in lever_block["items"])
 
 
 def test_levers_that_leave_the_peak_alone_are_not_offered():
@@ -397,7 +400,8 @@ def test_the_master_copy_note_says_what_it_adds_here():
 
 def test_the_smallest_setup_tile_names_its_card():
     """A bare green "1" read as one of the card the reader chose (issue 33, item 4)."""
-    tile = next(i for i in result(seq_len=8192)["display"][1]["items"] if i["label"] == "Smallest setup that fits")
+    head = next(b for b in result(seq_len=8192)["display"] if b["kind"] == "metrics")
+    tile = next(i for i in head["items"] if i["label"] == "Smallest setup that fits")
     assert tile["value"] == "1 × H200 SXM 141 GB" and tile["status"] == "ok"
 
 
@@ -550,3 +554,30 @@ def test_host_ram_under_offload_is_derived_as_the_page_says(offload, extra_weigh
     assert r["host_bytes_per_gpu"] == (12 + 4 + extra_weights) * LLAMA8B // 4
     assert r["bytes"]["optimizer"] == 0
     assert result(method="full", **NO_OVERHEAD)["host_bytes_per_gpu"] == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    gpu=st.sampled_from([g["id"] for g in calculators.catalog()["gpus"]]),
+    model=st.sampled_from(["llama-3.1-8b", "qwen3-8b", "mixtral-8x7b", "llama-3.2-1b"]),
+    method=st.sampled_from(["full", "lora", "qlora"]),
+    gpus=st.sampled_from([1, 2, 8]),
+    parallelism=st.sampled_from(["single", "ddp", "zero1", "zero2", "fsdp"]),
+    micro_batch=st.sampled_from([1, 4, 16]),
+)
+def test_every_lever_is_a_fix_whose_inputs_give_its_figure(gpu, model, method, gpus, parallelism, micro_batch):
+    """Each lever the answer offers carries the inputs that apply it (the page's one-tap button, the
+    command line's --set): applied, they give the lever's own figure, and fit when it says so."""
+    if parallelism == "single":
+        gpus = 1
+    inputs = dict(gpu=gpu, model=model, method=method, gpus=gpus, parallelism=parallelism, micro_batch=micro_batch)
+    answer = calculators.compute("memory", inputs)
+    assume(answer["ok"])
+    levers = answer["result"]["answer"]["levers"]
+    fixes = [i for b in answer["result"]["display"] if b["kind"] == "notes" for i in b["items"] if "apply" in i]
+    assert len(fixes) == len(levers)
+    for lever, fix in zip(levers, fixes):
+        applied = calculators.compute("memory", {**inputs, **fix["apply"]})
+        assert applied["ok"], (lever, applied.get("errors"))
+        assert applied["result"]["per_gpu_bytes"] == lever["bytes"], lever
+        assert applied["result"]["answer"]["fits"] == lever["fits"], lever

@@ -540,3 +540,25 @@ def test_each_figure_lines_up_with_its_label(browser, site_url, locale):
         assert edges, name
         assert all(gap < 1 for _, gap in edges), (locale, name, [e for e in edges if e[1] >= 1])
     context.close()
+
+
+@pytest.mark.parametrize(("locale", "screen"), [("ar", "phone"), ("es", "desktop")])
+def test_eight_cards_that_do_not_fit_offer_the_sharding_that_does_in_one_tap(live_pages, locale, screen):
+    """Issue 51 item 3: a full fine-tune on 8 cards with the default "one GPU": the answer names the
+    least sharding that fits these cards, and its button puts it in the form and answers for it."""
+    page = live_pages.get(ROOTS[locale], "cost", screen)
+    _set_field(page, "cost", "method", "full")
+    _set_field(page, "cost", "gpu", "h100-sxm-80gb")
+    _set_field(page, "cost", "cards", "8")
+    _, response = _wait_for(page, "cost", {"method": "full", "gpu": "h100-sxm-80gb", "cards": "8"})
+    near = response["result"]["nearest_fit"]
+    assert not response["result"]["fits_memory"] and near["change"] == "parallelism"
+    fix = page.locator("#calc-cost .guide-calc__result button.guide-calc__apply")
+    expect(fix).to_have_count(1)
+    fix.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    fix.locator("xpath=ancestor::section[1]").screenshot(path=str(ARTIFACTS / f"sharding-fix-{locale}-{screen}.png"))
+    fix.click()
+    _, response = _wait_for(page, "cost", {"parallelism": near["parallelism"], "cards": "8"})
+    assert response["result"]["fits_memory"] and response["result"]["cards"] == 8
+    expect(page.locator("#calc-cost-parallelism")).to_have_value(near["parallelism"])

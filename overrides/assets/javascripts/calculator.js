@@ -236,6 +236,13 @@ class Calculator {
     this.setUpShare();
     // The error summary's links (calcui) lead to their field, through any fold holding it.
     this.result.addEventListener("click", (event) => {
+      // A fix the answer offers (a note's button, calcui): its inputs into the form, then the answer for them.
+      const fix = event.target.closest("button[data-inputs]");
+      if (fix) {
+        this.reveal = true;
+        this.take(JSON.parse(fix.dataset.inputs));
+        return;
+      }
       const link = event.target.closest("a[data-error-for]");
       if (!link) return;
       const field = this.form.querySelector(`[data-field="${CSS.escape(link.dataset.errorFor)}"]`);
