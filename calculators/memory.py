@@ -11,7 +11,7 @@ import dataclasses
 from operator import itemgetter
 from typing import Any
 
-from . import _data, hf_config
+from . import _data, hf_config, memory_why
 from ._errors import error
 from ._i18n import N_, NN_, Msg
 from ._inputs import Choice, Input
@@ -767,6 +767,7 @@ _RULE_LABELS = {
 }
 
 
+LEVERS_TITLE = N_("What lowers the memory per GPU on this card")
 # Data parallelism from the least memory saved to the most. ZeRO-1 and -2 move as much data as DDP's
 # all-reduce, FSDP (ZeRO-3) half as much again (Rajbhandari et al. 2020, "ZeRO", section 7), so the first
 # that fits is the cheapest sharding that fits.
@@ -941,10 +942,14 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                     )
                     for lv in a["levers"]
                 ],
-                title=N_("What lowers the memory per GPU on this card"),
+                title=LEVERS_TITLE,
             )
         )
     blocks.append(metrics(N_("Memory per GPU"), head))
+    # Beside the figure: why it is what it is, when a component dominates or QLoRA leaves experts whole.
+    why = memory_why.notes_for(values, build_run(values), r["bytes"], r["per_gpu_bytes"])
+    if why:
+        blocks.append(notes(why, title=N_("Why this figure")))
     return blocks + [
         bars(N_("Memory per GPU by component"), "bytes", [(COMPONENT_LABELS[c], r["bytes"][c]) for c in COMPONENTS]),
         record_table(N_("Which GPUs fit"), FIT_COLUMNS, r["gpu_fit"]),

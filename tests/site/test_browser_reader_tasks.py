@@ -117,3 +117,21 @@ def test_a_value_out_of_range_is_shown_where_the_reader_looks(live_pages, built_
     expect(error).to_be_visible()
     expect(error).to_have_text(expected["errors"][0]["message"])
     page.screenshot(path=str(shots / f"invalid-{locale}-{width}.png"))
+
+
+def test_a_mixture_of_experts_under_qlora_says_why_its_figure_is_large(live_pages, built_site, shots):
+    """Issue 51 reader task 2, ja desktop: Mixtral 8x7B, QLoRA, sequence 4096, micro-batch 2 on one H100:
+    the figure first, and beside it the line that says the grouped experts stay in bf16."""
+    page = live_pages.get(ROOTS["ja"], "memory", "desktop")
+    for field, value in (("model", "mixtral-8x7b"), ("method", "qlora"), ("seq_len", "4096"), ("micro_batch", "2")):
+        _set_field(page, "memory", field, value)
+    _wait_for(page, "memory", {"model": "mixtral-8x7b", "method": "qlora", "seq_len": "4096", "micro_batch": "2"})
+    pack = _pack(built_site, "ja")
+    expected = _answer_first(page, "memory", "desktop", pack, shots, "moe-qlora", "ja")
+    needed = calcui.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
+    assert needed in expected["summary"]
+    why = page.locator("#calc-memory .guide-block--notes").filter(has_text=calcui.Translator(pack)("Why this figure"))
+    expect(why).to_have_count(1)
+    expect(why).to_contain_text("bitsandbytes")
+    why.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "moe-qlora-why-ja-desktop.png"))
