@@ -27,6 +27,8 @@ import calculators
 from . import headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
 from .config import GuideConfig
 from .i18n import status as translation_status
+from .i18n.plain_text import config_markup
+from .i18n.project import Project
 from .locale_pack import locale_pack
 from .markers import pilot_results, public_prices
 from .partials_env import partials_env
@@ -52,6 +54,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if not i18n.building:
             # Before anything is read or written: a link out of these folders would publish what it points at.
             self._refuse_outside_links(config)
+            # Titles and names an editor writes in mkdocs.yml reach every page as they are: text only.
+            if (self.root / "mkdocs.yml").is_file() and (markup := config_markup(Project(self.root))):
+                raise PluginError("\n".join(markup))
             # A price the cost calculator could not read stops the build here, naming the fix, before any
             # page computes a price (the calculators do not check their catalog on import, in every browser).
             try:

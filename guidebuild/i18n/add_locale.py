@@ -20,6 +20,7 @@ from babel import UnknownLocaleError
 from mkdocs.utils.yaml import yaml_load
 
 from ..locales import babel_locale
+from .plain_text import markup_in
 from .pofile import update_catalog
 from .project import Project, same_code
 
@@ -127,8 +128,12 @@ def add_locale(
 ) -> tuple[str, list[Path]]:
     """Scaffolds the locale `code` names, declared `in progress`; returns (its code as the site spells it,
     the paths it created or changed). Raises ValueError, touching nothing, when Material or CLDR does
-    not know the locale or it is already configured."""
+    not know the locale, it is already configured, or a name holds markup."""
     project = Project(Path(root))
+    for option, text in (("--name", name), ("--site-name", site_name), ("--site-description", site_description)):
+        piece = markup_in(text)
+        if piece is not None:  # Material puts it into every page as it is (plain_text)
+            raise ValueError(f"{option} holds markup ({piece!r}): write it as plain text")
     locale = canonical_code(code)
     if any(same_code(locale, known) for known in project.locales):
         raise ValueError(f"{locale} is already in mkdocs.yml")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from . import pofile, sources as i18n_sources, status as translation_status
 from .add_locale import add_locale
+from .plain_text import config_markup
 from .project import Project, find_root
 from .structure import differences, parse
 from .translator_view import page_diff
@@ -78,7 +79,8 @@ def print_status(root: Path, locales: list[str] | None, strict: bool, diff: bool
 
 
 def print_check(root: Path, locales: list[str] | None) -> int:
-    problems = [p for locale in (locales or [None]) for p in translation_status.broken(root, locale)]
+    problems: list[object] = [p for locale in (locales or [None]) for p in translation_status.broken(root, locale)]
+    problems += config_markup(Project(root))  # titles and names in mkdocs.yml are text, like the pages
     for problem in problems:
         print(problem)
     if not problems:
