@@ -15,8 +15,15 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+
+def _create(path: Path) -> BinaryIO:
+    """A new file at `path`, never an existing one nor a link's target (O_EXCL refuses both)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(path, flags, 0o666), "wb")
+
+
 # Tests swap this for a writer that fails after some bytes, as a full disk does.
-open_for_write: Callable[[Path], BinaryIO] = lambda path: open(path, "wb")  # noqa: E731
+open_for_write: Callable[[Path], BinaryIO] = _create
 
 
 class NoRoomError(OSError):

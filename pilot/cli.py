@@ -243,15 +243,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _validate(files: list[Path]) -> int:
     """The result contract (pilot.result, standard library only) the site reads with: the machine and the build agree."""
-    from .validate import problems
+    from .validate import printable, problems
 
     bad = 0
     for path in files:
         try:
             errors = problems(path)
         except OSError as exc:
-            raise PilotError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
-        print(f"{path}: " + ("valid" if not errors else "INVALID\n  " + "\n  ".join(errors)))
+            raise PilotError(f"{printable(str(path))}: cannot be read: {exc.strerror or exc}") from exc
+        print(f"{printable(str(path))}: " + ("valid" if not errors else "INVALID\n  " + "\n  ".join(errors)))
         bad += bool(errors)
     return 1 if bad else 0
 

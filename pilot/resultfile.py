@@ -35,6 +35,10 @@ def target(output: Path, overwrite: bool) -> Path:
     """Where a result goes (a folder means the default file name in it); an existing file is refused
     unless the reader asked to replace it."""
     path = output / DEFAULT_FILENAME if output.is_dir() else output
+    # A link or anything but a regular file is never replaced, --overwrite or not: renaming the result over
+    # /dev/null (as root) or over a link's target would break what it names.
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise FileExistsError(f"{path} is not a regular file; write the result to a file path")
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} already exists; pass --overwrite to replace it")
     return path
@@ -78,7 +82,12 @@ class ResultFile:
             raise
 
     def _reserve(self, size: int) -> None:
-        fd = os.open(self.reserve_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # The reserve's name is the pilot's own: whatever was planted there (a link to a file it would
+        # truncate) goes, and the new file is created, never opened through a link.
+        if self.reserve_path.is_symlink() or (self.reserve_path.exists() and not self.reserve_path.is_file()):
+            self.reserve_path.unlink()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self.reserve_path, flags, 0o600)
         try:
             if size > 0:
                 if hasattr(os, "posix_fallocate"):
