@@ -204,6 +204,21 @@ OWN_INPUTS = (
         only_when=BY_TOKENS,
     ),
     Input(
+        "global_batch",
+        "int",
+        32,
+        N_("Global batch, in sequences"),
+        N_(
+            "Sequences per optimizer step across all cards, reached by accumulating micro-batches: the "
+            "optimizer step and the gradient exchange happen once per global batch."
+        ),
+        unit="count",
+        min=1,
+        max=10**7,
+        group=G_WORK,
+        only_when=BY_TOKENS,
+    ),
+    Input(
         "steps", "int", 1000, N_("Optimizer steps"), unit="count", min=1, max=10**9, group=G_WORK, only_when=BY_STEPS
     ),
     Input(
@@ -234,14 +249,29 @@ OWN_INPUTS = (
         0.0,
         N_("Measured throughput per GPU"),
         N_(
-            "Measured on the GPU chosen above (the pilot's figure). 0 estimates it; the fields under "
-            "“Measured throughput per card” set any card."
+            "Measured on the GPU chosen above (the pilot's figure), as the run's tokens per second divided by "
+            "its cards. 0 estimates it; the fields under “Measured throughput per card” set any card."
         ),
         unit="tokens_per_s",
         min=0,
         max=1e9,
         group=G_SPEED,
         optional=True,
+    ),
+    Input(
+        "measurement_cards",
+        "int",
+        1,
+        N_("Cards of the measured run"),
+        N_(
+            "How many cards the measured throughput was taken on. A figure from an 8-card run already "
+            "includes its scaling loss: it is not scaled again on 8 cards."
+        ),
+        unit="count",
+        min=1,
+        max=1024,
+        group=G_SPEED,
+        advanced=True,
     ),
     _share(
         "utilization",

@@ -15,7 +15,12 @@ Hu et al. 2021), the adapters' own, gradient checkpointing's second forward pass
 whose backward pass recomputes the scores). The shares of peak come from published measurements
 (`calculators.throughput`), one per card. Several cards add the gradient (and, for FSDP, weight)
 collectives over the card's link, as a ring: each card sends 2(n-1)/n of the data (Patarasuk &
-Yuan 2009), not overlapped with compute (a lower bound on scaling efficiency).
+Yuan 2009). A step accumulates micro-batches up to its global batch, so DDP and ZeRO exchange the
+gradients once per step, during the last micro-batch's backward pass (bucketed all-reduce, Li et al.
+2020, "PyTorch Distributed", VLDB 13(12)); FSDP gathers each layer's weights and scatters its gradients
+in every micro-batch, prefetched under the compute of the layer before (Zhao et al. 2023, "PyTorch
+FSDP", VLDB 16(12)). The estimate hides what fits under that compute; the range's low end hides
+nothing.
 
 Interruptions are exponential (a Poisson process at cards x the rate per card-hour) and the expected
 hours are exact, not Young's first-order approximation, which fails once the mean time between failures
@@ -86,8 +91,10 @@ class StepWork:
     attention_flops: float  # the attention scores and their product with the values
     weight_traffic: float  # bytes of weights the matrix multiplications read
     other_traffic: float  # bytes moved by element-wise kernels and the optimizer step
-    sync_payload: float  # bytes handed to collectives per step (before the ring factor)
+    sync_payload: float  # bytes handed to collectives per exchange (before the ring factor)
     dequant_traffic: float = 0.0  # QLoRA: quantized weights read and their 16-bit copies written, per step
+    micro_batches: int = 1  # micro-batches accumulated per step, on each card
+    sync_every_micro: bool = False  # FSDP: one exchange per micro-batch, hidden under its compute; else one per step
 
     @property
     def matmul_flops(self) -> float:
@@ -127,6 +134,8 @@ def step_work(state: Unsharded, cards: int, tokens_per_step: float | None = None
         other_traffic=elementwise + optimizer,
         sync_payload=sync,
         dequant_traffic=micro * (quantized + dequantized) * matmul_passes,
+        micro_batches=micro,
+        sync_every_micro=run.parallelism == "fsdp",
     )
 
 
@@ -150,13 +159,25 @@ def card_step(
     return {"step_s": step_s, "tokens_per_s": work.tokens / step_s, "compute_share": compute_s / step_s}
 
 
-def modelled_scaling(work: StepWork, step_s: float, gpu: dict[str, Any], cards: int, bandwidth_share: float) -> float:
-    """Scaling efficiency inside one node: step time / (step time + ring collectives on the link)."""
+# The backward pass's share of a micro-batch's compute (twice the forward's FLOPs): DDP's bucketed
+# all-reduce runs under it, on the step's last micro-batch.
+BACKWARD_SHARE = 2 / 3
+
+
+def modelled_scaling(
+    work: StepWork, step_s: float, gpu: dict[str, Any], cards: int, bandwidth_share: float, overlap: bool = True
+) -> float:
+    """Scaling efficiency inside one node: step time / (step time + the ring collectives on the link that
+    compute does not hide). `overlap` False hides nothing: the low end of the range."""
     if cards <= 1:
         return 1.0
     n = min(cards, NODE_CARDS)
     link: float = gpu["interconnect"]["gb_s"] * 1e9 / 2 * bandwidth_share  # the catalog lists both directions
-    comm_s = work.sync_payload * (n - 1) / n / link
+    exchanges = work.micro_batches if work.sync_every_micro else 1
+    comm_s = exchanges * work.sync_payload * (n - 1) / n / link
+    if overlap:
+        hidden_under = step_s if work.sync_every_micro else step_s / work.micro_batches * BACKWARD_SHARE
+        comm_s = max(0.0, comm_s - hidden_under)
     return step_s / (step_s + comm_s)
 
 

@@ -30,12 +30,12 @@ from ._cost_inputs import (
 )
 from ._cost_model import (
     HOURLY,
+    NODE_CARDS,
     OptionPrices,
     StepWork,
     card_step,
     cheapest_mixed,
     cheapest_plan,
-    cluster_tokens_per_s,
     hourly_terms,
     modelled_scaling,
     on_demand_price,
@@ -80,7 +80,7 @@ class _Budget:
         self.states: dict[str, Unsharded] = {}  # parallelism mode -> its components
         self.totals: dict[int, int] = {}  # cards -> memory per GPU
         self.fitting: dict[tuple[str, int], bool] = {}  # (GPU id, cards) -> fits
-        self.works: dict[tuple[int, object], StepWork] = {}  # (cards, tokens per step or False) -> work
+        self.works: dict[tuple[int, int], StepWork] = {}  # (cards, tokens per step) -> work
 
     def state(self, cards: int) -> Unsharded:
         mode = _parallelism(self.values, cards)
@@ -103,10 +103,10 @@ class _Budget:
         return self.fitting[key]
 
     def work(self, values: dict[str, Any], cards: int) -> StepWork:
-        """The step's work depends on the card count and the workload's batch, not on the card."""
-        key = (cards, values["workload"] == "steps" and values["tokens_per_step"])
+        """The step's work depends on the card count and the global batch, not on the card."""
+        key = (cards, tokens_per_step(values))
         if key not in self.works:
-            self.works[key] = step_work(values, self, cards)
+            self.works[key] = _cost_model.step_work(self.state(cards), cards, key[1])
         return self.works[key]
 
 
@@ -165,11 +165,15 @@ def _tokens_per_run(values: dict[str, Any]) -> float:
     return tokens
 
 
-def step_work(values: dict[str, Any], budget: _Budget, cards: int) -> StepWork:
-    """What one card does per optimizer step: FLOPs, bytes moved, bytes exchanged with the others
-    (a steps workload accumulates gradients up to its global batch)."""
-    per_step = values["tokens_per_step"] if values["workload"] == "steps" else None
-    return _cost_model.step_work(budget.state(cards), cards, per_step)
+def tokens_per_step(values: dict[str, Any]) -> int:
+    """The global batch in tokens: micro-batches are accumulated up to it, and the optimizer step and
+    the gradient exchange happen once per global batch, whichever way the workload is given."""
+    if values["workload"] == "steps":
+        per_step: int = values["tokens_per_step"]
+        return per_step
+    sequences: int = values["global_batch"]
+    seq_len: int = values["seq_len"]
+    return sequences * seq_len
 
 
 class _Quoter:
@@ -220,26 +224,33 @@ class _Quoter:
             share, band = v["utilization"] or cal.share(gpu["id"]), cal.range_of(gpu["id"])
         step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share)
         measured = self.measured(gpu)
-        per_gpu = {
+        alone = {  # one card's rate at each end, before any scaling
             end_: measured or step["tokens_per_s"] * factor
             for end_, factor in ((LOW, band[0]), (EXPECTED, 1.0), (HIGH, band[1]))
         }
-        if gpu["id"] == v["gpu"] and v["scaling_efficiency"] > 0:
-            efficiency = dict.fromkeys(per_gpu, v["scaling_efficiency"] if cards > 1 else 1.0)
-        else:
-            efficiency = {
-                e: modelled_scaling(work, work.tokens / rate, gpu, cards, v["bandwidth_share"])
-                for e, rate in per_gpu.items()
-            }
-        cluster = {
-            e: cluster_tokens_per_s(rate, cards, efficiency[e], v["internode_efficiency"])
-            for e, rate in per_gpu.items()
-        }
+
+        def scaling(n: int, e: str) -> float:
+            """Efficiency on n cards at end e: the reader's measured one on the chosen GPU, else modelled,
+            the low end with no collective hidden under compute."""
+            if n > 1 and gpu["id"] == v["gpu"] and v["scaling_efficiency"] > 0:
+                inside: float = v["scaling_efficiency"]
+            else:
+                inside = modelled_scaling(work, work.tokens / alone[e], gpu, n, v["bandwidth_share"], e != LOW)
+            across: float = v["internode_efficiency"] if n > NODE_CARDS else 1.0
+            return inside * across
+
+        # A measurement taken on several cards already holds their scaling loss: it is scaled only by the
+        # difference between its card count and this one, not again.
+        taken_on = v["measurement_cards"] if measured else 1
+        efficiency = {e: scaling(cards, e) / scaling(taken_on, e) for e in alone}
+        cluster = {e: rate * cards * efficiency[e] for e, rate in alone.items()}
         return {
-            "tokens_per_s_per_gpu": per_gpu[end],
+            "tokens_per_s_per_gpu": cluster[end] / cards,  # each card's share of the cluster's rate
+            "tokens_per_s_alone": alone[end],
             "measured": bool(measured),
             "matmul_share": share,
             "scaling_efficiency": efficiency[end],
+            "micro_batches": work.micro_batches,
             "compute_share": step["compute_share"],
             "tokens_per_s": cluster[end],
             "tokens_per_s_low": cluster[LOW],

@@ -240,9 +240,15 @@ def _throughput_on(gpu_id: str) -> Extract:
     return extract
 
 
+def _measurement_cards(data: dict[str, Any], run: dict[str, Any] | None) -> int | None:
+    # The throughput taken is one process's (a run, or a scaling run's baseline): one card's, to be scaled.
+    return 1 if measured_gpu(data) and _throughput(data, run) is not None else None
+
+
 # Input name -> what a result measured for it (None: not measured).
 MEASURED: dict[str, Extract] = {
     "scaling_efficiency": _efficiency,
+    "measurement_cards": _measurement_cards,
     "memory_per_gpu_gb": _memory_per_gpu,
     "checkpoint_write_s": _checkpoint_write,
     "restore_s": _restore,
@@ -329,14 +335,19 @@ def declared(name: str) -> set[str]:
 
 # Measurements of one job that must not outlive it: a file brings a whole job, so what it did not
 # measure goes back to the estimate (0) rather than keep an earlier file's figure for another model.
-RESET_UNMEASURED = ("memory_per_gpu_gb", *(measured_field(gpu["id"]) for gpu in catalog()["gpus"]))
+# Input name -> the value that means "not measured" (the estimate).
+RESET_UNMEASURED: dict[str, float | int] = {
+    "memory_per_gpu_gb": 0.0,
+    "measurement_cards": 1,
+    **{measured_field(gpu["id"]): 0.0 for gpu in catalog()["gpus"]},
+}
 
 
 def to_inputs(data: dict[str, Any], name: str) -> dict[str, Any]:
     """Inputs for calculator `name` from a valid result; values it would refuse are left out."""
     names = declared(name)
     inputs = {k: v for k, v in result_inputs(data).items() if k in names}
-    inputs |= {k: 0.0 for k in RESET_UNMEASURED if k in names and k not in inputs}
+    inputs |= {k: v for k, v in RESET_UNMEASURED.items() if k in names and k not in inputs}
     while inputs:
         response = compute(name, inputs)
         refused = {e.get("field") for e in response.get("errors", [])} & set(inputs)
