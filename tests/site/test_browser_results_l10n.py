@@ -204,8 +204,11 @@ def test_arabic_date_is_in_arabic_format_and_isolated(page: Page, site_url):
     assert re.match(r"\d{2}\u200f/\d{2}\u200f/\d{4}، \d{1,2}:\d{2} [صم]", shown.inner_text()), shown.inner_text()
 
 
+# A plan of several terms ("1 day + 3 × 1 hour on demand") is a list, not one figure: a term of one is its
+# label alone, with no numeral in Arabic («يوم واحد»), so it is left out.
 UNIT_ORDER = """(root) => [...document.querySelectorAll(root + " .guide-num")]
     .filter((el) => /\\d/.test(el.textContent) && /[^\\d\\s.,%+\\-−×·/\\u200e\\u200f\\u061c]/.test(el.textContent))
+    .filter((el) => !el.textContent.includes(" + "))
     .map((el) => {
         const text = el.firstChild;
         const digits = text.textContent.search(/\\d/);
