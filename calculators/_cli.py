@@ -61,15 +61,16 @@ def _note(item: dict[str, Any]) -> str:
 
 
 def _param(p: object) -> object:
-    """A typed value, a phrase, or alternatives ("a, b or c"), in English (see calculators.display); a
-    plain value as it is."""
+    """A typed value, a phrase, or a list ("a, b or c", "a, b and c"), in English (see calculators.display);
+    a plain value as it is."""
     if not isinstance(p, dict):
         return p
     if "msg" in p:
         return _note(p)
     if "items" in p:
-        texts = [_note(i) for i in p["items"]]  # phrases
-        return ", ".join(texts[:-1]) + " or " + texts[-1] if len(texts) > 1 else "".join(texts)
+        texts = [str(_param(i)) for i in p["items"]]  # phrases, or names as they are
+        word = " or " if p["join"] == "or" else " and "
+        return ", ".join(texts[:-1]) + word + texts[-1] if len(texts) > 1 else "".join(texts)
     return fmt(p["value"], p["unit"])
 
 

@@ -244,6 +244,21 @@ OWN_INPUTS = (
         group=G_WORK,
     ),
     Input(
+        "stack",
+        "choice",
+        throughput.HF,
+        N_("Training software"),
+        N_(
+            "Speeds are fitted per software: on the same card, the Hugging Face stack measured slower than the "
+            "tuned frameworks, and more so with short sequences."
+        ),
+        choices=(
+            Choice(throughput.HF, N_("Hugging Face Trainer or TRL, with PEFT")),
+            Choice(throughput.TUNED, N_("A tuned framework: NeMo/Megatron, torchtitan, llm-foundry")),
+        ),
+        group=G_SPEED,
+    ),
+    Input(
         "throughput_per_gpu",
         "float",
         0.0,

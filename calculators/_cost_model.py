@@ -48,8 +48,9 @@ NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
 # the values take two matmuls each; FlashAttention-2 recomputes the scores too (Dao 2023, "FlashAttention-2",
 # section 4.1: the backward pass does 2.5 times the forward's FLOPs). Eager attention keeps the scores.
 ATTENTION_BACKWARD = {"fused": 2.5, "eager": 2.0}
-# FP8 matmuls run at twice the dense bf16 peak on the cards measured in FP8 (H100/H200: 1,979 against 989
-# TFLOPS; MI300X: 2,614.9 against 1,307.4). Only published measurements use it: the calculator trains in bf16.
+# FP8 matmuls peak at twice the dense bf16 rate on the cards measured in FP8 (H100/H200: 1,979 against 989
+# TFLOPS; MI300X: 2,614.9 against 1,307.4). What the linear layers gain in practice is fitted to published
+# FP8/bf16 pairs of one source and shape (`throughput.fit_fp8`); this peak ratio is the bound of that fit.
 FP8_SPEEDUP = 2.0
 
 
@@ -146,13 +147,14 @@ def card_step(
     bandwidth_share: float,
     dequant_share: float = 1.0,
     fp8: bool = False,
+    fp8_speedup: float = FP8_SPEEDUP,
 ) -> dict[str, Any]:
     """Seconds per step on one card and which resource bounds the matrix multiplications. QLoRA's
     dequantisation runs at `dequant_share` of the achieved bandwidth; `fp8` runs the linear layers at
-    the FP8 rate (published measurements only)."""
+    `fp8_speedup` times the bf16 rate (published measurements only)."""
     bandwidth = gpu["bandwidth_gb_s"] * 1e9 * bandwidth_share
     rate = matmul_share * gpu["bf16_dense_tflops"] * 1e12
-    compute_s = work.linear_flops / (rate * (FP8_SPEEDUP if fp8 else 1.0)) + work.attention_flops / rate
+    compute_s = work.linear_flops / (rate * (fp8_speedup if fp8 else 1.0)) + work.attention_flops / rate
     weights_s = work.weight_traffic / bandwidth
     memory_s = work.other_traffic / bandwidth + work.dequant_traffic / (bandwidth * dequant_share)
     step_s = max(compute_s, weights_s) + memory_s
@@ -179,6 +181,13 @@ def modelled_scaling(
         hidden_under = step_s if work.sync_every_micro else step_s / work.micro_batches * BACKWARD_SHARE
         comm_s = max(0.0, comm_s - hidden_under)
     return step_s / (step_s + comm_s)
+
+
+def on_stack(step_s: float, micro_batches: int, efficiency: float, overhead_s: float) -> float:
+    """Seconds per step on a training stack other than the tuned frameworks the cards are calibrated on:
+    its efficiency on the same work, and a fixed overhead per micro-batch (the Python loop, kernel
+    launches, data collation: what makes short sequences slow on such a stack)."""
+    return step_s / efficiency + overhead_s * micro_batches
 
 
 def cluster_tokens_per_s(per_gpu: float, cards: int, efficiency: float, internode: float) -> float:

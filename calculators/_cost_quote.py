@@ -39,6 +39,7 @@ from ._cost_model import (
     hourly_terms,
     modelled_scaling,
     on_demand_price,
+    on_stack,
     plan_breakdown,
     run_hours,
     term_price,
@@ -218,14 +219,16 @@ class _Quoter:
         v = self.values
         work = self.budget.work(v, cards)
         cal = throughput.calibration()
-        if gpu["tier"] in _DESKTOP:
-            share, band = v["desktop_utilization"], cal.uncalibrated_band
-        else:
-            share, band = v["utilization"] or cal.share(gpu["id"]), cal.range_of(gpu["id"])
+        band = cal.range_of(gpu["id"], v["stack"])
+        share = v["desktop_utilization"] if gpu["tier"] in _DESKTOP else v["utilization"] or cal.share(gpu["id"])
         step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share)
+        # The cards' shares are those of tuned frameworks; another stack runs the same step at its fitted
+        # efficiency and overhead. A share the reader entered is already what their software reaches.
+        stack = cal.stacks[v["stack"]] if not v["utilization"] or gpu["tier"] in _DESKTOP else throughput.REFERENCE
+        step_s = on_stack(step["step_s"], work.micro_batches, stack.efficiency, stack.overhead_s)
         measured = self.measured(gpu)
         alone = {  # one card's rate at each end, before any scaling
-            end_: measured or step["tokens_per_s"] * factor
+            end_: measured or work.tokens / step_s * factor
             for end_, factor in ((LOW, band[0]), (EXPECTED, 1.0), (HIGH, band[1]))
         }
 
@@ -251,7 +254,7 @@ class _Quoter:
             "matmul_share": share,
             "scaling_efficiency": efficiency[end],
             "micro_batches": work.micro_batches,
-            "compute_share": step["compute_share"],
+            "compute_share": step["compute_share"] * step["step_s"] / step_s,
             "tokens_per_s": cluster[end],
             "tokens_per_s_low": cluster[LOW],
             "tokens_per_s_high": cluster[HIGH],
@@ -480,6 +483,7 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
     return {
         **chosen,
         "params": quoter.budget.state(1).run.params,
+        "stack": values["stack"],
         "tokens_per_run": quoter.tokens_per_run,
         "nearest_fit": nearest,
         "prices_edited": edited,

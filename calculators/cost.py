@@ -22,7 +22,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from . import _data, memory, throughput
+from . import _data, memory
 from ._cost_inputs import (
     G_IDLE,
     G_MEASURED,
@@ -38,6 +38,7 @@ from ._cost_inputs import (
 )
 from ._cost_model import HOURLY, MAX_LOST_HOURS, NODE_CARDS
 from ._cost_quote import card_counts, estimate, memory_values
+from ._cost_speed_notes import STACK_SHORT, speed_notes
 from ._errors import error
 from ._i18n import N_, NN_, NP_, Msg
 from .display import Column, Note, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
@@ -45,6 +46,7 @@ from .display import Column, Note, bars, metric, metrics, notes, phrase, record_
 # What the registry, the other modules and the tests read here; the inputs and the engine's answer
 # (`estimate`) come from their own modules.
 __all__ = [
+    "STACK_SHORT",
     "G_IDLE",
     "G_MEASURED",
     "G_MEM",
@@ -312,31 +314,7 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                 {"gpus": ", ".join(names[g] for g in r["prices_edited"])},
             )
         )
-    low, high = throughput.calibration().band
-    note_items.append(
-        (
-            N_(
-                "Throughput is estimated from each card's compute, bandwidth and link, at its share of peak "
-                "fitted to published measurements. Those measurements fell from {low} below to {high} above "
-                "the model's estimates: each estimate's low and high ends."
-            ),
-            {"low": value(1 - low, "percent"), "high": value(high - 1, "percent")},
-        )
-    )
-    fitted = throughput.calibration().shares
-    unfitted = [q for q in [r, *r["best_by_gpu"]] if q["gpu"] not in fitted and not q["measured"]]
-    if unfitted:
-        low, high = throughput.calibration().uncalibrated_band
-        note_items.append(
-            (
-                N_(
-                    "No published measurement calibrates the workstation and consumer cards: their share of "
-                    "peak is an assumption, and their range, {low} below to {high} above, is as far as the "
-                    "model missed a card it was not fitted to."
-                ),
-                {"low": value(1 - low, "percent"), "high": value(high - 1, "percent")},
-            )
-        )
+    note_items += speed_notes(values, r)
     if any(q["measured"] for q in [r, *r["best_by_gpu"]]):
         note_items.append(
             (

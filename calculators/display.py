@@ -122,6 +122,11 @@ def alternatives(items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"items": items, "join": "or"}
 
 
+def listing(items: list[Any]) -> dict[str, Any]:
+    """A note parameter listing names or phrases, joined as the locale writes "a, b and c"."""
+    return {"items": items, "join": "standard"}
+
+
 def value(number: object, unit: str) -> dict[str, Any]:
     """A typed note parameter (``phrase`` and ``alternatives`` make the other two kinds)."""
     return {"value": number, "unit": unit}

@@ -11,7 +11,7 @@ import math
 from functools import lru_cache
 from typing import Any
 
-from . import _data, cost, throughput
+from . import _data, cost, throughput, throughput_accuracy
 from ._registry import compute, register_figure
 
 GB = 1e9
@@ -92,13 +92,30 @@ register_figure("cost.scaling_premium_plan", "percent")(lambda: _scaling_premium
 
 @lru_cache(maxsize=None)
 def _accuracy() -> dict[str, Any]:
-    return throughput.accuracy()
+    return throughput_accuracy.accuracy()
 
 
-# The throughput range: how far the published measurements fell below and above the model's estimates,
-# each left out of the fit in turn (`throughput.Calibration.band`); and how close the fit came.
+# The throughput ranges: how far the published measurements fell below and above the model's estimates,
+# each publication held out of the fit in turn (`throughput.Calibration`): a card calibrated on several
+# publications, one on few or FP8 only, and the Hugging Face stack on a card of the first kind; how
+# close the fit came, and how many held-out measurements the ranges of the other publications hold.
 register_figure("cost.range_below", "percent")(lambda: 1 - throughput.calibration().band[0])
 register_figure("cost.range_above", "percent")(lambda: throughput.calibration().band[1] - 1)
+register_figure("cost.range_wide_below", "percent")(lambda: 1 - throughput.calibration().wide_band[0])
+register_figure("cost.range_wide_above", "percent")(lambda: throughput.calibration().wide_band[1] - 1)
+register_figure("cost.range_hf_below", "percent")(
+    lambda: 1 - throughput.calibration().range_of("h100-sxm-80gb", throughput.HF)[0]
+)
+register_figure("cost.range_hf_above", "percent")(
+    lambda: throughput.calibration().range_of("h100-sxm-80gb", throughput.HF)[1] - 1
+)
+register_figure("cost.target", "percent")(lambda: throughput.TARGET)
+register_figure("cost.range_coverage", "percent")(lambda: throughput.COVERAGE)
+register_figure("cost.fp8_speedup", "number")(lambda: round(throughput.calibration().fp8_speedup, 2))
+register_figure("cost.hf_efficiency", "percent")(lambda: throughput.calibration().stacks[throughput.HF].efficiency)
+register_figure("cost.calibration_sources", "count")(lambda: _accuracy()["summary"]["sources"])
+register_figure("cost.held_out_inside", "percent")(lambda: _accuracy()["summary"]["held_out_inside_band"])
+register_figure("cost.held_out_within", "percent")(lambda: _accuracy()["summary"]["held_out_within_target"])
 register_figure("cost.calibration_rows", "count")(lambda: _accuracy()["summary"]["calibration_rows"])
 register_figure("cost.calibration_worst", "percent")(lambda: _accuracy()["summary"]["worst_error"])
 register_figure("cost.calibration_worst_loo", "percent")(lambda: _accuracy()["summary"]["worst_loo_error"])

@@ -18,10 +18,17 @@ would pick an end of whatever range it was given. QLoRA's dequantisation rate (a
 bandwidth) is fitted to the QLoRA rows as a ratio to their LoRA twin of the same source and shape, each
 twin's card share set so the twin is reproduced: the ratio isolates the dequantisation from the stack.
 
-The range a reader is shown (`Calibration.band`): the lowest and highest measured / estimated ratio of
-the calibration rows, each estimated with its own row left out of the fit (leave-one-out). A card with no
-calibration row gets the wider band of the leave-one-card-out test: each card's rows estimated with the
-mean of the other cards' shares.
+The software stack: each card's share is fitted to measurements of tuned frameworks (NeMo/Megatron,
+llm-foundry, torchtitan, the MLPerf submissions); another stack, Hugging Face transformers + PEFT, runs
+the same step at an efficiency of its own plus a fixed overhead per micro-batch (`_cost_model.on_stack`),
+both fitted to that stack's measurements with the cards' shares held.
+
+The range a reader is shown (`Calibration.range_of`) comes from sources held out whole: every row of one
+publication (its `label`) is estimated from a fit without that publication, and the band holds the
+central 90 % of the measured / estimated ratios. A card calibrated on one publication only, or on FP8 rows only
+(whose bf16 speed rests on the FP8 speed-up assumed in `_cost_model`), takes the wide band: every
+held-out ratio, and each card's rows estimated at the mean share of the other cards. A stack's band
+widens its card's. No fitted row decides its own range.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import _data, memory
-from ._cost_model import StepWork, card_step, cluster_tokens_per_s, modelled_scaling, step_work
+from ._cost_model import FP8_SPEEDUP, StepWork, card_step, cluster_tokens_per_s, modelled_scaling, on_stack, step_work
 from ._inputs import normalize
 from ._memory_model import unsharded
 
@@ -42,6 +49,22 @@ BANDWIDTH_SHARE = 0.8  # the cost calculator's default share of peak bandwidth (
 INTERNODE_EFFICIENCY = 0.9  # the cost calculator's default efficiency across nodes
 _SHARES = (0.01, 1.0)  # the search range of a share of peak
 _METHODS = {"pretrain": "full", "full": "full", "lora": "lora", "qlora": "qlora"}
+TUNED, HF = "tuned", "hf"  # the stacks a row may name; the cards' shares are fitted to TUNED rows
+STACKS = (HF, TUNED)
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A training stack against the tuned frameworks: its efficiency on the same step, and its overhead
+    in seconds per micro-batch (`_cost_model.on_stack`). The tuned stack is (1, 0) by definition."""
+
+    efficiency: float = 1.0
+    overhead_s: float = 0.0
+
+
+REFERENCE = Stack()
+_EFFICIENCY = (0.05, 1.0)  # the search ranges of a stack's efficiency and of its overhead per micro-batch
+_OVERHEAD_S = (0.0, 2.0)
 
 
 def data() -> dict[str, Any]:
@@ -59,12 +82,28 @@ class Row:
     measured: float  # tokens/s per GPU
     use: str
     work: StepWork
+    stack: str = TUNED
+    source: str = ""  # the publication (its label): held out whole
+    excluded: str | None = None  # why a shown row is not fitted
 
-    def estimate(self, share: float, dequant_share: float = 1.0) -> float:
+    def step_s(self, share: float, dequant_share: float = 1.0, fp8_speedup: float = FP8_SPEEDUP) -> float:
+        """Seconds per step on one card of the tuned stack at a share of the matmul peak."""
+        step = card_step(self.work, self.gpu, share, BANDWIDTH_SHARE, dequant_share, self.fp8, fp8_speedup)
+        step_s: float = step["step_s"]
+        return step_s
+
+    def at(self, step_s: float, stack: Stack = REFERENCE) -> float:
+        """Tokens/s per GPU from a tuned step time, on a stack and on the row's card count."""
+        step_s = on_stack(step_s, self.work.micro_batches, stack.efficiency, stack.overhead_s)
+        efficiency = modelled_scaling(self.work, step_s, self.gpu, self.cards, BANDWIDTH_SHARE)
+        per_card = self.work.tokens / step_s
+        return cluster_tokens_per_s(per_card, self.cards, efficiency, INTERNODE_EFFICIENCY) / self.cards
+
+    def estimate(
+        self, share: float, dequant_share: float = 1.0, stack: Stack = REFERENCE, fp8_speedup: float = FP8_SPEEDUP
+    ) -> float:
         """Tokens/s per GPU the calculator's formulas give this row at a share of the matmul peak."""
-        step = card_step(self.work, self.gpu, share, BANDWIDTH_SHARE, dequant_share, self.fp8)
-        efficiency = modelled_scaling(self.work, step["step_s"], self.gpu, self.cards, BANDWIDTH_SHARE)
-        return cluster_tokens_per_s(step["tokens_per_s"], self.cards, efficiency, INTERNODE_EFFICIENCY) / self.cards
+        return self.at(self.step_s(share, dequant_share, fp8_speedup), stack)
 
 
 def model_inputs(row: dict[str, Any]) -> dict[str, Any]:
@@ -109,6 +148,9 @@ def _row(row: dict[str, Any], gpus: dict[str, Any]) -> Row:
         row["tokens_per_s_per_gpu"],
         row["use"],
         work,
+        row["stack"],
+        row["label"],
+        row.get("excluded"),
     )
 
 
@@ -118,13 +160,13 @@ def rows() -> tuple[Row, ...]:
     return tuple(_row(r, gpus) for r in data()["measurements"])
 
 
-def _search(error: Callable[[float], float], low: float, high: float) -> float:
+def _search(error: Callable[[float], float], low: float, high: float, steps: int = 80) -> float:
     """The x in [low, high] that minimises a unimodal `error(x)`: golden-section search."""
     a, b = low, high
     g = (math.sqrt(5) - 1) / 2
     c, d = b - g * (b - a), a + g * (b - a)
     fc, fd = error(c), error(d)
-    for _ in range(80):
+    for _ in range(steps):
         if fc <= fd:
             b, d, fd = d, c, fc
             c = b - g * (b - a)
@@ -140,9 +182,11 @@ def _squared_error(pairs: Iterable[tuple[float, float]]) -> float:
     return math.fsum((estimate / measured - 1) ** 2 for estimate, measured in pairs)
 
 
-def fit_share(fitted: list[Row]) -> float:
+def fit_share(fitted: list[Row], fp8_speedup: float = FP8_SPEEDUP) -> float:
     """One card's share of its matmul peak, fitted to its rows."""
-    return _search(lambda u: _squared_error((r.estimate(u), r.measured) for r in fitted), *_SHARES)
+    return _search(
+        lambda u: _squared_error((r.estimate(u, fp8_speedup=fp8_speedup), r.measured) for r in fitted), *_SHARES
+    )
 
 
 def _twin_share(twin: Row) -> float:
@@ -164,29 +208,68 @@ def fit_dequant(pairs: list[tuple[Row, Row]]) -> float:
     )
 
 
-def _pairs(all_rows: Iterable[Row]) -> list[tuple[Row, Row]]:
+def _pairs(all_rows: Iterable[Row], twin: str = "lora_twin") -> list[tuple[Row, Row]]:
+    """(row, its twin) for the rows that name one: a QLoRA row's LoRA twin, or an FP8 row's bf16 twin."""
     by_id = {r.id: r for r in all_rows}
-    return [(by_id[m["id"]], by_id[m["lora_twin"]]) for m in data()["measurements"] if m.get("lora_twin")]
+    return [(by_id[m["id"]], by_id[m[twin]]) for m in data()["measurements"] if m.get(twin)]
+
+
+def fit_fp8(pairs: list[tuple[Row, Row]]) -> float:
+    """What FP8 gains on the linear layers over bf16, fitted to (FP8, bf16 twin) pairs of one source and
+    shape: each twin's share set so the twin is reproduced, the speed-up so the pairs' ratios are. None:
+    the peak ratio."""
+    if not pairs:
+        return FP8_SPEEDUP
+    shares = [_twin_share(twin) for _, twin in pairs]
+    return _search(
+        lambda k: _squared_error(
+            (f.estimate(u, fp8_speedup=k) / twin.estimate(u), f.measured / twin.measured)
+            for (f, twin), u in zip(pairs, shares)
+        ),
+        1.0,
+        FP8_SPEEDUP,
+    )
+
+
+def fit_stack(fitted: list[Row], share_of: Callable[[str], float], dequant_share: float) -> Stack:
+    """A stack's efficiency and overhead per micro-batch, fitted to its rows with each card's share held.
+
+    Least squares of the relative error in time per token, which is linear in (1 / efficiency, overhead):
+    the tuned stack's step time t over the row's micro-batches m, measured at r tokens/s per card,
+    predicts t / e + o m seconds where the row took tokens / r (the scaling of a multi-card row taken at
+    the tuned step time). Exact and instant, so that holding out each publication costs nothing. An
+    overhead needs rows of at least two micro-batch sizes to be told apart from a lower efficiency:
+    with one size, none is assumed."""
+    if not fitted:
+        return REFERENCE
+    terms = []
+    for r in fitted:
+        step_s = r.step_s(share_of(r.gpu["id"]), dequant_share)  # the stacks' rows are bf16
+        tuned = r.at(step_s)  # tokens/s per GPU on the tuned stack
+        took = step_s * tuned / r.measured  # the step time the measurement implies, scaling as tuned
+        terms.append((step_s / took, r.work.micro_batches / took))
+    sizes = {r.work.tokens / r.work.micro_batches for r in fitted}
+    sxx = math.fsum(a * a for a, _ in terms)
+    sx = math.fsum(a for a, _ in terms)
+    inverse, overhead = sx / sxx, 0.0  # the best 1 / efficiency with no overhead
+    if len(sizes) > 1:
+        sxy = math.fsum(a * b for a, b in terms)
+        syy = math.fsum(b * b for _, b in terms)
+        sy = math.fsum(b for _, b in terms)
+        det = sxx * syy - sxy * sxy
+        x, y = (sx * syy - sy * sxy) / det, (sxx * sy - sxy * sx) / det
+        if y > 0:
+            inverse, overhead = x, y
+    if inverse < 1:  # never faster than the tuned stack: efficiency 1, the overhead alone
+        syy = math.fsum(b * b for _, b in terms)
+        inverse = 1.0
+        overhead = max(0.0, math.fsum(b * (1 - a) for a, b in terms) / syy) if len(sizes) > 1 else 0.0
+    return Stack(1 / inverse, overhead)
 
 
 def _mean(values: Iterable[float]) -> float:
     listed = list(values)
     return math.fsum(listed) / len(listed)
-
-
-@dataclass(frozen=True)
-class Calibration:
-    shares: dict[str, float]  # GPU id -> fitted share of its dense matmul peak (calibrated cards only)
-    dequant_share: float  # QLoRA's dequantisation rate, as a share of the achieved bandwidth
-    band: tuple[float, float]  # (low, high): measured / estimate, leave-one-out, over the calibration rows
-    uncalibrated_band: tuple[float, float]  # the same for a card fitted on no row of its own (leave one card out)
-
-    def share(self, gpu_id: str) -> float:
-        """The card's fitted share, or for a card with no measurement the mean of the others'."""
-        return self.shares.get(gpu_id) or _mean(self.shares.values())
-
-    def range_of(self, gpu_id: str) -> tuple[float, float]:
-        return self.band if gpu_id in self.shares else self.uncalibrated_band
 
 
 def _by_gpu(fitted: Iterable[Row]) -> dict[str, list[Row]]:
@@ -196,190 +279,159 @@ def _by_gpu(fitted: Iterable[Row]) -> dict[str, list[Row]]:
     return out
 
 
-def _leave_one_out(calibrating: list[Row]) -> dict[str, float | None]:
-    """Row id -> its estimate with the card's share fitted to the card's other rows (None: no other row)."""
-    out: dict[str, float | None] = {}
-    for own in _by_gpu(calibrating).values():
-        for r in own:
-            others = [o for o in own if o is not r]
-            out[r.id] = r.estimate(fit_share(others)) if others else None
-    return out
+@dataclass(frozen=True)
+class Fit:
+    """What the rows of every publication but `held_out` give: each card's share, QLoRA's dequantisation
+    rate and each stack."""
+
+    shares: dict[str, float]  # GPU id -> fitted share of its dense matmul peak (cards with tuned rows only)
+    dequant_share: float
+    stacks: dict[str, Stack]
+    fp8_speedup: float
+
+    def share(self, gpu_id: str) -> float:
+        """The card's fitted share, or for a card with no measurement the mean of the others'."""
+        return self.shares.get(gpu_id) or _mean(self.shares.values())
+
+    def estimate(self, r: Row) -> float:
+        stack = self.stacks.get(r.stack, REFERENCE)
+        return r.estimate(self.share(r.gpu["id"]), self.dequant_share, stack, self.fp8_speedup)
 
 
-def _leave_one_card_out(calibrating: list[Row], shares: dict[str, float]) -> dict[str, float]:
-    """Row id -> its estimate at the mean of the other cards' shares."""
-    return {
-        r.id: r.estimate(_mean(s for g, s in shares.items() if g != r.gpu["id"]))
-        for r in calibrating
-        if len(shares) > 1
+def _calibrating(held_out: frozenset[str]) -> list[Row]:
+    return [r for r in rows() if r.use == "calibration" and r.source not in held_out]
+
+
+def _fit_shares(held_out: frozenset[str], fp8_speedup: float, cards: set[str] | None = None) -> dict[str, float]:
+    tuned = [r for r in _calibrating(held_out) if r.stack == TUNED and (cards is None or r.gpu["id"] in cards)]
+    return {gid: fit_share(own, fp8_speedup) for gid, own in _by_gpu(tuned).items()}
+
+
+def _twins(held_out: frozenset[str], twin: str) -> list[tuple[Row, Row]]:
+    """The pairs of publications not held out. A pair on another variant of a card is kept: its ratio is
+    measured on one card and stack, whatever that card's absolute speed."""
+    kept = {
+        r.id for r in rows() if r.source not in held_out and (r.use == "calibration" or r.excluded == "card_variant")
     }
+    return [(a, b) for a, b in _pairs(rows(), twin) if a.id in kept and b.id in kept]
 
 
 @lru_cache(maxsize=None)
-def _fit() -> tuple[Calibration, dict[str, float | None], dict[str, float]]:
-    all_rows = rows()
-    calibrating = [r for r in all_rows if r.use == "calibration"]
-    shares = {gid: fit_share(own) for gid, own in _by_gpu(calibrating).items()}
-    loo = _leave_one_out(calibrating)
-    locard = _leave_one_card_out(calibrating, shares)
-    ratios = [r.measured / estimate for r in calibrating if (estimate := loo[r.id])]
-    card_ratios = [r.measured / locard[r.id] for r in calibrating if r.id in locard]
-    band = (min(ratios + [1.0]), max(ratios + [1.0]))
-    wide = (min(card_ratios + [band[0]]), max(card_ratios + [band[1]]))
-    return Calibration(shares, fit_dequant(_pairs(all_rows)), band, wide), loo, locard
+def fit(held_out: frozenset[str] = frozenset()) -> Fit:
+    """The fit without the publications `held_out` (none: the calculator's): the FP8 speed-up and QLoRA's
+    rate from their pairs, each card's share from the tuned rows, then each other stack."""
+    fp8 = fit_fp8(_twins(held_out, "fp8_twin"))
+    shares = _fit_shares(held_out, fp8)
+    dequant = fit_dequant(_twins(held_out, "lora_twin"))
+    own = Fit(shares, dequant, {}, fp8)
+    calibrating = _calibrating(held_out)
+    stacks = {s: fit_stack([r for r in calibrating if r.stack == s], own.share, dequant) for s in STACKS if s != TUNED}
+    return Fit(shares, dequant, {TUNED: REFERENCE, **stacks}, fp8)
 
 
-def calibration() -> Calibration:
-    """The fit the cost calculator uses, computed once per process (about 40 ms in CPython)."""
-    return _fit()[0]
+def _without(base: Fit, source: str, held_out: frozenset[str]) -> Fit:
+    """The fit with one more publication held out, refitting only what its rows moved: a tuned
+    publication moves the shares of the cards it measured (and every card's when it gave FP8 pairs);
+    another stack's publication moves that stack and QLoRA's rate (the cards' shares are fitted to tuned
+    rows only, and its rows do not depend on another stack)."""
+    dropped = held_out | {source}
+    stacks = {r.stack for r in rows() if r.source == source}
+    if stacks == {TUNED}:
+        fp8 = fit_fp8(_twins(dropped, "fp8_twin"))
+        cards = None if fp8 != base.fp8_speedup else {r.gpu["id"] for r in rows() if r.source == source}
+        refit = _fit_shares(dropped, fp8, cards)
+        shares = {g: u for g, u in base.shares.items() if cards is not None and g not in cards} | refit
+        return Fit(shares, base.dequant_share, base.stacks, fp8)
+    dequant = fit_dequant(_twins(dropped, "lora_twin"))
+    calibrating = _calibrating(dropped)
+    restacked = {
+        s: fit_stack([r for r in calibrating if r.stack == s], base.share, dequant) for s in stacks if s != TUNED
+    }
+    return Fit(base.shares, dequant, {**base.stacks, **restacked}, base.fp8_speedup)
 
 
-def _workload(m: dict[str, Any]) -> tuple[object, ...]:
-    """Rows that differ only by card (and submitter) measure the same workload."""
-    return (
-        m["model_id"],
-        m["method"],
-        m["precision"],
-        m["seq_len"],
-        m["micro_batch"],
-        m["gradient_checkpointing"],
-        m["gpus"],
+@lru_cache(maxsize=None)
+def held_out_estimates(held_out: frozenset[str] = frozenset()) -> dict[str, float]:
+    """Row id -> its estimate from a fit without its own publication (and without `held_out`)."""
+    base = fit(held_out)
+    out: dict[str, float] = {}
+    for source in sorted({r.source for r in _calibrating(held_out)}):
+        without = _without(base, source, held_out)
+        out |= {r.id: without.estimate(r) for r in _calibrating(held_out) if r.source == source}
+    return out
+
+
+COVERAGE = 0.9  # the share of held-out measurements a range is meant to hold
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolated linearly between the two nearest."""
+    position = q * (len(ordered) - 1)
+    below = math.floor(position)
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+
+def _span(ratios: Iterable[float]) -> tuple[float, float]:
+    """The central `COVERAGE` of the held-out measured / estimate ratios (the estimate itself always inside):
+    not their extremes, which one odd measurement would set for every reader."""
+    ordered = sorted(ratios)
+    if not ordered:
+        return 1.0, 1.0
+    tail = (1 - COVERAGE) / 2
+    return min(_quantile(ordered, tail), 1.0), max(_quantile(ordered, 1 - tail), 1.0)
+
+
+@dataclass(frozen=True)
+class Calibration(Fit):
+    """The calculator's fit and the ranges its estimates carry (see the module docstring)."""
+
+    band: tuple[float, float] = (1.0, 1.0)  # a tuned card calibrated on several publications, bf16 among them
+    wide_band: tuple[float, float] = (1.0, 1.0)  # a card on one publication, on FP8 rows only, or on none
+    stack_bands: tuple[tuple[str, tuple[float, float]], ...] = ()  # a stack's held-out spread
+    well_calibrated: frozenset[str] = frozenset()  # the cards that take `band`
+
+    def range_of(self, gpu_id: str, stack: str = TUNED) -> tuple[float, float]:
+        """(low, high): measured / estimate at the ends of this card's range on this stack."""
+        low, high = self.band if gpu_id in self.well_calibrated else self.wide_band
+        other = dict(self.stack_bands).get(stack)
+        return (min(low, other[0]), max(high, other[1])) if other else (low, high)
+
+    @property
+    def uncalibrated_band(self) -> tuple[float, float]:
+        return self.wide_band
+
+
+def calibrate(held_out: frozenset[str] = frozenset()) -> Calibration:
+    """The fit without `held_out`, with the ranges its own held-out publications give."""
+    base = fit(held_out)
+    calibrating = _calibrating(held_out)
+    estimates = held_out_estimates(held_out)
+    ratio = {r.id: r.measured / estimates[r.id] for r in calibrating}
+    tuned = [r for r in calibrating if r.stack == TUNED]
+    sources = {gid: {r.source for r in own} for gid, own in _by_gpu(tuned).items()}
+    bf16 = {r.gpu["id"] for r in tuned if not r.fp8}
+    well = frozenset(gid for gid, s in sources.items() if len(s) > 1 and gid in bf16)
+    # A card fitted on no row of its own: each card's rows estimated at the mean of the other cards' shares.
+    others = [
+        r.measured
+        / r.estimate(_mean(u for g, u in base.shares.items() if g != r.gpu["id"]), fp8_speedup=base.fp8_speedup)
+        for r in tuned
+        if len(base.shares) > 1
+    ]
+    return Calibration(
+        base.shares,
+        base.dequant_share,
+        base.stacks,
+        base.fp8_speedup,
+        band=_span(ratio[r.id] for r in tuned if r.gpu["id"] in well),
+        wide_band=_span([*(ratio[r.id] for r in tuned), *others]),
+        stack_bands=tuple((s, _span(ratio[r.id] for r in calibrating if r.stack == s)) for s in STACKS if s != TUNED),
+        well_calibrated=well,
     )
 
 
-def _orders(measurements: list[dict[str, Any]], estimate_of: Callable[[dict[str, Any]], float]) -> list[dict[str, Any]]:
-    """For each workload measured on several cards: the cards fastest first, as measured and as estimated."""
-    groups: dict[tuple[object, ...], dict[str, list[dict[str, Any]]]] = {}
-    for m in measurements:
-        groups.setdefault(_workload(m), {}).setdefault(m["gpu"], []).append(m)
-    out = []
-    for cards in groups.values():
-        if len(cards) < 2:
-            continue
-        measured = {g: _mean(m["tokens_per_s_per_gpu"] for m in ms) for g, ms in cards.items()}
-        estimated = {g: _mean(estimate_of(m) for m in ms) for g, ms in cards.items()}
-        by_measured = sorted(measured, key=measured.__getitem__, reverse=True)
-        by_estimate = sorted(estimated, key=estimated.__getitem__, reverse=True)
-        first = cards[by_measured[0]][0]
-        out.append(
-            {
-                "model": first["model"],
-                "method": first["method"],
-                "precision": first["precision"],
-                "seq_len": first["seq_len"],
-                "gpus": first["gpus"],
-                "measured_order": by_measured,
-                "estimated_order": by_estimate,
-                "same_order": by_measured == by_estimate,
-                "measured": measured,
-                "estimated": estimated,
-            }
-        )
-    return out
-
-
-def accuracy() -> dict[str, Any]:
-    """Every measurement against the model: the fitted estimate and error, the leave-one-out ones, and
-    whether the cards of each workload measured on several come out in the measured order."""
-    cal, loo, locard = _fit()
-    by_id = {r.id: r for r in rows()}
-    pairs = {q.id: twin for q, twin in _pairs(rows())}
-    out_rows = []
-    for m in data()["measurements"]:
-        r = by_id[m["id"]]
-        if r.id in pairs:  # a QLoRA row: its twin's stack speed, the fitted dequantisation rate
-            twin = pairs[r.id]
-            u = _twin_share(twin)
-            fitted = r.estimate(u, cal.dequant_share) / twin.estimate(u) * twin.measured
-            others = [(q, t) for q, t in _pairs(rows()) if q is not r]
-            left_out: float | None = r.estimate(u, fit_dequant(others)) / twin.estimate(u) * twin.measured
-        else:
-            fitted = r.estimate(cal.share(r.gpu["id"]))
-            left_out = loo.get(r.id) if r.use == "calibration" else fitted
-        shape = model_inputs(m)
-        out_rows.append(
-            {
-                "id": m["id"],
-                "gpu": m["gpu"],
-                "gpu_name": r.gpu["name"],
-                "gpus": m["gpus"],
-                "model": m["model"],
-                "method": m["method"],
-                "precision": m["precision"],
-                "seq_len": shape.get("seq_len"),
-                "micro_batch": shape.get("micro_batch"),
-                "checkpointing": shape.get("gradient_checkpointing"),
-                "framework": m["framework"],
-                "label": m["label"],
-                "source_title": m["source_title"],
-                "url": m["url"],
-                "date": m["date"],
-                "use": m["use"],
-                "excluded": m.get("excluded"),
-                "assumed": sorted(m.get("assumed", {})),
-                "lora_twin": m.get("lora_twin"),
-                "measured": m["tokens_per_s_per_gpu"],
-                "estimate": fitted,
-                "error": fitted / m["tokens_per_s_per_gpu"] - 1,
-                "loo_estimate": left_out,
-                "loo_error": None if left_out is None else left_out / m["tokens_per_s_per_gpu"] - 1,
-            }
-        )
-    calibrating = [m for m in data()["measurements"] if m["use"] == "calibration"]
-    estimates = {row["id"]: row["estimate"] for row in out_rows}
-    loo_estimates = {row["id"]: row["loo_estimate"] for row in out_rows}
-    used = [row for row in out_rows if row["use"] == "calibration"]
-    orders = _orders(calibrating, lambda m: estimates[m["id"]])
-    loo_orders = _orders(calibrating, lambda m: loo_estimates[m["id"]])
-    worst = max(abs(row["error"]) for row in used)
-    worst_loo = max(abs(row["loo_error"]) for row in used if row["loo_error"] is not None)
-    return {
-        "target": TARGET,
-        "bandwidth_share": BANDWIDTH_SHARE,
-        "shares": {g: cal.shares[g] for g in sorted(cal.shares)},
-        "dequant_share": cal.dequant_share,
-        "band": list(cal.band),
-        "uncalibrated_band": list(cal.uncalibrated_band),
-        "leave_one_card_out": {rid: est for rid, est in locard.items()},
-        "rows": out_rows,
-        "orders": orders,
-        "loo_orders": loo_orders,
-        "relative": relative_checks(),
-        "summary": {
-            "calibration_rows": len(used),
-            "worst_error": worst,
-            "worst_loo_error": worst_loo,
-            "within_target": all(abs(row["error"]) <= TARGET for row in used),
-            "loo_within_target": all(row["loo_error"] is not None and abs(row["loo_error"]) <= TARGET for row in used),
-            "orders_hold": all(o["same_order"] for o in orders),
-            "loo_orders_hold": all(o["same_order"] for o in loo_orders),
-        },
-    }
-
-
-def relative_checks() -> list[dict[str, Any]]:
-    """Published ratios without absolute figures, against the model's ratio for the calculator's default
-    workload on one card of each (the sources do not state theirs)."""
-    from ._registry import compute
-
-    out = []
-    for rel in data().get("relative_results", []):
-        faster, slower = rel["gpus"]
-        speeds = {}
-        for gid in rel["gpus"]:
-            answer = compute("cost", {"gpu": gid, "cards": 1, "memory_per_gpu_gb": 1})
-            speeds[gid] = answer["result"]["tokens_per_s_per_gpu"]
-        out.append(
-            {
-                "id": rel["id"],
-                "faster": faster,
-                "slower": slower,
-                "result": rel["result"],
-                "ratio_low": rel["ratio_low"],
-                "ratio_high": rel["ratio_high"],
-                "precision": rel["precision"],
-                "url": rel["url"],
-                "modelled_ratio": speeds[faster] / speeds[slower],
-            }
-        )
-    return out
+@lru_cache(maxsize=None)
+def calibration() -> Calibration:
+    """The fit the cost calculator uses and its ranges, computed once per process."""
+    return calibrate()

@@ -1,5 +1,5 @@
 """`<!-- throughput-accuracy -->`: the speed model against every published measurement it was checked on,
-computed at build time by `calculators.throughput.accuracy()` (the same comparison `python -m
+computed at build time by `calculators.throughput_accuracy.accuracy()` (the same comparison `python -m
 benchmarks.throughput_accuracy` prints), so the page shows the model the calculator runs."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from functools import lru_cache
 
 from calcui import Localizer, NumberFormat, Translator
 from calcui.results import choice_label
-from calculators import N_, NN_, throughput
+from calculators import N_, NN_, throughput_accuracy
+from calculators.cost import STACK_SHORT
 
 # Why a row fits nothing, by its code in the data file.
 EXCLUDED = {
@@ -21,7 +22,7 @@ PRECISION = {"bf16": "bf16", "fp8": "FP8"}
 
 @lru_cache(maxsize=1)
 def _accuracy() -> dict:
-    return throughput.accuracy()  # the same for every locale: computed once per build
+    return throughput_accuracy.accuracy()  # the same for every locale: computed once per build
 
 
 def _signed(error: float | None, fmt: NumberFormat) -> str:
@@ -56,10 +57,11 @@ def render_table(env, pack: dict) -> str:
                 "parts": parts,
                 "source": r["label"],
                 "url": r["url"],
+                "stack": t(STACK_SHORT[r["stack"]]),
                 "measured": fmt.number(r["measured"], 0),
                 "estimate": fmt.number(r["estimate"], 0),
                 "error": _signed(r["error"], fmt),
-                "loo": _signed(r["loo_error"], fmt) if r["use"] == "calibration" or r["lora_twin"] else "—",
+                "loo": _signed(r["loo_error"], fmt) if r["use"] == "calibration" else "—",
                 "use": t(N_("Fitted")) if r["use"] == "calibration" else t(EXCLUDED[r["excluded"]]),
                 "calibrates": r["use"] == "calibration",
             }
@@ -68,14 +70,17 @@ def render_table(env, pack: dict) -> str:
     caption = t(
         NN_(
             "Throughput estimate against {count} published measurement that calibrates it: worst difference "
-            "{worst}, {loo} with each left out of the fit (goal: within {goal})",
+            "{worst}, {loo} with its publication held out of the fit; {inside} of the held-out measurements fall "
+            "inside the range the other publications give (goal: within {goal})",
             "Throughput estimate against {count} published measurements that calibrate it: worst difference "
-            "{worst}, {loo} with each left out of the fit (goal: within {goal})",
+            "{worst}, {loo} with each publication held out of the fit; {inside} of the held-out measurements fall "
+            "inside the range the other publications give (goal: within {goal})",
         ),
         n=s["calibration_rows"],
         count=fmt.number(s["calibration_rows"], 0),
         worst=fmt.percent_of(s["worst_error"]),
         loo=fmt.percent_of(s["worst_loo_error"]),
+        inside=fmt.percent_of(s["held_out_inside_band"]),
         goal=fmt.percent_of(acc["target"], 0),
     )
     names = {g: r["gpu_name"] for r in acc["rows"] for g in [r["gpu"]]}
@@ -83,7 +88,9 @@ def render_table(env, pack: dict) -> str:
         t(N_("{label}: {value}"), label=names[g], value=fmt.percent_of(share)) for g, share in acc["shares"].items()
     ]
     low, high = acc["band"]
-    wide_low, wide_high = acc["uncalibrated_band"]
+    wide_low, wide_high = acc["wide_band"]
+    hf_low, hf_high = acc["stack_bands"]["hf"]
+    hf = acc["stacks"]["hf"]
     notes = [
         t(
             N_(
@@ -95,14 +102,25 @@ def render_table(env, pack: dict) -> str:
         ),
         t(
             N_(
-                "A card with no measurement of its own gets a wider range than the {low} below to {high} above of the "
-                "others: {wide_low} below to {wide_high} above, how far the model missed each card estimated from the "
-                "others' shares."
+                "The Hugging Face stack runs the same step at {efficiency} of a tuned framework's speed, plus {overhead} "
+                "per micro-batch, fitted to its own measurements with each card's share held."
+            ),
+            efficiency=fmt.percent_of(hf["efficiency"]),
+            overhead=t(N_("{value} s"), value=fmt.number(hf["overhead_s"], 3)),
+        ),
+        t(
+            N_(
+                "Each range comes from publications held out whole: {low} below to {high} above the estimate for a card "
+                "calibrated on several publications, bf16 among them; {wide_low} below to {wide_high} above for a card "
+                "calibrated on one publication, on FP8 only, or on none; at least {stack_low} below to {stack_high} "
+                "above on the Hugging Face stack."
             ),
             low=fmt.percent_of(1 - low),
             high=fmt.percent_of(high - 1),
             wide_low=fmt.percent_of(1 - wide_low),
             wide_high=fmt.percent_of(wide_high - 1),
+            stack_low=fmt.percent_of(1 - hf_low),
+            stack_high=fmt.percent_of(hf_high - 1),
         ),
         t(
             N_("On every workload measured on several cards, the estimates put the cards in the measured order.")
@@ -130,8 +148,8 @@ def render_table(env, pack: dict) -> str:
     notes.append(
         t(
             N_(
-                "The fitted rows come from tuned stacks (NVIDIA NeMo, MosaicML llm-foundry, MLPerf submissions). A "
-                "generic stack measured on the same cards ran up to several times slower: measure yours with the "
+                "Tuned frameworks (NVIDIA NeMo, MosaicML llm-foundry, MLPerf submissions) calibrate each card; the "
+                "Hugging Face rows calibrate that stack. Your own software may differ from both: measure it with the "
                 "pilot and enter it in the calculator."
             )
         )

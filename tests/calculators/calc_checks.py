@@ -61,15 +61,16 @@ def assert_display(display):
 
 
 def _assert_sentence(item):
-    """A msgid with parameters: each a string, a typed value, a phrase or alternatives of phrases
-    (calculators.display), and every placeholder filled."""
+    """A msgid with parameters: each a string, a typed value, a phrase, alternatives of phrases or a list of
+    names or phrases (calculators.display), and every placeholder filled."""
     for p in item["params"].values():
         if isinstance(p, dict) and "msg" in p:
             _assert_sentence(p)
         elif isinstance(p, dict) and "items" in p:
-            assert p["join"] == "or" and p["items"]
+            assert p["join"] in ("or", "standard") and p["items"]
             for phrase in p["items"]:
-                _assert_sentence(phrase)
+                if p["join"] == "or" or not isinstance(phrase, str):
+                    _assert_sentence(phrase)
         elif isinstance(p, dict) and p.get("unit") == "plan":  # [[count, term label], ...]
             assert p["value"] and all(isinstance(c, int) and c > 0 and isinstance(t, str) for c, t in p["value"])
         else:

@@ -9,7 +9,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from calculators import _cost_model as model, _data, compute, cost, pilot_inputs, throughput
+from calculators import _cost_model as model, _data, compute, cost, pilot_inputs, throughput, throughput_accuracy
 from calculators._memory_model import Run
 from calculators.architecture import LINEARS, Architecture
 
@@ -17,29 +17,56 @@ DATA_CENTRE = {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
 
 
 def table(rows) -> str:
-    lines = [f"{'measurement':<52} {'use':<11} {'measured':>9} {'estimate':>9} {'error':>7} {'left out':>8}"]
+    lines = [
+        f"{'measurement':<52} {'stack':<5} {'use':<11} {'measured':>9} {'estimate':>9} {'error':>7} {'held out':>8}"
+    ]
     for r in rows:
-        loo = "—" if r["loo_error"] is None else f"{r['loo_error']:+.1%}"
         lines.append(
-            f"{r['id']:<52} {r['use']:<11} {r['measured']:9.0f} {r['estimate']:9.0f} {r['error']:+7.1%} {loo:>8}"
+            f"{r['id']:<52} {r['stack']:<5} {r['use']:<11} {r['measured']:9.0f} {r['estimate']:9.0f} "
+            f"{r['error']:+7.1%} {r['loo_error']:+8.1%}"
         )
+    return "\n".join(lines)
+
+
+def held_out_table(report) -> str:
+    lines = [f"{'held out':<52} {'publication':<22} {'error':>7} {'range':>13} inside"]
+    for r in report["rows"]:
+        band = f"{r['band'][0] - 1:+.0%}..{r['band'][1] - 1:+.0%}"
+        lines.append(f"{r['id']:<52} {r['source'][:22]:<22} {r['error']:+7.1%} {band:>13} {r['inside']}")
     return "\n".join(lines)
 
 
 @pytest.fixture(scope="module")
 def accuracy():
-    return throughput.accuracy()
+    return throughput_accuracy.accuracy()
 
 
-def test_every_calibration_measurement_is_reproduced_within_the_target(accuracy):
-    """Fitted, and with the row left out of its card's fit: both within ±20 %. The table prints on failure."""
-    used = [r for r in accuracy["rows"] if r["use"] == "calibration"]
-    missed = [
-        r["id"]
-        for r in used
-        if abs(r["error"]) > throughput.TARGET or r["loo_error"] is None or abs(r["loo_error"]) > throughput.TARGET
-    ]
+def test_every_tuned_measurement_is_reproduced_within_the_target(accuracy):
+    """The cards' shares are fitted to the tuned frameworks' rows: each within ±20 %. The table prints."""
+    used = [r for r in accuracy["rows"] if r["use"] == "calibration" and r["stack"] == throughput.TUNED]
+    missed = [r["id"] for r in used if abs(r["error"]) > throughput.TARGET]
     assert not missed, f"outside ±{throughput.TARGET:.0%}: {missed}\n{table(accuracy['rows'])}"
+
+
+def test_publications_held_out_fall_inside_the_range_the_others_give(accuracy):
+    """Every calibration publication held out whole in turn, its rows estimated by a fit without it and set
+    against the range that fit shows (itself from the other publications held out in turn). On the tuned
+    frameworks, which calibrate the cards: at least 80 % inside their range and at least 80 % within ±20 %
+    of the estimate. The Hugging Face stack rests on two publications: its share is printed beside the
+    pooled one, and its range is wide for that reason (the page says so). Prints the table."""
+    report = accuracy["held_out"]
+    print(held_out_table(report))
+    for name, part in [("all", report), *report["stacks"].items()]:
+        print(
+            f"{name}: {part['count']} rows, inside the range {part['inside_band']:.0%}, within ±20 % {part['within_target']:.0%}"
+        )
+    assert {r["source"] for r in report["rows"]} == {r["label"] for r in accuracy["rows"] if r["use"] == "calibration"}
+    tuned = report["stacks"][throughput.TUNED]
+    assert tuned["inside_band"] >= 0.8 and tuned["within_target"] >= 0.8, held_out_table(report)
+    # The range is meant to hold the held-out measurements, not to be narrow: on the generic stack too, more
+    # of them fall inside it than within ±20 % of the estimate.
+    hf = report["stacks"][throughput.HF]
+    assert hf["inside_band"] > hf["within_target"]
 
 
 def test_cards_of_each_workload_come_out_in_the_measured_order(accuracy):
@@ -76,17 +103,43 @@ def test_fitted_shares_and_range(accuracy):
     cal = throughput.calibration()
     assert set(cal.shares) == DATA_CENTRE and all(0 < s <= 1 for s in cal.shares.values())
     low, high = cal.band
-    assert low < 1 < high and cal.uncalibrated_band[0] <= low and cal.uncalibrated_band[1] >= high
-    # The band is what the rows left out of the fit support: measured / estimate at both ends.
-    ratios = [1 / (1 + r["loo_error"]) for r in accuracy["rows"] if r["use"] == "calibration"]
-    assert low == pytest.approx(min(ratios)) and high == pytest.approx(max(ratios))
+    assert low < 1 < high and cal.wide_band[0] <= low and cal.wide_band[1] >= high
+    # The band holds the central 80 % of what the rows of well-calibrated cards give with their publication
+    # held out: measured / estimate.
+    ratios = sorted(
+        1 / (1 + r["loo_error"])
+        for r in accuracy["rows"]
+        if r["use"] == "calibration" and r["stack"] == throughput.TUNED and r["gpu"] in cal.well_calibrated
+    )
+    inside = [x for x in ratios if low - 1e-12 <= x <= high + 1e-12]
+    assert len(inside) >= 0.8 * len(ratios) - 1 and low > ratios[0] - 1e-12 and high < ratios[-1] + 1e-12
+    # A card calibrated on one publication or on FP8 rows only takes the wide band; the H100 has both bf16
+    # and FP8 rows from several publications.
+    assert "h100-sxm-80gb" in cal.well_calibrated and cal.range_of("mi300x-192gb") == cal.wide_band
+    # Another stack never narrows a card's range.
+    hf_low, hf_high = cal.range_of("h100-sxm-80gb", throughput.HF)
+    assert hf_low <= low and hf_high >= high
 
 
 def test_qlora_rows_are_reproduced_from_their_lora_twin(accuracy):
-    qlora = [r for r in accuracy["rows"] if r["lora_twin"]]
+    qlora = [r for r in accuracy["rows"] if r["lora_twin"] and r["use"] == "calibration"]
     assert len(qlora) >= 4 and 0 < accuracy["dequant_share"] < 1
-    # The twins ran on a generic stack: the dequantisation cost alone is fitted, within ±25 % each.
+    # The dequantisation rate is fitted to the 4-bit rows against their LoRA twins; on their own stack the
+    # rows come out within ±25 % each.
     assert all(abs(r["error"]) <= 0.25 for r in qlora), table(qlora)
+
+
+def test_the_hugging_face_stack_is_slower_than_the_tuned_one_and_more_so_on_short_sequences():
+    hf = throughput.calibration().stacks[throughput.HF]
+    assert 0 < hf.efficiency < 1 and hf.overhead_s > 0
+    job = {"gpu": "h100-sxm-80gb", "cards": 1, "model": "llama-3.1-8b", "method": "lora", "micro_batch": 1}
+    for seq_len in (256, 4096):
+        tuned = compute("cost", {**job, "seq_len": seq_len, "stack": "tuned"})["result"]["tokens_per_s"]
+        generic = compute("cost", {**job, "seq_len": seq_len, "stack": "hf"})["result"]["tokens_per_s"]
+        assert generic < tuned
+    short = [compute("cost", {**job, "seq_len": 256, "stack": s})["result"]["tokens_per_s"] for s in ("hf", "tuned")]
+    long = [compute("cost", {**job, "seq_len": 4096, "stack": s})["result"]["tokens_per_s"] for s in ("hf", "tuned")]
+    assert short[0] / short[1] < long[0] / long[1]
 
 
 # -- the FLOP count, by hand -------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from jinja2 import Environment, FileSystemLoader
 
 from calcui import NumberFormat
-from calculators import throughput
+from calculators import throughput_accuracy
 from guidebuild import markers
 from guidebuild.locale_pack import locale_pack
 from guidebuild.partials_env import partials_env
@@ -32,7 +32,7 @@ def pages():
 @pytest.mark.parametrize("locale", LOCALES)
 def test_the_marker_renders_every_measurement(pages, locale):
     pack, html = pages[locale]
-    acc = throughput.accuracy()
+    acc = throughput_accuracy.accuracy()
     assert "<!--" not in html
     assert html.count("<tr") == len(acc["rows"]) + 1  # and the header row
     fmt = NumberFormat(pack)
@@ -50,7 +50,7 @@ def test_the_marker_renders_every_measurement(pages, locale):
 
 
 def test_the_notes_and_headers_are_translated(pages):
-    english = ("Fitted share of each card's", "Left out of the fit", "Shown, not fitted", "On every workload")
+    english = ("Fitted share of each card's", "Publication held out", "Shown, not fitted", "On every workload")
     for locale in ("ja", "ar"):
         _, html = pages[locale]
         assert not [text for text in english if text in html], locale
@@ -58,12 +58,12 @@ def test_the_notes_and_headers_are_translated(pages):
 
 def test_a_workload_out_of_order_is_said(monkeypatch, pages):
     """The sentence follows the comparison: an order that fails is reported, not hidden."""
-    from guidebuild.markers import throughput_accuracy
+    from guidebuild.markers import throughput_accuracy as marker
 
-    acc = dict(throughput.accuracy())
+    acc = dict(throughput_accuracy.accuracy())
     acc["summary"] = {**acc["summary"], "orders_hold": False}
-    monkeypatch.setattr(throughput_accuracy, "_accuracy", lambda: acc)
+    monkeypatch.setattr(marker, "_accuracy", lambda: acc)
     theme = Environment(loader=FileSystemLoader(str(ROOT / "overrides")), extensions=["jinja2.ext.i18n"])
     pack = pages["es"][0]
-    html = throughput_accuracy.render_table(partials_env(theme, pack), pack)
+    html = marker.render_table(partials_env(theme, pack), pack)
     assert "no ordenan las tarjetas como las mediciones" in html

@@ -85,6 +85,7 @@ def test_every_count_string_has_every_form_and_each_count_gets_its_own(locale):
                 reason="R",
                 value="V",
                 loo="3 %",
+                inside="90 %",
                 pointer="/runs/0",
                 found="F",
             )

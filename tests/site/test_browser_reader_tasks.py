@@ -36,6 +36,9 @@ def _answer_first(page: Page, name: str, width: str, pack: dict, shots: Path, ta
     else:  # the whole verdict, atop the result beside the form
         shown, text = page.locator(f"#calc-{name} .guide-verdict"), expected["summary"]
     expect(shown).to_have_text(text)
+    # Again once the answer is in: content that changed after the first scroll (a late answer, a notice
+    # that went away) moves the calculator under it.
+    page.evaluate(f"document.querySelector('#calc-{name}').scrollIntoView({{block: 'start'}})")
     box, height = shown.bounding_box(), page.viewport_size["height"]
     assert box and box["height"] > 0 and 0 <= box["y"] and box["y"] + box["height"] <= height, (box, height)
     page.screenshot(path=str(shots / f"{task}-{locale}-{width}.png"))
