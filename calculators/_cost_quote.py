@@ -427,6 +427,20 @@ class _Quoter:
         }
 
 
+# The figures of a quote that price it: none of them for a configuration that does not fit in memory.
+UNPRICED = (
+    "usd_per_output",
+    "total_usd",
+    "gpu_usd",
+    "options_usd",
+    "best_usd_per_output",
+    "usd_per_million_tokens",
+    "hourly_usd",
+    "hourly_usd_per_output",
+    "topup_at_low_usd",
+)
+
+
 def card_counts(gpu_id: str, any_count: bool = False) -> tuple[int, ...]:
     """The card counts priced for one GPU: the catalog's shapes (each per-node count, then whole nodes of
     the largest), or `TABLE_CARDS` when the reader allows any count."""
@@ -462,6 +476,8 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
     gpus = {g["id"]: g for g in _data.gpus()}
     own = gpus[values["gpu"]]
     chosen = quoter.quote(own, values["cards"])
+    if not chosen["fits_memory"]:  # a configuration that cannot run has no price of its own
+        chosen |= dict.fromkeys(UNPRICED)
     # Every card count of the chosen GPU that fits, for its table; of each GPU, the cheapest.
     rows = [quoter.quote(own, n) for n in card_counts(own["id"], values["any_count"]) if quoter.budget.fits(own, n)]
     best = {gid: key for gid, gpu in gpus.items() if (key := _cheapest_configuration(quoter, gpu)) is not None}

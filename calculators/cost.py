@@ -293,8 +293,9 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
     ]
     option_labels = {o["id"]: o["label"] for o in _PRICING["options"]}
     terms = {t["id"]: t["label"] for t in _data.terms()} | {HOURLY: HOURLY_LABEL}
-    breakdown = [[terms[tid], v] for tid, v in q["gpu_usd"].items()]
-    breakdown += [[option_labels[k], v] for k, v in q["options_usd"].items()]
+    # None: the configuration does not fit, and has no price (nor a breakdown) of its own.
+    breakdown = [[terms[tid], v] for tid, v in (q["gpu_usd"] or {}).items()]
+    breakdown += [[option_labels[k], v] for k, v in (q["options_usd"] or {}).items()]
     # The chosen GPU's card counts; the other GPUs': their cheapest row in BEST_COLUMNS' table.
     option_columns = [c for c in OPTION_COLUMNS if r["pinned"] or c is not CHEAPEST_PLAN]
     note_items: list[Note] = []
@@ -346,7 +347,7 @@ def _display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                     {"gpu": names[r["ranking"][0]], "rival": names[r["ranking_rival"]]},
                 )
             )
-    if r["pinned"] and r["usd_per_output"] > r["best_usd_per_output"] + 1e-9:
+    if r["pinned"] and r["fits_memory"] and r["usd_per_output"] > r["best_usd_per_output"] + 1e-9:
         note_items.append(
             (
                 N_("Pinning the term costs {extra} more per output than the cheapest plan."),

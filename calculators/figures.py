@@ -162,10 +162,12 @@ register_figure("cost.default_per_output", "usd")(lambda: _cost()["usd_per_outpu
 register_figure("cost.default_one_week", "usd")(lambda: _cost(term="1w")["usd_per_output"])
 # The cheapest GPU per output with the defaults at the expected throughput, against the cheapest per hour. Whether
 # it stays the cheapest across the throughput range is the calculator's ranking note; the prose says what it depends on.
-register_figure("cost.cheapest_gpu", "raw")(lambda: _cost()["best_by_gpu"][0]["name"])
-register_figure("cost.cheapest_per_output", "usd")(lambda: _cost()["best_by_gpu"][0]["usd_per_output"])
+register_figure("cost.cheapest_gpu", "raw")(lambda: _cost(booking="expected")["best_by_gpu"][0]["name"])
+register_figure("cost.cheapest_per_output", "usd")(
+    lambda: _cost(booking="expected")["best_by_gpu"][0]["usd_per_output"]
+)
 register_figure("cost.a100_per_output", "usd")(
-    lambda: next(q for q in _cost()["best_by_gpu"] if q["gpu"] == "a100-sxm-80gb")["usd_per_output"]
+    lambda: next(q for q in _cost(booking="expected")["best_by_gpu"] if q["gpu"] == "a100-sxm-80gb")["usd_per_output"]
 )
 
 # Catalog ratios the prose explains.

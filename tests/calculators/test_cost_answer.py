@@ -137,3 +137,12 @@ def test_bad_prices_are_refused_on_their_own_field():
         ("price_h100-sxm-80gb_1w", "out_of_range"),
         ("price_mi300x-192gb_hourly", "not_a_number"),
     }
+
+
+def test_a_configuration_that_does_not_fit_has_no_price_of_its_own():
+    """Issue 49: the record of the reader's configuration carries no cost when it cannot run; the nearest one
+    that fits is priced instead, and it is that price the headline shows."""
+    r = answer(model="llama-3.1-8b", method="full", gpu="rtx-4090-24gb", cards=1)
+    assert not r["fits_memory"] and r["nearest_fit"]["fits_memory"]
+    assert all(r[k] is None for k in ("usd_per_output", "total_usd", "hourly_usd", "best_usd_per_output"))
+    assert tiles(r)["Cost per successful output"]["value"] == r["nearest_fit"]["usd_per_output"] > 0
