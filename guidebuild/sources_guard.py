@@ -3,8 +3,10 @@
 MkDocs follows symbolic links under `docs/` (folders too) and publishes what they point at, so
 `docs/es/environ.txt -> /proc/self/environ` would publish the build's environment; the plugin reads
 `results/` and the catalogs the same way. A link that stays inside its own folder (a locale sharing
-another's images) publishes nothing new and is allowed; one that leads out of it is refused before
-anything is written.
+another's images) publishes nothing new and is allowed; one that leads out of it, or resolves to
+nothing (a loop, a missing target), is refused before anything is written. So is a guarded folder that
+is itself a link, or sits under one, between it and the project root: its target would be published
+whole.
 
 Front matter is YAML text, but the theme prints `title`, `description` and the others into the page
 as HTML, unescaped (MkDocs' Jinja does not autoescape): `title: '"><meta http-equiv=refresh ...>'`
@@ -38,10 +40,30 @@ def one_line(text: str) -> str:
     )
 
 
+def linked_folder(folder: Path, root: Path) -> str | None:
+    """One line when `folder`, or a folder between it and the project `root`, is a symbolic link (or
+    the folder lies outside the root altogether), else None."""
+    folder, root = Path(os.path.abspath(folder)), Path(os.path.abspath(root))
+    if not folder.is_relative_to(root):
+        return None  # a folder the project names outside itself (a shared catalog): not the project's to guard
+    for path in [folder, *folder.parents]:
+        if path == root:
+            return None
+        if path.is_symlink():
+            return (
+                f"{one_line(_shown(path, root))} is a symbolic link to {one_line(os.readlink(path))}: the build "
+                "reads and publishes only the project's own folders. Replace the link with the folder itself"
+            )
+    return None
+
+
 def outside_links(folder: Path, root: Path) -> list[str]:
-    """One line for each symbolic link under `folder`, at any depth, that resolves outside it
-    (links are not followed while looking, so a link to `/` costs nothing)."""
+    """One line for `folder` when it is itself a link or under one (`linked_folder`), else one for each
+    symbolic link under it, at any depth, that resolves outside it or to nothing (links are not followed
+    while looking, so a link to `/` or a loop costs nothing)."""
     folder = Path(folder)
+    if (line := linked_folder(folder, root)) is not None:
+        return [line]
     if not folder.is_dir():
         return []
     home = os.path.realpath(folder)
@@ -52,9 +74,13 @@ def outside_links(folder: Path, root: Path) -> list[str]:
             path = Path(parent, name)
             if not path.is_symlink():
                 continue
-            target = os.path.realpath(path)
+            link = f"{one_line(_shown(path, root))} is a symbolic link to {one_line(os.readlink(path))}"
+            try:
+                target = os.path.realpath(path, strict=True)
+            except OSError:  # a loop, or a target that does not exist
+                lines.append(f"{link}, which leads nowhere (a loop or a missing file): remove it")
+                continue
             if os.path.commonpath([home, target]) != home:
-                link = f"{one_line(_shown(path, root))} is a symbolic link to {one_line(os.readlink(path))}"
                 lines.append(
                     f"{link}, outside {shown}/: only files inside {shown}/ are published or read. "
                     "Replace the link with a copy of what it points at, or remove it"

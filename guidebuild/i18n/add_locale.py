@@ -20,6 +20,7 @@ from babel import UnknownLocaleError
 from mkdocs.utils.yaml import yaml_load
 
 from ..locales import babel_locale
+from ..sources_guard import linked_folder
 from .plain_text import markup_in
 from .pofile import update_catalog
 from .project import Project, same_code
@@ -149,6 +150,9 @@ def add_locale(
         raise ValueError(f"{project.rel(project.pot)} is missing; run `guide-i18n update` first")
 
     po = project.po(locale)
+    for folder in (project.docs_dir / locale, po.parent):  # what it writes: never through a link
+        if (line := linked_folder(folder, project.root)) is not None:
+            raise ValueError(line)
     # A catalog started before the locale was configured is merged, never overwritten.
     update_catalog(project.root, project.pot, po, locale)
     keep = project.docs_dir / locale / ".gitkeep"

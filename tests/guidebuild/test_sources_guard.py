@@ -96,6 +96,60 @@ def test_outside_links_are_found_at_any_depth_and_inside_ones_kept(tmp_path, sym
     assert sources_guard.outside_links(tmp_path / "missing", tmp_path) == []
 
 
+def test_a_guarded_folder_that_is_a_link_or_under_one_is_refused(tmp_path, symlink):
+    """Issue 53 item 3: the folder itself, or a folder between it and the project root, being a link
+    publishes its whole target; so does `results -> /`, which also walked the filesystem."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "docs" / "es").mkdir(parents=True)
+    (elsewhere / "docs" / "es" / "secret-leak.txt").write_text("private", encoding="utf-8")
+    root = tmp_path / "project"
+    root.mkdir()
+    symlink(root / "docs", str(elsewhere / "docs"))
+    [line] = sources_guard.outside_links(root / "docs", root)
+    assert line == (
+        f"docs is a symbolic link to {elsewhere / 'docs'}: the build reads and publishes only the project's own "
+        "folders. Replace the link with the folder itself"
+    )
+    symlink(root / "results", "/")
+    [line] = sources_guard.outside_links(root / "results", root)  # one line, no walk of the filesystem
+    assert line.startswith("results is a symbolic link to /:")
+    symlink(root / "theme", str(elsewhere))  # a parent of the guarded folder
+    [line] = sources_guard.outside_links(root / "theme" / "docs", root)
+    assert line.startswith("theme is a symbolic link to ")
+    assert sources_guard.linked_folder(root / "locales", root) is None  # missing and not a link: nothing to say
+
+
+def test_a_loop_or_a_dangling_link_is_refused_in_one_line(tmp_path, symlink):
+    docs = tmp_path / "docs"
+    (docs / "es").mkdir(parents=True)
+    symlink(docs / "es" / "a", "b")
+    symlink(docs / "es" / "b", "a")
+    symlink(docs / "es" / "gone.png", "missing.png")  # inside the folder, but nothing there
+    lines = sources_guard.outside_links(docs, tmp_path)
+    assert lines == [
+        "docs/es/a is a symbolic link to b, which leads nowhere (a loop or a missing file): remove it",
+        "docs/es/b is a symbolic link to a, which leads nowhere (a loop or a missing file): remove it",
+        "docs/es/gone.png is a symbolic link to missing.png, which leads nowhere (a loop or a missing file): remove it",
+    ]
+
+
+@pytest.mark.build  # builds the toy site
+@pytest.mark.parametrize("folder", ["docs", "results"])
+def test_the_build_refuses_a_source_folder_that_is_a_link(tmp_path, folder):
+    site = toy_copy(tmp_path)
+    outside = tmp_path / "outside"
+    shutil.move(site / folder, outside)
+    (outside / "secret-leak.txt").write_text("private", encoding="utf-8")
+    (site / folder).symlink_to(outside)
+    result, out = build(site)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert error_lines(result) == [
+        f"{folder} is a symbolic link to {outside}: the build reads and publishes only the project's own folders. "
+        "Replace the link with the folder itself"
+    ], result.stderr
+    assert not out.exists() or not any(out.rglob("secret-leak.txt"))
+
+
 def test_a_link_name_cannot_forge_a_log_line(tmp_path, symlink):
     symlink(tmp_path / "docs" / "a\nINFO    -  fine", "/etc/passwd")
     [line] = sources_guard.outside_links(tmp_path / "docs", tmp_path)

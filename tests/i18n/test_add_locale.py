@@ -184,3 +184,19 @@ def test_added_locale_builds_green_with_spanish_fallbacks(capsys, copy_of_projec
     spanish_pack = json.loads((site / "assets" / "calc" / "pack-es.json").read_text(encoding="utf-8"))
     assert pack["messages"] == spanish_pack["messages"] and pack["locale"] == "fr"
     assert "Aún sin traducir" in page  # the banner, in Spanish until the French catalog has it
+
+
+def test_add_locale_refuses_to_write_through_a_linked_folder(capsys, copy_of_project, tmp_path):
+    """Issue 53 item 3: `docs/fr` a link out of the project got its `.gitkeep` written there."""
+    outside = tmp_path / "outside-fr"
+    outside.mkdir()
+    (copy_of_project / "docs" / "fr").symlink_to(outside)
+    config = copy_of_project / "mkdocs.yml"
+    before = config.read_text(encoding="utf-8")
+    code, out = guide_i18n(capsys, copy_of_project, "add-locale", "fr", "--name", "Français")
+    assert code == 2 and out == (
+        f"guide-i18n add-locale: docs/fr is a symbolic link to {outside}: the build reads and publishes only the "
+        "project's own folders. Replace the link with the folder itself\n"
+    )
+    assert config.read_text(encoding="utf-8") == before  # nothing written, here or there
+    assert not any(outside.iterdir()) and not (copy_of_project / "locales" / "fr").exists()
