@@ -259,6 +259,19 @@ OWN_INPUTS = (
         group=G_SPEED,
     ),
     Input(
+        "precision",
+        "choice",
+        "bf16",
+        N_("Precision of the matrix multiplications"),
+        N_(
+            "FP8 runs the linear layers faster on the cards that have it (H100, H200, MI300X), by the speed-up "
+            "fitted to published FP8/bf16 pairs; the other cards are priced in bf16. The memory budget stays "
+            "that of bf16."
+        ),
+        choices=(Choice("bf16", N_("bf16")), Choice("fp8", N_("FP8 where the card has it"))),
+        group=G_SPEED,
+    ),
+    Input(
         "throughput_per_gpu",
         "float",
         0.0,

@@ -221,7 +221,8 @@ class _Quoter:
         cal = throughput.calibration()
         band = cal.range_of(gpu["id"], v["stack"])
         share = v["desktop_utilization"] if gpu["tier"] in _DESKTOP else v["utilization"] or cal.share(gpu["id"])
-        step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share)
+        fp8 = v["precision"] == "fp8" and "fp8_dense_tflops" in gpu  # a card without FP8 trains in bf16
+        step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share, fp8, cal.fp8_speedup)
         # The cards' shares are those of tuned frameworks; another stack runs the same step at its fitted
         # efficiency and overhead. A share the reader entered is already what their software reaches.
         stack = cal.stacks[v["stack"]] if not v["utilization"] or gpu["tier"] in _DESKTOP else throughput.REFERENCE
@@ -250,6 +251,7 @@ class _Quoter:
         return {
             "tokens_per_s_per_gpu": cluster[end] / cards,  # each card's share of the cluster's rate
             "tokens_per_s_alone": alone[end],
+            "fp8": fp8,
             "measured": bool(measured),
             "matmul_share": share,
             "scaling_efficiency": efficiency[end],

@@ -58,6 +58,15 @@ def speed_notes(values: dict[str, Any], r: dict[str, Any]) -> list[tuple[str, di
                 },
             )
         )
+    if values["precision"] == "fp8":
+        bf16 = [g["id"] for g in _data.gpus() if g["id"] in shown and "fp8_dense_tflops" not in g]
+        if bf16:
+            note_items.append(
+                (
+                    N_("{gpus}: no FP8 on these cards, so they are priced in bf16."),
+                    {"gpus": listing([names[g] for g in bf16])},
+                )
+            )
     unfitted = [q for q in [r, *r["best_by_gpu"]] if q["gpu"] not in cal.shares and not q["measured"]]
     if unfitted:
         low, high = cal.range_of(unfitted[0]["gpu"], values["stack"])

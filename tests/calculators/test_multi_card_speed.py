@@ -121,3 +121,19 @@ def test_modelled_scaling_hides_collectives_under_compute():
     )
     assert model.modelled_scaling(fsdp, 0.135, gpu, 4, 1.0) == 1.0
     assert model.modelled_scaling(fsdp, 0.135, gpu, 4, 1.0, overlap=False) == pytest.approx(0.135 / (0.135 + 0.06))
+
+
+def test_fp8_is_never_slower_than_bf16_and_only_where_the_card_has_it():
+    """Issue 49 item 4: FP8 as an input, at the speed-up fitted to published pairs."""
+    for gpu in ("a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb", "rtx-4090-24gb"):
+        for method, preset in (("full", "llama-3.2-3b"), ("lora", "llama-3.1-8b")):
+            job = {"gpu": gpu, "cards": 1, "model": preset, "method": method, "stack": "tuned"}
+            bf16, fp8 = result(**job, precision="bf16"), result(**job, precision="fp8")
+            assert fp8["tokens_per_s"] >= bf16["tokens_per_s"]
+            assert fp8["fp8"] == (gpu in ("h100-sxm-80gb", "h200-141gb", "mi300x-192gb"))
+            if not fp8["fp8"]:
+                assert fp8["tokens_per_s"] == bf16["tokens_per_s"]
+    # The gain is the fitted speed-up on the linear layers only, never the peak ratio on the whole step.
+    job = {"gpu": "h100-sxm-80gb", "model": "llama-3.1-8b", "method": "full", "stack": "tuned"}
+    gain = result(**job, precision="fp8")["tokens_per_s"] / result(**job, precision="bf16")["tokens_per_s"]
+    assert 1.05 < gain < throughput.calibration().fp8_speedup
