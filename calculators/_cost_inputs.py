@@ -249,12 +249,14 @@ OWN_INPUTS = (
         throughput.HF,
         N_("Training software"),
         N_(
-            "Speeds are fitted per software: on the same card, the Hugging Face stack measured slower than the "
-            "tuned frameworks, and more so with short sequences."
+            "Speeds are fitted per software: on the same card, the Hugging Face stack (Trainer or TRL, with "
+            "PEFT) measured slower than the tuned frameworks (NeMo/Megatron, torchtitan, llm-foundry), and more "
+            "so with short sequences."
         ),
         choices=(
-            Choice(throughput.HF, N_("Hugging Face Trainer or TRL, with PEFT")),
-            Choice(throughput.TUNED, N_("A tuned framework: NeMo/Megatron, torchtitan, llm-foundry")),
+            # Short: a phone's select shows about 35 characters. The help and the page say which tools each is.
+            Choice(throughput.HF, N_("Hugging Face with PEFT")),
+            Choice(throughput.TUNED, N_("Tuned framework (NeMo, torchtitan…)")),
         ),
         group=G_SPEED,
     ),
