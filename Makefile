@@ -41,7 +41,7 @@ site: setup-site
 # Content-Encoding (no live reload; `make dev` has it).
 serve: site
 	@echo "Serving site/ at http://127.0.0.1:$(PORT)/ (es), /ja/, /ar/"
-	$(PY) -m guidebuild.serve site --port $(PORT) --bind 127.0.0.1
+	$(PY) -m guidekit.site.serve site --port $(PORT) --bind 127.0.0.1
 
 dev: setup-site
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:$(PORT)
@@ -85,7 +85,7 @@ benchmarks/lighthouse/node_modules/.installed: benchmarks/lighthouse/package.jso
 	touch $@
 
 i18n: setup-site
-	$(PY) -m guidebuild.i18n update
+	$(PY) -m guidekit.i18n update
 
 clean:
 	rm -rf site .tmp test-artifacts

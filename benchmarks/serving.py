@@ -12,7 +12,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from guidebuild.serve import make_server
+from guidekit.site.serve import make_server
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,13 +4,23 @@ Pure Python, standard library only; runs in CPython 3.11+ and in Pyodide. The on
 boundary is ``compute(name, inputs) -> dict`` (see ``_registry``).
 """
 
+from guidekit.calc import (
+    ERROR_CODES,
+    Choice,
+    Input,
+    compute,
+    describe,
+    figure,
+    figure_names,
+    names,
+    register,
+    register_figure,
+)
+from guidekit.l10n import N_, NN_, NNP_, NP_
+
 from . import cost, memory
 from ._data import catalog, models
-from ._errors import ERROR_CODES
-from ._i18n import N_, NN_, NNP_, NP_
-from ._inputs import Choice, Input
 from ._prices import CatalogError, check_catalog
-from ._registry import compute, describe, figure, figure_names, names, register, register_figure
 
 register(memory)
 register(cost)

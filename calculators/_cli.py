@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from guidekit.calc import ERROR_CODES, compute, describe, names
+from guidekit.calc.display import UNITS
+from guidekit.l10n import Msg
+
 from . import _prices, hf_config
-from ._errors import ERROR_CODES
-from ._i18n import Msg
-from ._registry import compute, describe, names
-from .display import UNITS
 
 
 def fmt(number: Any, unit: str) -> str:
@@ -61,7 +61,7 @@ def _note(item: dict[str, Any]) -> str:
 
 
 def _param(p: object) -> object:
-    """A typed value, a phrase, or a list ("a, b or c", "a, b and c"), in English (see calculators.display);
+    """A typed value, a phrase, or a list ("a, b or c", "a, b and c"), in English (see guidekit.calc.display);
     a plain value as it is."""
     if not isinstance(p, dict):
         return p

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from guidekit.calc import Choice, Input
+from guidekit.l10n import N_
+
 from . import _data, memory, throughput
 from ._cost_model import HOURLY
-from ._i18n import N_
-from ._inputs import Choice, Input
 
 G_RENT, G_WORK, G_SPEED = N_("Rental"), N_("Workload"), N_("Throughput")
 G_IDLE, G_MEM = N_("Hours that do not train"), N_("Memory budget")

@@ -15,6 +15,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from guidekit.calc import kept, key_of
+
 from . import _cost_model, _data, _memory_model, memory, throughput
 from ._cost_inputs import (
     BEST,
@@ -45,7 +47,6 @@ from ._cost_model import (
     term_price,
     topup_price,
 )
-from ._kept import kept, key_of
 from ._memory_model import Unsharded, unsharded
 
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count

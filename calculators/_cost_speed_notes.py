@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from guidekit.calc.display import listing, phrase, value
+from guidekit.l10n import N_
+
 from . import _data, throughput
-from ._i18n import N_
-from .display import listing, phrase, value
 
 # The stacks as a note names them ("fitted ... on {stack}"), and as a table cell.
 STACK_NAMES = {throughput.HF: N_("the Hugging Face stack"), throughput.TUNED: N_("a tuned framework")}

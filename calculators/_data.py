@@ -15,7 +15,7 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from ._i18n import N_
+from guidekit.l10n import N_
 
 # Labels of the shipped terms and options, marked here so Babel extracts them;
 # labels a site owner adds later are shown as written.

@@ -66,7 +66,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ._kept import kept, key_of
+from guidekit.calc import kept, key_of
+
 from .architecture import Architecture, Tensor
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from ._i18n import N_
+from guidekit.l10n import N_
 
 # Public: the pilot builds models and applies LoRA by these same names and rules.
 __all__ = [

@@ -22,6 +22,22 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
+from guidekit.calc import error
+from guidekit.calc.display import (
+    Column,
+    Note,
+    bars,
+    metric,
+    metrics,
+    notes,
+    phrase,
+    record_table,
+    table,
+    value,
+    verdict,
+)
+from guidekit.l10n import N_, NN_, NP_, Msg
+
 from . import _data, memory
 from ._cost_inputs import (
     G_IDLE,
@@ -39,9 +55,6 @@ from ._cost_inputs import (
 from ._cost_model import HOURLY, MAX_LOST_HOURS, NODE_CARDS
 from ._cost_quote import card_counts, estimate, memory_values
 from ._cost_speed_notes import STACK_SHORT, speed_notes
-from ._errors import error
-from ._i18n import N_, NN_, NP_, Msg
-from .display import Column, Note, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 # What the registry, the other modules and the tests read here; the inputs and the engine's answer
 # (`estimate`) come from their own modules.

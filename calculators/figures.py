@@ -11,8 +11,9 @@ import math
 from functools import lru_cache
 from typing import Any
 
+from guidekit.calc import compute, register_figure
+
 from . import _data, cost, throughput, throughput_accuracy
-from ._registry import compute, register_figure
 
 GB = 1e9
 # The memory page's comparison: Llama 3.1 8B loaded in bf16 under bf16 autocast, 2,048 tokens,

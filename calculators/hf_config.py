@@ -16,8 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import jsontext
-from ._errors import error
+from guidekit.calc import error, jsontext
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,25 @@ import dataclasses
 from operator import itemgetter
 from typing import Any
 
+from guidekit.calc import Choice, Input, error
+from guidekit.calc.display import (
+    Column,
+    alternatives,
+    bars,
+    metric,
+    metrics,
+    notes,
+    phrase,
+    record_table,
+    table,
+    value,
+    verdict,
+)
+from guidekit.l10n import N_, NN_, Msg
+
 from . import _data, hf_config, memory_why
-from ._errors import error
-from ._i18n import N_, NN_, Msg
-from ._inputs import Choice, Input
 from ._memory_model import BYTES, COMPONENTS, DTYPES, OPTIMIZER_IMPLS, SHARDED_MODES, Run, Unsharded, unsharded
 from .architecture import FAMILIES, LINEARS, MLP_LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
-from .display import Column, alternatives, bars, metric, metrics, notes, phrase, record_table, table, value, verdict
 
 NAME = "memory"
 TITLE = N_("Training memory per GPU")

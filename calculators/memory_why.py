@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._i18n import N_
+from guidekit.calc.display import Note, value
+from guidekit.l10n import N_
+
 from ._memory_model import BYTES, Run
-from .display import Note, value
 
 # Each component that can dominate: why it is large, and (when the inputs allow one) the change that
 # shrinks it, as (msgid, its inputs or None when it does not apply).

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from guidekit.calc import active, compute, describe, get, normalize
+
 from . import memory as memory_calculator
 from ._data import catalog, presets
-from ._inputs import active, normalize
-from ._registry import compute, describe, get
 from .cost import measured_field
 
 GB = 1e9

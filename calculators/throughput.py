@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from guidekit.calc import normalize
+
 from . import _data, memory
 from ._cost_model import FP8_SPEEDUP, StepWork, card_step, cluster_tokens_per_s, modelled_scaling, on_stack, step_work
-from ._inputs import normalize
 from ._memory_model import unsharded
 
 TARGET = 0.2  # every calibration measurement within ±20 %

@@ -194,7 +194,7 @@ def held_out_report() -> dict[str, Any]:
 def relative_checks() -> list[dict[str, Any]]:
     """Published ratios without absolute figures, against the model's ratio for the calculator's default
     workload on one card of each (the sources do not state theirs)."""
-    from ._registry import compute
+    from guidekit.calc import compute
 
     out = []
     for rel in throughput.data().get("relative_results", []):

@@ -379,7 +379,7 @@ def _fits_the_contract(data: dict[str, Any]) -> None:
     v = validator()
     found = v.problems(v.root["$defs"]["config"], data, "")
     if found:
-        from calcui.results import english
+        from gpuguide.results import english
 
         pointer, code, params = found[0]
         raise ValueError(

@@ -28,7 +28,7 @@ class ModelSourceError(ValueError):
 
 def refused(source: str, e: dict) -> ModelSourceError:
     """One line for the first field error of the calculators' config reader."""
-    from calculators import ERROR_CODES
+    from guidekit.calc import ERROR_CODES
 
     detail = (
         f"model type {e['got']!r} is not supported (supported: {', '.join(e['choices'])})"

@@ -115,7 +115,7 @@ class ResultFile:
     def _check(self, text: bytes) -> None:
         """Every file is held to the result contract before it is written. A problem is the pilot's own
         bug: the file is still written (nothing measured is lost), and stderr says what the site will refuse."""
-        from calcui.results import english  # wording only; the check is pilot.result's
+        from gpuguide.results import english  # wording only; the check is pilot.result's
 
         from .result import parse
 

@@ -1,5 +1,5 @@
 """Check result files against the result contract (`pilot.result`), worded as the site words them
-(`calcui.results.english`), so the rented machine and the build agree on what is valid and why."""
+(`gpuguide.results.english`), so the rented machine and the build agree on what is valid and why."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def problems(path: Path) -> list[str]:
     """Readable problems of one result file (size, encoding, JSON, schema); [] when it is valid. Only a
     regular file is read, and no more of it than the contract's size limit (`/dev/zero` or a FIFO would
     never end); the lines carry no control character of the file's, for the terminal's sake."""
-    from calcui.results import english  # the wording layer; the contract itself is the leaf above
+    from gpuguide.results import english  # the wording layer; the contract itself is the leaf above
 
     info = path.stat()  # a missing file: FileNotFoundError, "No such file or directory"
     if not stat.S_ISREG(info.st_mode):

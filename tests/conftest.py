@@ -25,7 +25,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 @functools.cache
 def locale_packs() -> dict[str, dict]:
     """Each site locale's pack (CLDR formats and the gettext catalog), as the build writes it; read once."""
-    from guidebuild.locale_pack import locale_pack
+    from guidekit.site.locale_pack import locale_pack
 
     return {code: locale_pack(code, ROOT / "locales") for code in LOCALES}
 
@@ -114,7 +114,7 @@ def built_site(tmp_path_factory, worker_id) -> tuple[Path, str, str]:
 
 
 def _build_wheel(folder: Path) -> str:
-    from guidebuild.runtime.assets import build_wheels
+    from guidekit.runtime.assets import build_wheels
 
     return str(build_wheels([ROOT], folder)[0])
 
@@ -133,7 +133,7 @@ def serve_static(folder: Path, prefix: str = "/"):
     port = _free_port()
     base = f"http://127.0.0.1:{port}{prefix}"
     server = subprocess.Popen(
-        [sys.executable, "-m", "guidebuild.serve", str(folder), "--port", str(port), "--prefix", prefix],
+        [sys.executable, "-m", "guidekit.site.serve", str(folder), "--port", str(port), "--prefix", prefix],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from guidebuild.i18n.structure import Skeleton, differences, display_columns, own_problem_lines, parse
+from guidekit.i18n.structure import Skeleton, differences, display_columns, own_problem_lines, parse
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 SOURCE = "es"

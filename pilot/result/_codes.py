@@ -1,13 +1,13 @@
 """The result contract's problem codes, each with the English msgid that words it.
 
 A problem is `{"pointer", "code", "params"}` (see `parse`); these msgids are its English text, and
-calcui.results translates the very same msgids for the page, so the two never drift apart. Counted
+gpuguide.results translates the very same msgids for the page, so the two never drift apart. Counted
 entries (`NN_`) take their number from the parameter they name.
 """
 
 from __future__ import annotations
 
-from calculators import N_, NN_
+from guidekit.l10n import N_, NN_
 
 TYPE_NAMES = {
     "object": N_("an object"),

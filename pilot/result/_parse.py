@@ -1,6 +1,6 @@
 """Reading a result file: size, encoding, JSON syntax, finite numbers, schema version, schema.
 
-Returns codes and parameters only (PROBLEM_CODES words them in English; calcui.results in every locale).
+Returns codes and parameters only (PROBLEM_CODES words them in English; gpuguide.results in every locale).
 
 Each stage stops at its first kind of trouble, so a reader sees the one fix that matters
 (a truncated file gets one syntax error, not a wall of missing properties).
@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from calculators import jsontext
+from guidekit.calc import jsontext
 
 from ._validator import json_type, pointer_join, validator
 

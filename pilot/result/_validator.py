@@ -18,6 +18,8 @@ import re
 from importlib import resources
 from typing import Any
 
+from guidekit.l10n import DATE_TIME
+
 SCHEMA_FILE = "result-v1.schema.json"
 # A JSON value as json.loads makes it: the validator dispatches on `json_type`, which a type checker
 # cannot follow, so its values are Any.
@@ -51,12 +53,6 @@ IMPLEMENTED = {
 }
 ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description"}
 FORMATS = {"date-time"}
-# RFC 3339 date-time: 't'/'z' in either case, any fraction, a leap second. ASCII digits only ([0-9]:
-# Python's \d also takes Arabic-Indic ones). calcui's date display reads its fields from this pattern.
-DATE_TIME = re.compile(
-    r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})[Tt](?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):"
-    r"(?P<second>[0-9]{2})(?:\.(?P<fraction>[0-9]+))?(?P<zone>[Zz]|[+-](?P<off_h>[0-9]{2}):(?P<off_m>[0-9]{2}))"
-)
 
 
 class SchemaFeatureError(ValueError):

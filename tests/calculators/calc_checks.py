@@ -3,7 +3,7 @@
 import math
 
 from calculators import compute
-from calculators.display import UNITS
+from guidekit.calc.display import UNITS
 
 
 def walk_numbers(obj, path="result"):
@@ -62,7 +62,7 @@ def assert_display(display):
 
 def _assert_sentence(item):
     """A msgid with parameters: each a string, a typed value, a phrase, alternatives of phrases or a list of
-    names or phrases (calculators.display), and every placeholder filled."""
+    names or phrases (guidekit.calc.display), and every placeholder filled."""
     for p in item["params"].values():
         if isinstance(p, dict) and "msg" in p:
             _assert_sentence(p)

@@ -5,7 +5,7 @@ import types
 
 import pytest
 
-import calculators
+import guidekit.calc._registry
 from calculators import ERROR_CODES, Choice, Input, compute, describe, names, register
 
 
@@ -135,7 +135,7 @@ def test_register_a_third_calculator():
         assert codes(compute("kv_cache", {"tokens": 0})) == {("tokens", "out_of_range")}
         assert describe("kv_cache")["inputs"][1]["choices"] == [{"value": "bf16", "label": "bf16"}]
     finally:
-        calculators._registry._CALCULATORS.pop("kv_cache")
+        guidekit.calc._registry._CALCULATORS.pop("kv_cache")
     with pytest.raises(TypeError):
         register(types.SimpleNamespace(NAME="broken"))
 

@@ -170,7 +170,7 @@ def test_cost_tables(capsys):
 def test_english_takes_the_form_of_the_count():
     from calculators import N_, NN_
     from calculators._cli import english
-    from calculators._i18n import NP_
+    from guidekit.l10n._markers import NP_
 
     msg = NN_("{count} card", "{count} cards")
     assert english(msg, {"count": {"value": 1, "unit": "count"}}) == "{count} card"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
+import guidekit
 from calculators import _cost_model as model, _cost_quote as quote, _prices, catalog, compute, cost, memory
 
 # The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
@@ -386,12 +387,15 @@ def test_an_option_with_a_new_quantity_fails_the_catalog_check_with_the_fix(tmp_
     )
     (package / "data" / "catalog.json").write_text(json.dumps(data), encoding="utf-8")
     script = (
-        "import sys; sys.path.insert(0, sys.argv[1])\nimport calculators\n"
+        "import sys; sys.path[:0] = sys.argv[1:]\nimport calculators\n"
         "try:\n    calculators.check_catalog()\nexcept calculators.CatalogError as exc:\n    print(type(exc).__name__, exc)\n"
         "else:\n    print('no error')"
     )
     # -S: no site packages, so the copy is the calculators package imported.
-    run = subprocess.run([sys.executable, "-S", "-c", script, str(tmp_path)], capture_output=True, text=True)
+    generator = Path(guidekit.__file__).parents[1]  # the generator's layers, which the calculators import
+    run = subprocess.run(
+        [sys.executable, "-S", "-c", script, str(tmp_path), str(generator)], capture_output=True, text=True
+    )
     assert run.stdout.startswith(
         "CatalogError calculators/data/catalog.json: option 'backup': 'quantity' must be one "
         "of storage_tb, scratch_tb, egress_tb (got 'backup_tb'); a new quantity needs its own "

@@ -27,7 +27,7 @@ def test_register_refuses_a_unit_outside_the_display_contract():
     import types
 
     from calculators import Input, register
-    from calculators.display import UNITS
+    from guidekit.calc.display import UNITS
 
     bad = types.SimpleNamespace(
         NAME="furlongs",
@@ -41,10 +41,10 @@ def test_register_refuses_a_unit_outside_the_display_contract():
 
 
 def test_every_unit_has_one_localized_form_and_one_input_label():
-    """The page's formatter, the form's unit labels and the command line all follow calculators.display."""
-    from calcui._figures import FORMATS
-    from calculators.display import UNITS
-    from guidebuild.markers.calculator_embed import UNIT_LABELS
+    """The page's formatter, the form's unit labels and the command line all follow guidekit.calc.display."""
+    from guidekit.calc.display import UNITS
+    from guidekit.render._figures import FORMATS
+    from guidekit.site.markers.calculator_embed import UNIT_LABELS
 
     assert list(FORMATS) == list(UNITS)
     assert set(UNIT_LABELS) == set(UNITS) | {""}

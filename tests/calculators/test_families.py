@@ -337,9 +337,9 @@ def test_every_family_is_a_choice_and_the_moe_ones_are_marked():
 @pytest.mark.parametrize("locale", ["es", "ja", "ar"])
 def test_an_unsupported_model_type_points_to_tracing_it_in_the_readers_language(locale):
     """The calculator cannot size a family it does not model; `gpu-pilot trace` can, for any causal LM."""
-    from calcui import Localizer
-    from calcui._render import error_message
-    from guidebuild.locale_pack import locale_pack
+    from guidekit.l10n import Localizer
+    from guidekit.render._render import error_message
+    from guidekit.site.locale_pack import locale_pack
     from tests.conftest import ROOT
 
     pack = locale_pack(locale, ROOT / "locales")

@@ -3,12 +3,12 @@ fold, the reader's prices say they are prices, and the sticky headline has a sho
 
 import pytest
 
-import calcui
 import calculators
 from calculators import cost, memory
-from guidebuild.locale_pack import locale_pack
-from guidebuild.markers.calculator_embed import _groups
-from tests.calcui.test_render import LOCALES_DIR
+from guidekit import l10n, render
+from guidekit.site.locale_pack import locale_pack
+from guidekit.site.markers.calculator_embed import _groups
+from tests.renderer.test_render import LOCALES_DIR
 
 LOCALES = ("es", "ja", "ar")
 
@@ -62,7 +62,7 @@ def test_master_copy_help_names_the_stacks_that_keep_one_and_those_that_do_not()
 
 
 def _headline_and_summary(name, inputs, locale):
-    out = calcui.render(name, inputs, locale_pack(locale, LOCALES_DIR))
+    out = render.render(name, inputs, locale_pack(locale, LOCALES_DIR))
     assert out["ok"], out["errors"]
     return out["headline"], out["summary"]
 
@@ -93,8 +93,8 @@ def test_the_short_cost_headline_is_the_cheapest_and_its_price():
 
 
 def test_japanese_alternatives_have_no_space_around_mata_wa():
-    from calcui.results._messages import type_names
+    from gpuguide.results._messages import type_names
 
-    t = calcui.Translator(locale_pack("ja", LOCALES_DIR))
+    t = l10n.Translator(locale_pack("ja", LOCALES_DIR))
     text = type_names("number,string", t)
     assert "または" in text and " または" not in text and "または " not in text, text

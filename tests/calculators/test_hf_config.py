@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-import calcui.results as results
 import calculators
+import gpuguide.results as results
 from calculators import hf_config
-from guidebuild.locale_pack import locale_pack
+from guidekit.site.locale_pack import locale_pack
 
 CONFIGS = Path(__file__).parents[1] / "fixtures" / "hf-configs"
 PACKS = {code: locale_pack(code, Path(__file__).parents[2] / "locales") for code in ("es", "ja")}

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from calculators.jsontext import nesting_exceeds
+from guidekit.calc.jsontext import nesting_exceeds
 
 LIMIT = 4
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from calculators import compute
-from calculators._inputs import number_from_text
+from guidekit.calc._inputs import number_from_text
 
 
 @pytest.mark.parametrize(

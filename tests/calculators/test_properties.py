@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from calculators import ERROR_CODES, catalog, compute, cost, memory
 from calculators._cost_model import cheapest_plan
 from calculators._data import presets, terms
-from calculators._inputs import active
-from calculators._registry import get
+from guidekit.calc._inputs import active
+from guidekit.calc._registry import get
 
 # `make check` sets GUIDE_MAX_EXAMPLES=500 for day-to-day work, `make test` 2,000; CI (and pytest alone) 10,000.
 SETTINGS = settings(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from guidebuild.i18n import cli as i18n_cli
+from guidekit.i18n import cli as i18n_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 # What `guide-i18n` reads: the config, the pages, the catalogs, and the sources babel.cfg extracts from.
@@ -18,8 +18,8 @@ PROJECT_PATHS = (
     "docs",
     "locales",
     "calculators",
-    "calcui",
-    "guidebuild",
+    "gpuguide",
+    "generator",
     "overrides",
     "pilot/result",
 )

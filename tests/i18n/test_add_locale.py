@@ -14,8 +14,8 @@ import pytest
 from babel.messages.pofile import read_po
 from mkdocs.utils.yaml import yaml_load  # mkdocs.yml uses !ENV
 
-from guidebuild import search_split
-from guidebuild.i18n.add_locale import insert_language, language_block
+from guidekit.i18n.add_locale import insert_language, language_block
+from guidekit.site import search_split
 
 from .conftest import ROOT, guide_i18n
 

@@ -8,8 +8,8 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from guidebuild.i18n.po_checks import entry_problems, injected_tags, placeholder_problem
-from guidebuild.i18n.status import broken
+from guidekit.i18n.po_checks import entry_problems, injected_tags, placeholder_problem
+from guidekit.i18n.status import broken
 
 from .conftest import guide_i18n
 

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from guidebuild.i18n import cli as i18n_cli, terminology
-from guidebuild.i18n.structure import differences, parse
+from guidekit.i18n import cli as i18n_cli, terminology
+from guidekit.i18n.structure import differences, parse
 
 from .conftest import ROOT
 

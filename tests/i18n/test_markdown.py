@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from guidebuild.i18n.markdown import front_matter_end, scan, split_front_matter
-from guidebuild.i18n.sources import describe_change
-from guidebuild.i18n.structure import parse
+from guidekit.i18n.markdown import front_matter_end, scan, split_front_matter
+from guidekit.i18n.sources import describe_change
+from guidekit.i18n.structure import parse
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The build markers have one registry (`guidebuild.markers`): the plugin renders what it lists, and the
+"""The build markers have one registry (`guidekit.site.markers`): the plugin renders what it lists, and the
 skeleton check counts the same markers, so a translation that loses one fails `status --strict`."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from guidebuild import markers
-from guidebuild.i18n.structure import differences, parse
+from guidekit.i18n.structure import differences, parse
+from guidekit.site import markers
 
 from .conftest import ROOT, guide_i18n
 

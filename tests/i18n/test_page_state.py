@@ -5,9 +5,9 @@ from __future__ import annotations
 import jinja2
 import pytest
 
-from guidebuild.i18n.status import page_state, source_url
-from guidebuild.locale_pack import locale_pack
-from guidebuild.partials_env import partials_env
+from guidekit.i18n.status import page_state, source_url
+from guidekit.site.locale_pack import locale_pack
+from guidekit.site.partials_env import partials_env
 
 from .conftest import ROOT
 

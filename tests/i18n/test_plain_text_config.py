@@ -10,9 +10,9 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from guidebuild.i18n.plain_text import config_markup, markup_in
-from guidebuild.i18n.project import Project
-from guidebuild.plugin import GuidePlugin
+from guidekit.i18n.plain_text import config_markup, markup_in
+from guidekit.i18n.project import Project
+from guidekit.site.plugin import GuidePlugin
 
 from .conftest import guide_i18n
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from calcui import Translator
-from calcui._plural import category, form_index
 from calculators import NN_, NP_
-from guidebuild.i18n import plurals
-from guidebuild.i18n.pofile import read_catalog
-from guidebuild.locale_pack import locale_pack
+from guidekit.i18n import plurals
+from guidekit.i18n.pofile import read_catalog
+from guidekit.l10n import Translator
+from guidekit.l10n._plural import category, form_index
+from guidekit.site.locale_pack import locale_pack
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALES = ("es", "ja", "ar")
@@ -129,22 +129,22 @@ def test_untranslated_count_strings_use_english_forms():
 def test_jinja_partials_get_plural_and_context_aware_gettext():
     from jinja2 import Environment
 
-    from guidebuild.partials_env import partials_env
+    from guidekit.site.partials_env import partials_env
 
     env = partials_env(Environment(), locale_pack("ar", ROOT / "locales"))
     template = env.from_string(
         '{{ ngettext("{count} token", "{count} tokens", n) }}|{{ pgettext("pilot run", "Run") }}'
     )
-    # ngettext fills {count} with n, as calcui's Translator does for the calculators' own plurals.
+    # ngettext fills {count} with n, as guidekit.l10n's Translator does for the calculators' own plurals.
     assert template.render(n=3) == "3 رموز|التشغيل"
     assert template.render(n=2).startswith("رمزان|")
 
 
 def test_a_rendered_pilot_page_uses_the_right_arabic_form():
-    from calcui.results._page import _restore
+    from gpuguide.results._page import _restore
 
     data = {"restore": {"performed": True, "passed": False, "failures": ["a", "b", "c"]}}
     pack = locale_pack("ar", ROOT / "locales")
-    from calcui import Localizer
+    from guidekit.l10n import Localizer
 
     assert _restore(data, Localizer(pack)) == "لا: فشلت 3 فحوص"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 
-from guidebuild.i18n import plurals
-from guidebuild.i18n.pofile import po_text, raw_header, read_catalog, update_catalog
+from guidekit.i18n import plurals
+from guidekit.i18n.pofile import po_text, raw_header, read_catalog, update_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 POT = ROOT / "locales" / "messages.pot"
@@ -87,11 +87,11 @@ def test_template_has_references_translator_notes_and_contexts():
     text = POT.read_text(encoding="utf-8")
     template = read_catalog(POT)
     completed = template.get("Completed", "pilot run outcome")
-    assert completed is not None and any(path == "calcui/results/_page.py" for path, _ in completed.locations)
+    assert completed is not None and any(path == "gpuguide/results/_page.py" for path, _ in completed.locations)
     assert any(c.startswith("TRANSLATORS: the outcome of a pilot run") for c in completed.auto_comments)
     forbidden = template.get("{pointer}: expected nothing here")  # a schema code's whole sentence, with its note
     assert forbidden is not None and any(c.startswith("TRANSLATORS: a JSON property") for c in forbidden.auto_comments)
-    assert "\n#: calcui/" in text and "\n#. TRANSLATORS: " in text
+    assert "\n#: generator/src/guidekit/render/" in text and "\n#. TRANSLATORS: " in text
     assert not any(m.id == "Completed" and m.context is None for m in template)  # no context-free duplicate
 
 
@@ -158,7 +158,7 @@ def test_a_restored_string_gets_its_obsolete_translation_back_once(tmp_path):
 
 
 def test_update_is_idempotent_on_this_repository(copy_of_project):
-    from guidebuild.i18n import cli as i18n_cli
+    from guidekit.i18n import cli as i18n_cli
 
     shutil.copy2(ROOT / "pyproject.toml", copy_of_project / "pyproject.toml")  # the project's name and version
     before = {p: p.read_bytes() for p in (copy_of_project / "locales").rglob("*.po*")}

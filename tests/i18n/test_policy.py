@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from guidebuild.i18n.project import Project
+from guidekit.i18n.project import Project
 
 from .conftest import ROOT, guide_i18n
 
@@ -83,7 +83,7 @@ def test_this_repository_declares_a_policy_for_every_translation():
 def test_the_installed_command_reports_on_the_folder_it_runs_in(tiny_project):
     """The console script, run from inside another project (even from a subfolder), reports on that project."""
     script = Path(sys.executable).with_name("guide-i18n")
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "guidebuild.i18n"]
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "guidekit.i18n"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's code, wherever the script was installed from
     result = subprocess.run(
         [*command, "status", "--summary"],

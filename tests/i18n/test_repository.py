@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from guidebuild.i18n import cli as i18n_cli
-from guidebuild.i18n.status import broken
+from guidekit.i18n import cli as i18n_cli
+from guidekit.i18n.status import broken
 
 from .conftest import ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from guidebuild.i18n import sources as i18n_sources
+from guidekit.i18n import sources as i18n_sources
 
 from .conftest import PAGE_ES, PAGE_FR, guide_i18n
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from guidebuild.i18n import sources as i18n_sources
-from guidebuild.i18n.status import page_state
+from guidekit.i18n import sources as i18n_sources
+from guidekit.i18n.status import page_state
 
 from .conftest import guide_i18n
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from guidebuild.i18n import sources as i18n_sources
+from guidekit.i18n import sources as i18n_sources
 
 from .conftest import guide_i18n, po
 

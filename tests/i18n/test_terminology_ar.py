@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from guidebuild.i18n import terminology
+from guidekit.i18n import terminology
 
 from .conftest import ROOT
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from guidebuild.i18n import cli as i18n_cli, terminology
+from guidekit.i18n import cli as i18n_cli, terminology
 
 from .conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""Shared fixtures: tiny configurations and the site's validator (`calcui.results`) for every produced result."""
+"""Shared fixtures: tiny configurations and the site's validator (`gpuguide.results`) for every produced result."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from calcui import results
+from gpuguide import results
 from pilot.config import ModelConfig, PilotConfig, TrainConfig
 
 TINY_MODEL = {"layers": 2, "hidden": 32, "heads": 4, "kv_heads": 2, "intermediate": 64, "vocab": 300}

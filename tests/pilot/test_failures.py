@@ -331,7 +331,7 @@ def test_keep_workdir_keeps_the_temporary_folder(tmp_path, monkeypatch, capsys):
 def test_validate_judges_every_committed_file_as_the_build_does(capsys):
     """`gpu-pilot validate` on the rented machine and the site build run one validator: the same verdict
     on every hostile file (a bad date-time included) and every good one."""
-    from calcui import results
+    from gpuguide import results
 
     root = Path(__file__).resolve().parents[2]
     files = sorted((root / "tests" / "results" / "bad").glob("*.json")) + sorted((root / "results").rglob("*.json"))

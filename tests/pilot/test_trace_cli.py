@@ -136,8 +136,8 @@ def test_trace_is_in_the_usage_and_its_help_names_what_it_does(capsys):
 
 @pytest.mark.slow  # a 0.5B model at its real width: about half a minute on two cores, a few hundred MB of memory
 def test_a_preset_traces_at_full_width_and_the_site_imports_it_as_traced(tmp_path, validate):
-    from calcui import results
-    from guidebuild.locale_pack import locale_pack
+    from gpuguide import results
+    from guidekit.site.locale_pack import locale_pack
 
     out = tmp_path / "qwen.json"
     assert (

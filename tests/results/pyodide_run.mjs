@@ -15,6 +15,6 @@ py.globals.set("argument", readFileSync(argFile, "utf8"));
 process.stdout.write(py.runPython(`
 import importlib, sys
 sys.dont_write_bytecode = True
-sys.path.insert(0, "/checkout")
+sys.path[:0] = ["/checkout", "/checkout/generator/src"]
 getattr(importlib.import_module(module_name), function_name)(argument)
 `) + "\n");

@@ -37,7 +37,7 @@ def timed(budget: float, call, *args) -> tuple[float, object]:
 
 def page_imports(texts: dict[str, str], pack: dict, budget: float) -> dict[str, list]:
     """What the worker does with a dropped file: its bytes to `import_result` (results and configs)."""
-    from calcui.results import import_result
+    from gpuguide.results import import_result
 
     out = {}
     for name, text in texts.items():

@@ -1,11 +1,11 @@
 """Each word the result contract defines, worded by the site and written by the pilot: one set.
 
-The schema's enums are the contract; the pilot writes their values and calcui labels them. A value
+The schema's enums are the contract; the pilot writes their values and gpuguide.results labels them. A value
 added on one side only would be written unlabelled, or labelled and refused."""
 
 from __future__ import annotations
 
-from calcui.results import _estimate, _flags, _html
+from gpuguide.results import _estimate, _flags, _html
 from pilot import report
 from pilot.result import load_schema
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-import calcui.results as results
-from calcui import Localizer
-from calcui._escape import escape
-from calcui.results import _flags
+import gpuguide.results as results
 from calculators import NP_
+from gpuguide.results import _flags
+from guidekit.l10n import Localizer
+from guidekit.l10n._escape import escape
 from tests.conftest import locale_packs
 
 from .corpus import load_good

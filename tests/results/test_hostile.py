@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import calcui.results as results
-from calcui import Localizer
+import gpuguide.results as results
+from guidekit.l10n import Localizer
 from pilot.result import PROBLEM_CODES
 from tests.conftest import locale_packs
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from calcui import results
 from calculators import compute, describe, hf_config
-from guidebuild.locale_pack import locale_pack
+from gpuguide import results
+from guidekit.site.locale_pack import locale_pack
 
 from .cases import BAD
 from .corpus import GOOD, corpus

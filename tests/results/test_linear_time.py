@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from calcui import results
 from calculators import compute, hf_config
-from calculators._inputs import number_from_text
-from guidebuild.locale_pack import locale_pack
+from gpuguide import results
+from guidekit.calc._inputs import number_from_text
+from guidekit.site.locale_pack import locale_pack
 
 from .hostile_text import config_shapes, shapes, url_values
 from .reader_timing import cpu_seconds, run

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import calcui.results as results
 import calculators
-from calcui import Localizer, Translator
-from calcui._figures import figure
+import gpuguide.results as results
 from calculators import pilot_inputs
 from calculators.pilot_inputs import TENSORS_ONLY, tensor_peak
+from guidekit.l10n import Localizer, Translator
+from guidekit.render._figures import figure
 from tests.conftest import locale_packs
 
 from .corpus import GOOD, corpus, load_good
@@ -181,7 +181,8 @@ def test_each_calculator_declares_its_import_panel(monkeypatch):
     """The panel follows the calculator's IMPORT_PANEL, not its name."""
     import types
 
-    from calculators import _registry, memory
+    from calculators import memory
+    from guidekit.calc import _registry
 
     twin = types.SimpleNamespace(
         NAME="memory-twin",

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from calcui import Localizer
-from calcui.results import english, problem_message
-from guidebuild.locale_pack import locale_pack
+from gpuguide.results import english, problem_message
+from guidekit.l10n import Localizer
+from guidekit.site.locale_pack import locale_pack
 from pilot.result import PROBLEM_CODES
 
 from .problem_samples import SAMPLES

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from calcui import results
 from calculators import hf_config
-from guidebuild.locale_pack import locale_pack
+from gpuguide import results
+from guidekit.site.locale_pack import locale_pack
 
 from .test_linear_time import BUDGET, URL_SIZE
 

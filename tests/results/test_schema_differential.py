@@ -8,7 +8,7 @@ import re
 import jsonschema
 import pytest
 
-import calcui.results as results
+import gpuguide.results as results
 from pilot.result import _validator as _schema, load_schema
 
 from .corpus import corpus, load_good

@@ -1,4 +1,4 @@
-"""calcui.results runs in Pyodide: it imports nothing outside the standard library and the project.
+"""gpuguide.results runs in Pyodide: it imports nothing outside the standard library and the project.
 
 The check runs in an interpreter without site-packages (`-S`), whose path holds only the project, so
 any other import fails there instead of being listed and filtered."""
@@ -12,8 +12,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import sys
-sys.path.insert(0, sys.argv[1])
-from calcui import results
+sys.path[:0] = [sys.argv[1], sys.argv[1] + '/generator/src']
+from gpuguide import results
 text = open("results/sample-cpu.json", "rb").read()
 data, problems = results.parse(text)
 assert problems == []
@@ -22,7 +22,7 @@ pack = {"locale": "es", "numbers": {"decimal": ",", "group": ".", "minus": "-", 
         "neg_prefix": "-", "neg_suffix": " US$"}}, "units": {"gb": {"other": "{0} GB"}, "hour": {"other": "{0} h"}, "day": {"other": "{0} d"}}}
 results.results_page([("sample-cpu.json", data)], pack)
 assert results.import_result("cost", text, pack)["ok"]
-print(sorted({m.split(".")[0] for m in sys.modules if m.startswith(("calcui", "calculators", "pilot"))}))
+print(sorted({m.split(".")[0] for m in sys.modules if m.startswith(("guidekit", "gpuguide", "calculators", "pilot"))}))
 """
 
 
@@ -31,4 +31,4 @@ def test_only_the_standard_library_and_the_project_are_imported():
         [sys.executable, "-I", "-S", "-c", SCRIPT, str(ROOT)], cwd=ROOT, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["['calcui',", "'calculators',", "'pilot']"]
+    assert run.stdout.split() == ["['calculators',", "'gpuguide',", "'guidekit',", "'pilot']"]

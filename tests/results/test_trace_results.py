@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import calcui.results as results
-from calcui import Translator
+import gpuguide.results as results
+from guidekit.l10n import Translator
 from tests.conftest import locale_packs
 
 from .corpus import GOOD, load_good

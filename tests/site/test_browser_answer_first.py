@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-import calcui
+from guidekit import l10n, render
 from tests.conftest import LOCALES
 from tests.site.browser import PHONE, hold_runtime
 from tests.site.test_browser_calculators import ROOTS, _pack, _set_field, _wait_for
@@ -37,12 +37,12 @@ def test_memory_verdict_is_in_the_first_screenful(
         page.goto(site_url + ROOTS[locale] + "memory/")
     try:
         pack = _pack(built_site, locale)
-        answer = calcui.render("memory", changed, pack)
+        answer = render.render("memory", changed, pack)
         expected = answer["summary"]
         verdict = page.locator("#calc-memory .guide-verdict")
         expect(verdict).to_have_text(expected)
         expect(verdict).to_have_attribute("data-status", status)
-        figure = calcui.NumberFormat(pack).unit("gb", answer["response"]["result"]["per_gpu_bytes"] / 1e9)
+        figure = l10n.NumberFormat(pack).unit("gb", answer["response"]["result"]["per_gpu_bytes"] / 1e9)
         assert figure in expected
         page.locator("#calc-memory").scroll_into_view_if_needed()
         page.evaluate("document.querySelector('#calc-memory').scrollIntoView({block: 'start'})")

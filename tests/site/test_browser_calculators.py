@@ -11,9 +11,9 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Error as PlaywrightError, Page, expect
 
-import calcui
 import calculators
-from calcui.worker import page_response
+from guidekit import render
+from guidekit.render.worker import page_response
 from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 from tests.site.browser import Recorder, axe_violations, hold_runtime, wake_materials_script
 
@@ -154,7 +154,7 @@ def test_answer_is_in_the_html_without_scripts(browser, site_url, built_site, lo
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(site_url + ROOTS[locale] + PAGES[name])
-    expected = calcui.render(name, {}, _pack(built_site, locale))["summary"]
+    expected = render.render(name, {}, _pack(built_site, locale))["summary"]
     expect(page.locator(f"#calc-{name} .guide-calc__live")).to_have_text(expected)
     headline = page.locator(f"#calc-{name} .guide-metric--headline dd")
     assert headline.inner_text().strip() in expected
@@ -216,7 +216,7 @@ def test_live_answers_equal_cpython(live_pages, site_url, built_site, locale, na
     if name == "cost":  # Arabic's "more than 8 cards" form, chosen by the plural rule in Pyodide
         _set_field(page, name, "cards", "16")
         sent, _ = _wait_for(page, name, {"cards": "16"})
-        assert "أكثر من 8 بطاقات" in calcui.render(name, sent, _pack(built_site, locale))["html"]
+        assert "أكثر من 8 بطاقات" in render.render(name, sent, _pack(built_site, locale))["html"]
         expect(page.locator(f"#calc-{name} .guide-calc__result")).to_contain_text("أكثر من 8 بطاقات")
     rng = random.Random(f"{locale}-{name}")
     for _ in range(20):
@@ -225,9 +225,9 @@ def test_live_answers_equal_cpython(live_pages, site_url, built_site, locale, na
         assert response == json.loads(json.dumps(page_response(calculators.compute(name, sent)))), chosen
         _assert_finite(response)
         shown = page.locator(f"#calc-{name} .guide-calc__live").inner_text()
-        rendered = calcui.render(name, sent, _pack(built_site, locale))
+        rendered = render.render(name, sent, _pack(built_site, locale))
         assert shown == rendered["summary"]
-        # The sticky headline is the verdict's short form (calculators.display.verdict).
+        # The sticky headline is the verdict's short form (guidekit.calc.display.verdict).
         assert page.locator(f"#calc-{name} .guide-calc__headline").inner_text() == rendered["headline"]
     log = live_pages.log(page)
     assert log.foreign_requests(site_url) == []
@@ -239,7 +239,7 @@ def test_invalid_input_shows_localized_error_and_no_number(live_pages, built_sit
     page = live_pages.get(ROOTS[locale], "memory")
     _set_field(page, "memory", "micro_batch", "-3")
     _wait_for(page, "memory", {"micro_batch": "-3"})
-    expected = calcui.render("memory", {"micro_batch": "-3"}, _pack(built_site, locale))["errors"]
+    expected = render.render("memory", {"micro_batch": "-3"}, _pack(built_site, locale))["errors"]
     error = page.locator("#calc-memory-micro_batch-error")
     expect(error).to_be_visible()
     expect(error).to_have_text(expected[0]["message"])
@@ -421,7 +421,7 @@ def test_not_a_number_stays_not_a_number_until_the_reader_fixes_it(page: Page, s
     page.goto(site_url + ROOTS[locale] + "memory/?model=custom&layers=abc")
     _ready(page, "memory")
     _wait_for(page, "memory", {"model": "custom", "layers": "abc"})
-    expected = calcui.render("memory", {"model": "custom", "layers": "abc"}, _pack(built_site, locale))["errors"]
+    expected = render.render("memory", {"model": "custom", "layers": "abc"}, _pack(built_site, locale))["errors"]
     assert [e["field"] for e in expected] == ["layers"]
     error = _field_error(page, "layers")
     expect(error).to_have_text(expected[0]["message"])  # "Enter a number", not "required"
@@ -456,7 +456,7 @@ def test_an_unknown_url_choice_is_reported_not_dropped(page: Page, site_url, bui
     page.goto(site_url + "memory/?lora_targets=q,zz")
     _ready(page, "memory")
     _wait_for(page, "memory", {"lora_targets": "q,zz"})
-    expected = calcui.render("memory", {"lora_targets": "q,zz"}, _pack(built_site, "es"))["errors"]
+    expected = render.render("memory", {"lora_targets": "q,zz"}, _pack(built_site, "es"))["errors"]
     expect(_field_error(page, "lora_targets")).to_have_text(expected[0]["message"])
     expect(page.locator("#calc-memory .guide-calc__result")).to_have_attribute("data-ok", "false")
 

@@ -9,9 +9,9 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-import calcui
-from calcui import results
-from guidebuild.locale_pack import locale_pack
+from gpuguide import results
+from guidekit import render
+from guidekit.site.locale_pack import locale_pack
 from tests.site.browser import ROOT
 
 pytestmark = pytest.mark.browser
@@ -140,7 +140,7 @@ def test_the_headline_returns_once_the_live_answer_is_for_the_urls_inputs(page: 
     )
     expect(root).to_have_attribute("data-answer", "current")
     expect(root.locator(".guide-calc__headline")).to_have_text(
-        calcui.render("memory", {"micro_batch": "8"}, locale_pack("es", ROOT / "locales"))["headline"]
+        render.render("memory", {"micro_batch": "8"}, locale_pack("es", ROOT / "locales"))["headline"]
     )
     expect(root.locator(".guide-calc__for-defaults")).to_be_hidden()
 

@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
-import calcui
 import calculators
+from guidekit import l10n, render
 from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 from tests.site.browser import Recorder, axe_violations
 
@@ -39,7 +39,7 @@ SETTLED = """name => {
 
 def _ascii(form: dict, name: str, pack: dict) -> dict:
     """The number fields as the calculators read them: a field shows "4.096" or "0,1" in Spanish."""
-    fmt = calcui.NumberFormat(pack)
+    fmt = l10n.NumberFormat(pack)
     numbers = {i["name"] for i in calculators.describe(name)["inputs"] if i["kind"] in ("int", "float")}
     return {k: v.replace(fmt.group, "").replace(fmt.decimal, ".") if k in numbers else v for k, v in form.items()}
 
@@ -68,12 +68,12 @@ def _check_agreement(page: Page, name: str, pack: dict, control: str) -> dict:
     root = page.locator(f"#calc-{name}")
     assert root.get_attribute("data-answer") == "current", control
     headline = root.locator(".guide-calc__headline").inner_text()  # the verdict's short form
-    assert headline == calcui.render(name, form, pack)["headline"], (control, form)
-    assert root.locator(".guide-calc__live").inner_text() == calcui.render(name, form, pack)["summary"], control
+    assert headline == render.render(name, form, pack)["headline"], (control, form)
+    assert root.locator(".guide-calc__live").inner_text() == render.render(name, form, pack)["summary"], control
     address = _query(page)
     assert calculators.compute(name, address)["inputs"] == calculators.compute(name, form)["inputs"], (control, address)
     if calculators.compute(name, form)["inputs"] == calculators.compute(name, {})["inputs"]:  # nothing changed
-        assert headline == calcui.render(name, {}, pack)["headline"] and address == {}, (control, address)
+        assert headline == render.render(name, {}, pack)["headline"] and address == {}, (control, address)
     return form
 
 
@@ -176,7 +176,7 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
     assert _calculator_worker(page.workers) is not hung
     sent = page.evaluate("() => document.getElementById('calc-memory').guideInputs")
     assert sent["micro_batch"] == "7"
-    assert headline.inner_text() == calcui.render("memory", sent, _pack(built_site, locale))["headline"]
+    assert headline.inner_text() == render.render("memory", sent, _pack(built_site, locale))["headline"]
     expect(note).to_be_hidden()
     expect(restart).to_be_hidden()
     expect(root.locator(".guide-calc__output")).not_to_have_attribute("aria-describedby", note.get_attribute("id"))
@@ -263,7 +263,7 @@ def test_a_number_python_refuses_shows_its_error_and_stays_in_the_address_as_wri
     query = "&".join(f"{field}={raw}" for field, raw in RAW_NUMBERS.items()).replace("+", "%2B")
     page.goto(site_url + "memory/?" + query)
     page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
-    expected = calcui.render("memory", RAW_NUMBERS, _pack(built_site))
+    expected = render.render("memory", RAW_NUMBERS, _pack(built_site))
     refused = {e["field"]: e["message"] for e in expected["errors"]}
     assert refused and set(refused) < set(RAW_NUMBERS)  # both kinds are in the address
     sent = page.evaluate("() => document.getElementById('calc-memory').guideInputs")

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
-import calcui
+from guidekit import render
 from tests.conftest import ROOTS
 
 pytestmark = pytest.mark.browser
@@ -78,7 +78,7 @@ def test_a_shared_address_opens_the_same_value_in_every_locale(page: Page, site_
 @pytest.mark.parametrize("locale", ROOTS)
 def test_junk_gets_the_localized_not_a_number_error(live_pages, built_site, locale):
     pack = json.loads((built_site[0] / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
-    expected = calcui.render("memory", {"margin": "1,2,3"}, pack)["errors"][0]["message"]
+    expected = render.render("memory", {"margin": "1,2,3"}, pack)["errors"][0]["message"]
     page = live_pages.get(ROOTS[locale], "memory")
     page.locator("#calc-memory-margin").fill("1,2,3")
     expect(page.locator("#calc-memory-margin-error")).to_have_text(expected, timeout=30_000)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-import calcui
+from guidekit import l10n
 from tests.conftest import LOCALES, ROOTS
 from tests.site.browser import PHONE, hold_runtime
 
@@ -45,9 +45,9 @@ STATE = """box => {
 }"""
 
 
-def _translator(built_site, locale) -> calcui.Translator:
+def _translator(built_site, locale) -> l10n.Translator:
     site, _, _ = built_site
-    return calcui.Translator(json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8")))
+    return l10n.Translator(json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8")))
 
 
 @pytest.fixture

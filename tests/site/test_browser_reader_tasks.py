@@ -13,8 +13,8 @@ from urllib.parse import parse_qsl, urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
-import calcui
-from calcui._render import input_labels
+from guidekit import l10n, render
+from guidekit.render._render import input_labels
 from tests.conftest import LOCALES
 from tests.site.test_browser_calculators import ROOTS, _pack, _set_field, _wait_for
 
@@ -29,7 +29,7 @@ def _query(page: Page) -> dict:
 
 def _answer_first(page: Page, name: str, width: str, pack: dict, shots: Path, task: str, locale: str) -> dict:
     """The answer the reader sees first, checked against CPython for the inputs the address holds."""
-    expected = calcui.render(name, _query(page), pack)
+    expected = render.render(name, _query(page), pack)
     # Instantly: the theme scrolls smoothly, and a box read mid-scroll is wherever the animation was.
     top = f"document.querySelector('#calc-{name}').scrollIntoView({{block: 'start', behavior: 'instant'}})"
     page.evaluate(top)
@@ -65,7 +65,7 @@ def test_does_my_run_fit(live_pages, built_site, shots, locale, width):
     _wait_for(page, "memory", {"seq_len": "8192"})
     pack = _pack(built_site, locale)
     expected = _answer_first(page, "memory", width, pack, shots, "fit", locale)
-    needed = calcui.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
+    needed = l10n.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
     assert needed in expected["headline"] and needed in expected["summary"]
     expect(page.locator("#calc-memory .guide-verdict")).to_have_attribute("data-status", "bad")
 
@@ -99,7 +99,7 @@ def test_what_will_this_job_cost(live_pages, built_site, shots, locale, width):
     expected = _answer_first(page, "cost", width, pack, shots, "cost", locale)
     cheapest = expected["response"]["result"]["best_by_gpu"][0]
     assert cheapest["name"] in expected["headline"]
-    assert calcui.NumberFormat(pack).money(cheapest["best_usd_per_output"]) in expected["headline"]
+    assert l10n.NumberFormat(pack).money(cheapest["best_usd_per_output"]) in expected["headline"]
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -112,9 +112,9 @@ def test_a_value_out_of_range_is_shown_where_the_reader_looks(live_pages, built_
     _set_field(page, "memory", "margin", "0.95")
     _wait_for(page, "memory", {"margin": "0.95"})
     pack = _pack(built_site, locale)
-    expected = calcui.render("memory", {"margin": "0.95"}, pack)
+    expected = render.render("memory", {"margin": "0.95"}, pack)
     assert not expected["response"]["ok"]
-    label = calcui.Translator(pack)(input_labels("memory")["margin"])
+    label = l10n.Translator(pack)(input_labels("memory")["margin"])
     assert label in expected["headline"]  # the headline kept in view names the field to fix
     page.evaluate("document.querySelector('#calc-memory').scrollIntoView({block: 'start'})")
     headline = page.locator("#calc-memory .guide-calc__headline")
@@ -134,9 +134,9 @@ def test_a_mixture_of_experts_under_qlora_says_why_its_figure_is_large(live_page
     _wait_for(page, "memory", {"model": "mixtral-8x7b", "method": "qlora", "seq_len": "4096", "micro_batch": "2"})
     pack = _pack(built_site, "ja")
     expected = _answer_first(page, "memory", "desktop", pack, shots, "moe-qlora", "ja")
-    needed = calcui.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
+    needed = l10n.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
     assert needed in expected["summary"]
-    why = page.locator("#calc-memory .guide-block--notes").filter(has_text=calcui.Translator(pack)("Why this figure"))
+    why = page.locator("#calc-memory .guide-block--notes").filter(has_text=l10n.Translator(pack)("Why this figure"))
     expect(why).to_have_count(1)
     expect(why).to_contain_text("bitsandbytes")
     why.scroll_into_view_if_needed()

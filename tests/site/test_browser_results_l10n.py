@@ -11,8 +11,8 @@ import pytest
 from babel.messages.pofile import read_po
 from playwright.sync_api import Page, expect
 
-import calcui
 import calculators
+from guidekit import l10n
 from tests.conftest import ARTIFACTS, ROOT, ROOTS
 from tests.site.browser import LivePages, hold_runtime
 
@@ -39,7 +39,7 @@ RENDERER_UNITS = {
     "GB/s",
     "TB",
     "TFLOPS",
-}  # calcui._figures and guidebuild.markers.catalog_table add these to figures
+}  # guidekit.render._figures and gpuguide.markers.catalog_table add these to figures
 
 
 def _pack(built_site, locale):
@@ -266,7 +266,7 @@ def test_chart_text_is_readable_at_default_zoom(opened, locale, screen, path):
 
 @pytest.mark.parametrize("locale", list(ROOTS))
 def test_the_file_button_speaks_the_page_language(live_pages, built_site, locale):
-    t = calcui.Translator(_pack(built_site, locale))
+    t = l10n.Translator(_pack(built_site, locale))
     page = live_pages.get(ROOTS[locale], "memory")
     picker = page.locator("#calc-memory-import")
     button = page.locator("#calc-memory-import-button")

@@ -11,7 +11,7 @@ from pathlib import Path
 import brotli
 import pytest
 
-from guidebuild import headers
+from guidekit.site import headers
 from tests.conftest import LOCALES, ROOTS
 
 

@@ -10,9 +10,9 @@ from html import escape
 import pytest
 from playwright.sync_api import expect
 
-import calcui
 import calculators
 from calculators import throughput, throughput_accuracy
+from guidekit import l10n, render
 from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 
 FIGURE = re.compile(r'<bdi class="guide-num" data-figure="([\w.-]+)" dir="(?:ltr|rtl)">([^<]*)</bdi>')
@@ -31,12 +31,12 @@ def test_prose_figures_are_the_calculators_figures(built_site, locale, page_name
     html = (site / ROOTS[locale] / page_name / "index.html").read_text(encoding="utf-8")  # "": the home page
     assert "<!-- figure:" not in html
     pack = _pack(built_site, locale)
-    loc = calcui.Localizer(pack)
+    loc = l10n.Localizer(pack)
     found = FIGURE.findall(html)
     assert len(found) == expected
     for name, text in found:
         figure = calculators.figure(name)
-        assert text == escape(calcui.figure(figure["value"], figure["unit"], loc)), name
+        assert text == escape(render.figure(figure["value"], figure["unit"], loc)), name
 
 
 def test_cost_claims_hold_in_the_calculator():
@@ -78,7 +78,7 @@ def test_throughput_table_shows_every_measurement(built_site, locale):
     rows = ROW.findall(table)
     acc = throughput_accuracy.accuracy()
     assert len(rows) == len(acc["rows"]) == len(throughput.data()["measurements"])
-    fmt = calcui.NumberFormat(_pack(built_site, locale))
+    fmt = l10n.NumberFormat(_pack(built_site, locale))
     for (card, cells), r in zip(rows, acc["rows"]):
         numbers = re.findall(r'<bdi class="guide-num">([^<]*)</bdi>', cells)
         assert card == r["gpu_name"]
@@ -92,14 +92,14 @@ def test_throughput_table_shows_every_measurement(built_site, locale):
 def test_public_price_table_shows_every_price_with_its_date_and_source(built_site, locale):
     """The `<!-- public-prices -->` table on the cost page: every row of the data file, its price formatted for
     the locale, its date and its link; the sentence before it says the catalog is the site owner's list."""
-    from guidebuild.markers import public_prices
+    from gpuguide.markers import public_prices
 
     site, log, _ = built_site
     html = (site / ROOTS[locale] / "cost" / "index.html").read_text(encoding="utf-8")
     assert "<!-- public-prices -->" not in html
     table = html[html.index('class="md-typeset__scrollwrap guide-prices"') :]
     table = table[: table.index("</table>")]
-    fmt = calcui.NumberFormat(_pack(built_site, locale))
+    fmt = l10n.NumberFormat(_pack(built_site, locale))
     prices = public_prices.load()
     assert table.count('<th scope="row">') == len(prices)
     for p in prices:
@@ -115,7 +115,7 @@ def test_public_price_table_shows_every_price_with_its_date_and_source(built_sit
 def test_cost_page_on_phone_and_desktop(live_pages, built_site, locale, screen):
     page = live_pages.get(ROOTS[locale], "cost", screen)
     page.set_viewport_size(SCREENS[screen])  # the shared page's own size comes back with the next test
-    t = calcui.Translator(_pack(built_site, locale))
+    t = l10n.Translator(_pack(built_site, locale))
     headline = page.locator("#calc-cost .guide-metric--headline")
     expect(headline.locator("dt")).to_have_text(t("Cost per successful output"))
     # Nothing wider than the screen except inside the tables' own scrolling boxes.
@@ -155,8 +155,8 @@ def test_pinning_a_term_shows_its_cost_beside_the_cheapest_plan(live_pages, buil
     response = page.evaluate("document.getElementById('calc-cost').guideResponse")
     expected = calculators.compute("cost", {"term": "1w"})
     assert response["result"]["usd_per_output"] == pytest.approx(expected["result"]["usd_per_output"])
-    rendered = calcui.render("cost", {"term": "1w"}, _pack(built_site, locale))
-    t = calcui.Translator(_pack(built_site, locale))
+    rendered = render.render("cost", {"term": "1w"}, _pack(built_site, locale))
+    t = l10n.Translator(_pack(built_site, locale))
     expect(page.locator("#calc-cost .guide-calc__live")).to_have_text(rendered["summary"])
     expect(
         page.locator("#calc-cost .guide-table th").filter(has_text=t("Cheapest plan, per output")).first
@@ -214,7 +214,7 @@ def test_a_throughput_measured_on_another_card_marks_its_row_measured(live_pages
         arg=field,
         timeout=30_000,
     )
-    t = calcui.Translator(_pack(built_site, locale))
+    t = l10n.Translator(_pack(built_site, locale))
     row = page.locator("#calc-cost .guide-table tr").filter(has_text="MI300X 192 GB").first
     expect(row).to_contain_text(t("measured"))
     expect(page.locator("#calc-cost .guide-table tr").filter(has_text="H100 SXM 80 GB").first).to_contain_text(

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from calcui import Translator
-from guidebuild.locale_pack import locale_pack
+from guidekit.l10n import Translator
+from guidekit.site.locale_pack import locale_pack
 from tests.conftest import ROOT, _once_per_run, serve_static
 
 pytestmark = pytest.mark.browser

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-import calcui
 import calculators
+from guidekit import render
 from tests.conftest import ROOT, ROOTS
 from tests.site.browser import apply_import
 from tests.site.test_browser_calculators import _pack, _set_field, _wait_for
@@ -50,7 +50,7 @@ def test_a_shared_page_comes_back_at_the_defaults(live_pages, built_site):
     assert page.viewport_size == {"width": 1280, "height": 800}
     # The answer shown is the live worker's for the defaults, as a reader opening the page would get.
     expect(root).to_have_attribute("data-answer", "current")
-    expected = calcui.render("memory", {}, _pack(built_site, "ar"))
+    expected = render.render("memory", {}, _pack(built_site, "ar"))
     expect(root.locator(".guide-calc__headline")).to_have_text(expected["headline"])
     # No answer recorded, as on a page just opened: the next one a test reads answers its own change.
     assert page.evaluate("() => document.getElementById('calc-memory').guideResponse") is None

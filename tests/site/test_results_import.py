@@ -13,8 +13,8 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
-import calcui
-from calcui import results
+from gpuguide import results
+from guidekit import l10n
 from tests.conftest import ARTIFACTS, ROOT, ROOTS
 from tests.results.cases import BAD, BIDI_LABEL, BIDI_LABEL_TEXT, CASES, HUGE, PAYLOADS, write_huge
 from tests.site.browser import apply_import
@@ -150,7 +150,7 @@ def test_sample_fills_the_form_and_compares(live_pages, built_site, locale):
     expect(page.locator("#calc-memory-model")).to_have_value(model)
     # Kept: the form stays as it was, and the panel says so.
     panel.locator(".guide-import__keep").click()
-    expect(panel.locator('[role="status"]')).to_have_text(calcui.Translator(pack)("Your inputs were kept."))
+    expect(panel.locator('[role="status"]')).to_have_text(l10n.Translator(pack)("Your inputs were kept."))
     expect(page.locator("#calc-memory-model")).to_have_value(model)
     # The same file again, applied this time.
     page.locator("#calc-memory-import").set_input_files(str(ROOT / "results" / "sample-cpu.json"))
@@ -177,10 +177,10 @@ def test_a_trace_is_imported_as_traced_at_phone_width(live_pages, built_site, lo
     expected = results.import_result("memory", TRACE.read_bytes(), pack)
     assert got["ok"] and got["summary"] == expected["summary"]
     panel = page.locator("#calc-memory .guide-calc__import-result")
-    expect(panel.locator(".guide-badge--traced")).to_have_text(calcui.Translator(pack)("Traced"))
+    expect(panel.locator(".guide-badge--traced")).to_have_text(l10n.Translator(pack)("Traced"))
     apply_import(page, "memory")
     expect(panel.locator("table.guide-results__trace")).to_have_count(1)
-    expect(page.locator("#calc-memory-seq_len")).to_have_value(calcui.NumberFormat(pack).input_text(2048))
+    expect(page.locator("#calc-memory-seq_len")).to_have_value(l10n.NumberFormat(pack).input_text(2048))
     overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, overflow
     panel.scroll_into_view_if_needed()
@@ -210,7 +210,7 @@ def test_a_gpu_result_then_a_cpu_sample_then_a_trace_on_the_cost_page(live_pages
     the earlier file's, and each panel said what it would change before it did."""
     site, _, _ = built_site
     pack = json.loads((site / "assets" / "calc" / "pack-es.json").read_text(encoding="utf-8"))
-    t = calcui.Translator(pack)
+    t = l10n.Translator(pack)
     measured = t("{count} × {gpu} (throughput measured by your pilot run)").split("{gpu}")[1].strip()
     page = live_pages.get(ROOTS["es"], "cost")
     root = page.locator("#calc-cost")
@@ -257,9 +257,7 @@ def test_a_model_config_json_fills_the_dimensions_or_says_why_not(live_pages, bu
     got = _import(page, CONFIGS / "qwen2-tiny.json")
     assert got["ok"], got
     expect(page.locator("#calc-memory-model")).to_have_value("custom")
-    expect(page.locator("#calc-memory-vocab")).to_have_value(
-        calcui.NumberFormat(pack).input_text(1000)
-    )  # "1.000" in es
+    expect(page.locator("#calc-memory-vocab")).to_have_value(l10n.NumberFormat(pack).input_text(1000))  # "1.000" in es
     expect(page.locator("#calc-memory-tied_embeddings")).to_be_checked()
     expect(panel).to_have_attribute("data-ok", "true")
     expect(page.locator("#calc-memory-fused_projections")).not_to_be_checked()
@@ -324,7 +322,7 @@ def test_a_wrong_file_gets_one_sentence_and_its_details_folded(live_pages, built
     got = _import(page, wrong)
     expected = results.import_result("memory", wrong.read_bytes(), pack)
     assert not got["ok"] and got["summary"] == expected["summary"]
-    t = calcui.Translator(pack)
+    t = l10n.Translator(pack)
     assert t("an npm package.json") in got["summary"]
     expect(panel.locator('[role="alert"] > p')).to_have_text(expected["summary"])
     fold = panel.locator("details.guide-import__details")

@@ -1,7 +1,7 @@
 // Number fields in the locale's form ("200.000.000", "0,2" in Spanish) while the address and the
 // calculators take one ASCII form ("200000000", "0.2"): a link works the same on every locale's page.
 // The one home of delocalizing (the page needs it before the runtime is live); the build writes the
-// defaults with calcui's NumberFormat.input_text, which `localize` matches.
+// defaults with guidekit.l10n's NumberFormat.input_text, which `localize` matches.
 
 /** The locale's symbols, rendered by the build on the form (data-decimal, data-group, data-grouping). */
 export function numberSymbols(form) {

@@ -1,5 +1,5 @@
 // Runs the calculators in Pyodide, off the page's main thread. Loaded only by pages that place a
-// calculator. Every answer is produced by `calcui.render`, the same Python the build used for the
+// calculator. Every answer is produced by `guidekit.render.render`, the same Python the build used for the
 // pre-rendered answer, so the page never formats a number or a message itself.
 
 import { MessageType } from "./calculator-messages.js";
@@ -46,7 +46,7 @@ async function start({ pyodide: base, wheels, modules, pack }) {
   const py = await pyodideLoaded(loadPyodide({ indexURL: base }));
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
   // Each wheel goes on sys.path as it is, a zip archive that Python imports from (zipimport), with
-  // the build's bytecode beside each module (guidebuild/runtime/bytecode.py). Unpacking its 150-odd files into
+  // the build's bytecode beside each module (generator/src/guidekit/runtime/bytecode.py). Unpacking its 150-odd files into
   // site-packages first took about 150 ms of every start.
   const sys = py.pyimport("sys");
   (await wheelBytes).forEach((bytes, i) => {
@@ -56,8 +56,8 @@ async function start({ pyodide: base, wheels, modules, pack }) {
   });
   sys.destroy();
   self.postMessage({ type: MessageType.PROGRESS, stage: "modules" });
-  // The Python side is calcui/worker.py, tested in CPython.
-  const worker = py.pyimport("calcui.worker");
+  // The Python side is generator/src/guidekit/render/worker.py, tested in CPython.
+  const worker = py.pyimport("guidekit.render.worker");
   worker.start(modules.join(" "), await packText);
   importer = worker.import_result;
   return worker.render;

@@ -234,9 +234,9 @@ class Calculator {
     });
     this.setUpImport();
     this.setUpShare();
-    // The error summary's links (calcui) lead to their field, through any fold holding it.
+    // The error summary's links (guidekit.render) lead to their field, through any fold holding it.
     this.result.addEventListener("click", (event) => {
-      // A fix the answer offers (a note's button, calcui): its inputs into the form, then the answer for them.
+      // A fix the answer offers (a note's button, guidekit.render): its inputs into the form, then the answer for them.
       const fix = event.target.closest("button[data-inputs]");
       if (fix) {
         this.reveal = true;
@@ -260,8 +260,8 @@ class Calculator {
     if (!zone) return;
     this.importPanel = zone.querySelector(".guide-calc__import-result");
     const picker = this.picker = zone.querySelector('input[type="file"]');
-    const limit = Number(zone.dataset.importMax);   // calcui.results.MAX_BYTES, rendered by the build
-    this.refusals = JSON.parse(zone.dataset.refusals);  // calcui.results.page_refusals()
+    const limit = Number(zone.dataset.importMax);   // gpuguide.results.MAX_BYTES, rendered by the build
+    this.refusals = JSON.parse(zone.dataset.refusals);  // gpuguide.results.page_refusals()
     const shown = zone.querySelector(".guide-calc__file-name");
     // The chosen file's name in the page's own sentence ("Chosen: {name}"), isolated: a name is
     // text from outside and may run in the other direction.
@@ -314,7 +314,7 @@ class Calculator {
     this.importBytes = undefined;
     this.importId = undefined;            // an earlier file's answer, still on its way, no longer applies
     const detail = { ...this.refusals[reason], name: this.name };
-    this.importPanel.innerHTML = detail.html;   // built by calcui, which escapes every value
+    this.importPanel.innerHTML = detail.html;   // built in Python, which escapes every value
     this.importPanel.dataset.ok = "false";
     this.root.dispatchEvent(new CustomEvent("guide:imported", { detail }));
   }
@@ -356,7 +356,7 @@ class Calculator {
 
   onImported(message) {
     if (message.id !== this.importId) return;
-    // Built by calcui, which escapes every value; a refusal's panel lists every error (tests/results).
+    // Built in Python, which escapes every value; a refusal's panel lists every error (tests/results).
     this.importPanel.innerHTML = message.html;
     this.importPanel.dataset.ok = String(message.ok);
     const asked = this.importPanel.querySelector(".guide-import__changes");
@@ -570,7 +570,7 @@ class Calculator {
 
   onResult(message) {
     if (message.id !== `${this.name}:${this.latest}`) return;   // a newer change is on its way
-    this.result.innerHTML = message.html;   // built by calcui, which escapes every value
+    this.result.innerHTML = message.html;   // built in Python, which escapes every value
     this.result.dataset.ok = String(message.ok);
     this.live.textContent = message.summary;
     this.headline.textContent = message.headline;   // the verdict's short form; the whole sentence is in the result

@@ -1,0 +1,35 @@
+"""The calculator framework: the registry and its one boundary, input declarations, display blocks.
+
+Standard library only; runs in CPython and in Pyodide. ``compute(name, inputs) -> dict`` is the
+boundary the build, the browser worker, a command line and the tests all call (see ``_registry``).
+A guide's calculators declare their inputs with `Input`, answer with `display` blocks and are added
+with `register`.
+"""
+
+from . import display, jsontext
+from ._errors import ERROR_CODES, error
+from ._inputs import Choice, Input, active, normalize
+from ._kept import kept, key_of
+from ._registry import IMPORT_PANELS, compute, describe, figure, figure_names, get, names, register, register_figure
+
+__all__ = [
+    "ERROR_CODES",
+    "IMPORT_PANELS",
+    "Choice",
+    "Input",
+    "active",
+    "compute",
+    "describe",
+    "display",
+    "error",
+    "figure",
+    "figure_names",
+    "get",
+    "jsontext",
+    "kept",
+    "key_of",
+    "names",
+    "normalize",
+    "register",
+    "register_figure",
+]

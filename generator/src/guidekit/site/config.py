@@ -1,0 +1,110 @@
+"""Options of the `guide` MkDocs plugin (mkdocs.yml → plugins → guide).
+
+Each option is checked when MkDocs loads the configuration, before anything is built, so a wrong folder
+or module stops the build at once with MkDocs' "Plugin 'guide' option '<name>': ..." line.
+"""
+
+import importlib.util
+import os
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config, ValidationError
+
+from guidekit.i18n.project import check_policy
+
+
+class _Existing(c.FilesystemObject):
+    """An existing path, relative to mkdocs.yml; `hint` says how to get one when it is missing."""
+
+    def __init__(self, hint: str = "", **kwargs):
+        super().__init__(exists=True, **kwargs)
+        self.hint = hint
+
+    def run_validation(self, value: object) -> str:
+        try:
+            return super().run_validation(value)
+        except ValidationError as error:
+            raise ValidationError(f"{error}{self.hint}") from None
+
+
+class _File(_Existing, c.File):
+    """An existing file."""
+
+
+class _Folder(_Existing, c.Dir):
+    """An existing folder; with `needs`, one holding that file."""
+
+    def __init__(self, hint: str = "", needs: str = "", **kwargs):
+        super().__init__(hint, **kwargs)
+        self.needs = needs
+
+    def run_validation(self, value: object) -> str:
+        path = super().run_validation(value)
+        if self.needs and not os.path.isfile(os.path.join(path, self.needs)):
+            raise ValidationError(
+                f"The folder '{path}' has no {self.needs}; expected a Python project folder such as '.'"
+            )
+        return path
+
+
+class _Module(c.Type):
+    """The name of a module the build's Python can import."""
+
+    def __init__(self, **kwargs):
+        super().__init__(str, **kwargs)
+
+    def run_validation(self, value: object) -> str:
+        value = super().run_validation(value)
+        try:
+            found = importlib.util.find_spec(value) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise ValidationError(
+                f"No module named '{value}' on the build's Python path; expected an importable "
+                "module such as 'toycalc' (add its folder to PYTHONPATH or install it)"
+            )
+        return value
+
+
+class _Completeness(c.OptionallyRequired):
+    """Locale -> `complete` or `in progress`, the translation policy `guide-i18n status` applies."""
+
+    def run_validation(self, value: object) -> dict[str, str]:
+        try:
+            return check_policy(value)
+        except ValueError as error:
+            raise ValidationError(str(error)) from None
+
+
+class GuideConfig(Config):
+    enabled = c.Type(bool, default=True)
+    # Per translated locale: `complete` (missing or outdated pages and strings fail `guide-i18n status
+    # --strict`) or `in progress` (reported; readers get the notice). Read by guide-i18n (i18n/project.py).
+    completeness = _Completeness(default={})
+    # Folder of the gettext catalogs (messages.pot, <lang>/LC_MESSAGES/messages.po), relative to mkdocs.yml.
+    locales_dir = _Folder(default="locales")
+    # npm's copy of Pyodide, relative to mkdocs.yml; the build copies the runtime files out of it once.
+    pyodide_dir = _Folder(default="node_modules/pyodide", hint=" Run `npm ci` (or `make setup`) to install Pyodide.")
+    # Project folders packed as pure-Python wheels for the browser; "." is this project
+    # (the generator, calculators and gpuguide). Another folder adds a package that brings its own calculators.
+    packages = c.ListOfItems(_Folder(needs="pyproject.toml"), default=["."])
+    # Modules imported (in the build and in the browser) that register extra calculators.
+    calculator_modules = c.ListOfItems(_Module(), default=[])
+    # Folder of pilot result files that the results page imports, relative to mkdocs.yml (empty: no runs).
+    # It must exist, so that a misspelt name stops the build instead of reading as "no runs".
+    results_dir = _Folder(
+        default="results",
+        hint=" Correct the path, or create the folder and put the files "
+        "that `gpu-pilot run` writes there (an empty folder means no runs).",
+    )
+    # The memory accuracy matrix that `python -m benchmarks.memory_accuracy` writes, relative to mkdocs.yml.
+    accuracy_file = _File(
+        default="benchmarks/results/memory_accuracy.json",
+        hint=" Run `python -m benchmarks.memory_accuracy` to write it, or correct the path.",
+    )
+    # The same at full size, traced under fake tensors by `python -m benchmarks.memory_accuracy --traced`.
+    traced_file = _File(
+        default="benchmarks/results/memory_traced.json",
+        hint=" Run `python -m benchmarks.memory_accuracy --traced` to write it, or correct the path.",
+    )

@@ -1,0 +1,173 @@
+"""The build markers: the one table of the HTML comments a page may carry for the build to replace.
+
+Each marker has a name, one pattern (the same in the Markdown and in the rendered HTML) and a renderer.
+The plugin replaces markers through `embed`; the page-skeleton check (`i18n.structure`) counts them
+through `block_key` and `figure_names`. A marker added here is therefore both rendered and checked:
+a translation that loses it fails `guide-i18n status --strict` and the build. An inline marker crosses
+Markdown as its slot (`inline_slots`), so it stays in its sentence wherever it stands in the line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Callable
+
+from guidekit.i18n.markdown import CODE_SPAN, scan
+
+
+@dataclass
+class PageContext:
+    """What a renderer may need about the page being built."""
+
+    env: object  # the partials' Jinja environment for this locale
+    pack: dict  # the locale pack
+    page: str  # the page's source path, for error messages
+    runs: list[tuple[str, dict]]  # validated pilot results
+    accuracy_file: Path
+    traced_file: Path | None = None  # the full-size traced matrix (`<!-- memory-traced -->`)
+
+
+@dataclass(frozen=True)
+class Marker:
+    name: str
+    pattern: re.Pattern  # group 1, when present, is the marker's argument
+    render: Callable[[re.Match, PageContext], str]
+    inline: bool = False  # inside a sentence (word order may move it); otherwise on a line of its own
+
+    def key(self, match: re.Match) -> str:
+        """How the skeleton check names one occurrence, e.g. `calculator: memory`."""
+        return f"{self.name}: {match[1]}" if self.pattern.groups else self.name
+
+    def slot(self, match: re.Match) -> str:
+        """An inline marker's stand-in while Markdown reads the page. Python-Markdown takes an HTML comment that
+        starts a line for a raw HTML block and pulls it out of its paragraph; an empty <span> stays in the
+        sentence wherever it stands. `embed` renders the slot. (Arguments are `[\\w.-]`: no quoting needed.)"""
+        return f'<span data-guide-{self.name}="{match[1] if self.pattern.groups else ""}"></span>'
+
+    @cached_property
+    def slot_pattern(self) -> re.Pattern:
+        """The slot in the HTML; group 1 is the argument, as in `pattern`."""
+        return re.compile(rf'<span data-guide-{re.escape(self.name)}="([^"<>]*)"></span>')
+
+
+def _catalog_table(match: re.Match, ctx: PageContext) -> str:
+    from gpuguide.markers import catalog_table
+
+    return catalog_table.render_table(ctx.env, ctx.pack)
+
+
+def _pilot_results(match: re.Match, ctx: PageContext) -> str:
+    from gpuguide import results
+
+    return results.results_page(ctx.runs, ctx.pack)
+
+
+def _memory_accuracy(match: re.Match, ctx: PageContext) -> str:
+    from gpuguide.markers import memory_accuracy
+
+    return memory_accuracy.render_table(ctx.env, ctx.pack, memory_accuracy.load(ctx.accuracy_file))
+
+
+def _memory_traced(match: re.Match, ctx: PageContext) -> str:
+    from calculators import models
+    from gpuguide.markers import memory_accuracy
+
+    presets = {m["id"]: m for m in models()["models"]}
+    return memory_accuracy.render_traced(ctx.env, ctx.pack, memory_accuracy.load(ctx.traced_file, traced=True), presets)
+
+
+def _throughput_accuracy(match: re.Match, ctx: PageContext) -> str:
+    from gpuguide.markers import throughput_accuracy
+
+    return throughput_accuracy.render_table(ctx.env, ctx.pack)
+
+
+def _public_prices(match: re.Match, ctx: PageContext) -> str:
+    from gpuguide.markers import public_prices
+
+    return public_prices.render_table(ctx.env, ctx.pack)
+
+
+def _calculator(match: re.Match, ctx: PageContext) -> str:
+    from . import calculator_embed
+
+    return calculator_embed.render_calculator(match[1], ctx.env, ctx.pack)
+
+
+def _figure(match: re.Match, ctx: PageContext) -> str:
+    from . import prose_figures
+
+    return prose_figures.render_figure(match[1], ctx.pack, ctx.page)
+
+
+MARKERS: tuple[Marker, ...] = (
+    Marker("catalog-table", re.compile(r"<!--\s*catalog-table\s*-->"), _catalog_table),
+    Marker("figure", re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->"), _figure, inline=True),
+    Marker("pilot-results", re.compile(r"<!--\s*pilot-results\s*-->"), _pilot_results),
+    Marker("memory-accuracy", re.compile(r"<!--\s*memory-accuracy\s*-->"), _memory_accuracy),
+    Marker("memory-traced", re.compile(r"<!--\s*memory-traced\s*-->"), _memory_traced),
+    Marker("throughput-accuracy", re.compile(r"<!--\s*throughput-accuracy\s*-->"), _throughput_accuracy),
+    Marker("public-prices", re.compile(r"<!--\s*public-prices\s*-->"), _public_prices),
+    Marker("calculator", re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->"), _calculator),
+)
+BY_NAME = {marker.name: marker for marker in MARKERS}
+
+
+def arguments(html: str, name: str) -> list[str]:
+    """The arguments of every occurrence of one marker, e.g. the calculators a page places."""
+    return BY_NAME[name].pattern.findall(html)
+
+
+def block_key(line: str) -> str | None:
+    """The key of the block marker that makes up `line` by itself, if any."""
+    for marker in MARKERS:
+        if not marker.inline and (match := marker.pattern.fullmatch(line.strip())):
+            return marker.key(match)
+    return None
+
+
+def figure_names(line: str) -> list[str]:
+    """The arguments of the inline markers in `line`, outside code spans (those are shown, not rendered)."""
+    prose = CODE_SPAN.sub("", line)
+    return [match[1] for marker in MARKERS if marker.inline for match in marker.pattern.finditer(prose)]
+
+
+def _outside_code_spans(line: str, change: Callable[[str], str]) -> str:
+    pieces, start = [], 0
+    for span in CODE_SPAN.finditer(line):
+        pieces += [change(line[start : span.start()]), span[0]]
+        start = span.end()
+    return "".join([*pieces, change(line[start:])])
+
+
+def inline_slots(markdown: str) -> str:
+    """A page's Markdown with each inline marker of its prose replaced by the marker's slot; markers in fenced
+    code and code spans stay as written, to be shown. (Indented code blocks are not told apart: the pages
+    fence their code.)"""
+
+    def slots(prose: str) -> str:
+        for marker in MARKERS:
+            if marker.inline:
+                prose = marker.pattern.sub(marker.slot, prose)
+        return prose
+
+    return "".join(
+        _outside_code_spans(line, slots) if kind == "text" else line
+        for kind, line in scan(markdown.splitlines(keepends=True))
+    )
+
+
+def embed(html: str, ctx: PageContext) -> str:
+    """Every marker in a page's HTML, and every inline marker's slot, replaced by what its renderer makes."""
+    for marker in MARKERS:
+
+        def render(match: re.Match, marker: Marker = marker) -> str:
+            return marker.render(match, ctx)
+
+        if marker.inline:
+            html = marker.slot_pattern.sub(render, html)
+        html = marker.pattern.sub(render, html)
+    return html

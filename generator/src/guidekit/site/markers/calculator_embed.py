@@ -1,0 +1,79 @@
+"""Places calculators in pages: `<!-- calculator: NAME -->` becomes the form plus its answer.
+
+Generic on purpose: it knows "a calculator" — whatever `calc.describe(NAME)` declares — and
+nothing about memory or cost. The result HTML comes from `guidekit.render.render`, the same call the
+browser worker makes.
+"""
+
+from __future__ import annotations
+
+from mkdocs.exceptions import PluginError
+
+from gpuguide import results
+from guidekit import calc, l10n, render
+from guidekit.calc.display import UNITS
+
+# How an input's unit is named beside its label (msgids; "" shows nothing).
+UNIT_LABELS = {"": "", **{code: unit.label for code, unit in UNITS.items()}}
+
+
+def _groups(inputs: list[dict]) -> list[dict]:
+    """Inputs by fieldset, in declaration order; advanced ones folded at the end of their group (a group
+    of advanced inputs only is folded whole, under its own title: calculator.html)."""
+    groups: dict[tuple, dict] = {}
+    for inp in inputs:
+        params = inp.get("group_params") or {}
+        group = groups.setdefault(
+            (inp["group"], tuple(sorted(params.items()))),
+            {"title": inp["group"], "params": params, "inputs": [], "advanced": []},
+        )
+        group["advanced" if inp["advanced"] else "inputs"].append(inp)
+    return list(groups.values())
+
+
+def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
+    """Input name -> the unit shown beside its label, with the input's declared range where the unit
+    names one ("share, 0–0.9"): from the same min and max the calculator checks, in the locale's digits."""
+    loc = l10n.Localizer(pack)
+    t, fmt = loc.t, loc.fmt
+    return {
+        i["name"]: t(
+            UNIT_LABELS[i["unit"]],
+            min=fmt.number(i["min"], max_frac=4) if i["min"] is not None else "",
+            max=fmt.number(i["max"], max_frac=4) if i["max"] is not None else "",
+        )
+        for i in inputs
+        if UNIT_LABELS[i["unit"]]
+    }
+
+
+def input_texts(inputs: list[dict], values: dict, pack: dict) -> dict[str, str]:
+    """Number input name -> its value as the field shows it in the locale ("200.000.000", "0,1")."""
+    fmt = l10n.NumberFormat(pack)
+    return {i["name"]: fmt.input_text(values[i["name"]]) for i in inputs if i["kind"] in ("int", "float")}
+
+
+def render_calculator(name: str, env, pack: dict) -> str:
+    description = calc.describe(name)
+    if "inputs" not in description:
+        raise PluginError(f"Page places unknown calculator {name!r}; known: {', '.join(calc.names())}")
+    rendered = render.render(name, {}, pack)
+    if not rendered["ok"]:
+        raise PluginError(f"Calculator {name!r} rejects its own defaults: {rendered['response']['errors']}")
+    template = env.get_template("partials/calculator.html")
+    return template.render(
+        calc=description,
+        groups=_groups(description["inputs"]),
+        values=rendered["response"]["inputs"],
+        # Number fields show the locale's form from the start; calculator.js reads it back to ASCII
+        # with the form's symbols (calculator-numbers.js).
+        input_texts=input_texts(description["inputs"], rendered["response"]["inputs"], pack),
+        numbers=pack["numbers"],
+        rendered=rendered,
+        unit_texts=unit_texts(description["inputs"], pack),
+        importable=results.importable(name),
+        # The page refuses a bigger file from File.size alone, and answers when it cannot read a file
+        # or has no runtime to read it, in the worker's own words.
+        import_max=results.MAX_BYTES,
+        refusals=results.page_refusals(pack),
+    )

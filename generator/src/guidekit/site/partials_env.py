@@ -1,0 +1,40 @@
+"""The Jinja environment the plugin renders its partials in (calculators, catalog table, banner)."""
+
+from __future__ import annotations
+
+from jinja2 import Environment
+from jinja2.ext import InternationalizationExtension
+from markupsafe import escape
+
+from guidekit.l10n import Translator
+
+
+def partials_env(theme_env: Environment, pack: dict) -> Environment:
+    """An overlay of the theme's environment that autoescapes and translates through the locale's
+    catalog, with the UI strings' one placeholder syntax.
+
+    A UI string's placeholders are `{name}`, filled by guidekit.l10n's Translator at build time and in the
+    browser alike; `%` is text. `_()` here is that Translator, so a template string follows the same
+    rules as a calculator's (and the calculators' labels pass through both). Jinja's gettext would
+    read every msgstr as a `%` format instead, even with nothing to fill: "el 50 % sí" came out as
+    "el 50 {}í", and "50 %." stopped the build. `{% trans %}` (which writes `%(name)s` and `%%`) is
+    therefore not available here. Translations are escaped: a translation is data, not markup."""
+    env = theme_env.overlay(autoescape=True)
+    env.extensions = {
+        key: ext for key, ext in env.extensions.items() if not isinstance(ext, InternationalizationExtension)
+    }
+    translate = Translator(pack)
+    env.globals = {
+        **theme_env.globals,  # an overlay shares its parent's dict; the theme's own gettext stays the theme's
+        "_": lambda msg, **params: escape(translate(msg, **params)),
+        "gettext": lambda msg, **params: escape(translate(msg, **params)),
+        "pgettext": lambda ctx, msg, **params: escape(translate({"context": ctx, "msgid": msg}, **params)),
+        # A count fills `{count}` unless the template names it otherwise, as `ngettext("{count} token", …, n)`.
+        "ngettext": lambda one, many, n, **params: escape(
+            translate({"msgid": one, "plural": many}, n, **{"count": n, **params})
+        ),
+        "npgettext": lambda ctx, one, many, n, **params: escape(
+            translate({"context": ctx, "msgid": one, "plural": many}, n, **{"count": n, **params})
+        ),
+    }
+    return env

@@ -1,0 +1,33 @@
+"""Pilot results on the site: word a result file's problems, render the results page, compare in a calculator.
+
+The contract itself (schema, validator, reader) is `pilot.result`; `parse` and `validate` are re-exported.
+A result as a calculator's inputs is `calculators.pilot_inputs`; `to_inputs` and `importable` are re-exported.
+
+Standard library only, like `guidekit.render`: the build validates `results/*.json` with it
+and the browser worker runs the very same code when a reader picks a file.
+"""
+
+from calculators.pilot_inputs import importable, to_inputs
+from pilot.result import MAX_BYTES, SchemaFeatureError, parse, supported_versions, validate
+
+from ._compare import import_result, page_refusals, too_large
+from ._html import choice_label
+from ._messages import english, problem_message
+from ._page import results_page
+
+__all__ = [
+    "MAX_BYTES",
+    "SchemaFeatureError",
+    "choice_label",
+    "english",
+    "import_result",
+    "importable",
+    "page_refusals",
+    "parse",
+    "problem_message",
+    "results_page",
+    "supported_versions",
+    "to_inputs",
+    "too_large",
+    "validate",
+]

@@ -1,0 +1,35 @@
+"""One realistic error per field-error code of the calculators, as calculators.compute returns it
+(params as the code that raises it passes them): what tests/renderer/test_error_sentences.py renders."""
+
+SAMPLES = {
+    "required": {"field": "lora_targets"},
+    "not_a_number": {"field": "tokens"},
+    "not_an_integer": {"field": "layers"},
+    "not_a_boolean": {"field": "checkpointing"},
+    "not_an_object": {"field": "inputs"},
+    "out_of_range": {"field": "margin", "min": 0, "max": 0.9},
+    "unknown_choice": {"field": "precision", "choices": ["bf16", "fp16", "fp32"]},
+    "unknown_field": {"field": "hidden_dim"},
+    "unknown_calculator": {"field": "calculator", "choices": ["cost", "memory"]},
+    "heads_not_divisible": {"field": "heads", "hidden": 4096},
+    "kv_heads_not_divisor": {"field": "kv_heads", "heads": 32},
+    "single_gpu_only": {"field": "gpus"},
+    "offload_needs_fsdp": {"field": "offload"},
+    "fused_target_partial": {"field": "lora_targets", "modules": ["gate_up_proj", "down_proj"]},
+    "lora_rank_too_high": {"field": "lora_rank", "limit": 512, "module": "k_proj"},
+    "experts_per_token_too_many": {"field": "experts_per_token", "experts": 8},
+    "expert_lora_dropout": {"field": "lora_dropout"},
+    "config_not_json": {"field": "model_config"},
+    "config_too_large": {"field": "model_config", "limit": 1048576},
+    "config_missing_key": {"field": "model_config", "key": "hidden_size"},
+    "config_not_count": {"field": "model_config", "key": "num_key_value_heads", "got": "0"},
+    "config_not_boolean": {"field": "model_config", "key": "tie_word_embeddings", "got": '"no"'},
+    "config_huge_number": {"field": "model_config", "key": "vocab_size", "got": "1e400"},
+    "config_too_deep": {"field": "model_config", "limit": 32},
+    "config_unsupported_value": {"field": "model_config", "key": "hidden_act", "got": '"relu2"'},
+    "unsupported_model_type": {
+        "field": "model_config",
+        "got": "mamba",
+        "choices": ["Llama (llama)", "Qwen3 (qwen3)", "Gemma 3 (gemma3_text)", "Mixtral (mixtral)"],
+    },
+}
