@@ -34,6 +34,10 @@ from .architecture import FAMILIES, LINEARS, MLP_LINEARS, MOE_FAMILIES, Architec
 NAME = "memory"
 TITLE = N_("Training memory per GPU")
 IMPORT_PANEL = "estimate_vs_measured"
+# A pilot result or a model's config.json dropped on the form is read by this guide's import panels.
+IMPORTER = "gpuguide.results"
+# Under the form: what its units and the catalog's prices mean.
+FOOTNOTE = N_("GB = 10⁹ bytes. Prices are illustrative catalog figures in US dollars.")
 
 G_MODEL, G_METHOD, G_RUN = N_("Model"), N_("Fine-tuning method"), N_("Training run")
 G_PAR = N_("Parallelism and fit")  # its "More options" also holds the overheads beside offload

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The generator's theme (the plugin adds it beneath custom_dir) and this guide's own overrides above it.
+THEME = ROOT / "generator" / "src" / "guidekit" / "theme"
+THEME_DIRS = [str(ROOT / "overrides"), str(THEME)]
 LOCALES = ("es", "ja", "ar")
 ROOTS = {"es": "", "ja": "ja/", "ar": "ar/"}  # each locale's folder in the built site (Spanish at the root)
 ARTIFACTS = ROOT / "test-artifacts"

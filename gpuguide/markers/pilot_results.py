@@ -8,8 +8,6 @@ import os
 import stat
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
-
 from gpuguide import results
 from guidekit.site.sources_guard import one_line as _safe
 
@@ -46,5 +44,5 @@ def load_runs(results_dir: Path, root: Path) -> list[tuple[str, dict]]:
         if not problems:
             runs.append((path.relative_to(results_dir).as_posix(), data))
     if lines:
-        raise PluginError("Invalid pilot result files:\n" + "\n".join(lines))
+        raise ValueError("Invalid pilot result files:\n" + "\n".join(lines))
     return runs

@@ -15,7 +15,18 @@ from ._html import choice_label
 from ._messages import english, problem_message
 from ._page import results_page
 
+# What the browser reads a dropped file with (the runtime keeps these in the site's wheel): this package,
+# the config.json reader, and of the pilot only its result contract.
+BROWSER_FILES = (
+    "gpuguide/__init__.py",
+    "gpuguide/model_config.py",
+    "gpuguide/results/",
+    "pilot/__init__.py",
+    "pilot/result/",
+)
+
 __all__ = [
+    "BROWSER_FILES",
     "MAX_BYTES",
     "SchemaFeatureError",
     "choice_label",

@@ -200,3 +200,12 @@ def test_a_zero_checkpoint_interval_is_refused_or_costs_nothing():
     }
     answer = compute("cost", {"checkpoint_interval_hours": 0, "failures_per_100h": 0, "checkpoint_write_s": 0})
     assert answer["ok"]
+
+
+def test_what_a_calculator_declares_for_its_page_reaches_the_generator():
+    """The import panel and the footnote belong to the calculators that declare them, not to the templates."""
+    from guidekit import calc
+
+    assert calc.importer("memory") == calc.importer("cost") == "gpuguide.results"
+    assert describe("memory")["footnote"] == describe("cost")["footnote"]
+    assert "GB = 10⁹ bytes" in describe("cost")["footnote"]

@@ -1,5 +1,6 @@
 """The build markers have one registry (`guidekit.site.markers`): the plugin renders what it lists, and the
-skeleton check counts the same markers, so a translation that loses one fails `status --strict`."""
+skeleton check counts the same markers, so a translation that loses one fails `status --strict`. This guide's
+own markers are registered by its build extension, which `guide-i18n` imports from mkdocs.yml as the build does."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import re
 
 import pytest
 
+from guidekit.i18n.project import Project
 from guidekit.i18n.structure import differences, parse
 from guidekit.site import markers
 
 from .conftest import ROOT, guide_i18n
 
+Project(ROOT)  # imports the extensions mkdocs.yml names, as guide-i18n and the build do
 # Any HTML comment in a page, registered or not: an unregistered marker must fail here too.
 COMMENT = re.compile(r"<!--.*?-->")
 OCCURRENCES = [
@@ -26,7 +29,7 @@ def test_every_comment_in_the_pages_is_a_registered_marker():
     unknown = [
         (page, text)
         for page, _, text in OCCURRENCES
-        if not any(marker.pattern.fullmatch(text) for marker in markers.MARKERS)
+        if not any(marker.pattern.fullmatch(text) for marker in markers.table())
     ]
     assert not unknown
 
@@ -38,10 +41,10 @@ def test_every_registered_marker_is_used_in_every_locale():
             marker.name
             for page, _, text in OCCURRENCES
             if page.startswith(f"docs/{locale}/")
-            for marker in markers.MARKERS
+            for marker in markers.table()
             if marker.pattern.fullmatch(text)
         }
-        assert used == set(markers.BY_NAME), locale
+        assert used == {marker.name for marker in markers.table()}, locale
 
 
 @pytest.mark.slow  # a status run and ~30 skeleton comparisons per locale: kept out of make check's budget

@@ -8,6 +8,7 @@ import pytest
 from guidekit.i18n.status import page_state, source_url
 from guidekit.site.locale_pack import locale_pack
 from guidekit.site.partials_env import partials_env
+from tests.conftest import THEME_DIRS
 
 from .conftest import ROOT
 
@@ -43,7 +44,7 @@ def test_source_url(page, directory_urls, url):
 
 def render_banner(locale: str, state: dict) -> str:
     """The partial as the plugin renders it: in its partials' environment, `_` from the locale's catalog."""
-    theme = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"), extensions=["jinja2.ext.i18n"])
+    theme = jinja2.Environment(loader=jinja2.FileSystemLoader(THEME_DIRS), extensions=["jinja2.ext.i18n"])
     theme.filters["url"] = lambda path: "../../" + path  # MkDocs' filter, for a page at ja/memory/
     env = partials_env(theme, locale_pack(locale, ROOT / "locales"))
     return env.get_template("partials/translation-banner.html").render(

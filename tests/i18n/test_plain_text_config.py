@@ -68,7 +68,7 @@ def test_the_build_stops_on_markup_in_nav_translations(tiny_project):
         plugins={"i18n": i18n},
         config_file_path=str(tiny_project / "mkdocs.yml"),
         docs_dir=str(tiny_project / "docs"),
-        theme=SimpleNamespace(custom_dir=None),
+        theme=SimpleNamespace(custom_dir=None, dirs=[]),
     )
     guide = GuidePlugin()
     errors, warnings = guide.load_config({})

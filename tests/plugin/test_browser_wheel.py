@@ -10,6 +10,7 @@ import zipfile
 
 import pytest
 
+from gpuguide import results
 from guidekit.runtime import assets
 from guidekit.site.locale_pack import locale_pack
 from tests.conftest import ROOT
@@ -42,7 +43,7 @@ def wheel(project_wheel, tmp_path_factory):
     shutil.copy(project_wheel, built)  # browser_only rewrites it; the session's wheel stays as pip built it
     with zipfile.ZipFile(built) as z:
         before = z.namelist()
-    dropped = assets.browser_only(built, assets.browser_files(["calculators"]))
+    dropped = assets.browser_only(built, assets.browser_files(["calculators"], results.BROWSER_FILES))
     return built, before, dropped
 
 
@@ -64,7 +65,7 @@ def test_the_build_and_the_pilot_are_left_out_and_record_lists_what_is_left(whee
         n for n in before if n == "pilot/__init__.py" or n.startswith("pilot/result/")
     )
     # Every calculator and renderer file the project has is still there.
-    for prefix in (*assets.BROWSER_FILES, "calculators/"):
+    for prefix in (*assets.BROWSER_FILES, "calculators/", *results.BROWSER_FILES):
         assert [n for n in after if n.startswith(prefix)] == [n for n in before if n.startswith(prefix)] != []
 
 

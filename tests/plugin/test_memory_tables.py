@@ -11,11 +11,12 @@ from jinja2 import Environment, FileSystemLoader
 from mkdocs.exceptions import PluginError
 
 from calculators import models
+from gpuguide import site
 from guidekit.l10n import NumberFormat
 from guidekit.site import markers
 from guidekit.site.locale_pack import locale_pack
 from guidekit.site.partials_env import partials_env
-from tests.conftest import ROOT
+from tests.conftest import ROOT, THEME_DIRS
 
 LOCALES = ("es", "ja", "ar")
 RESULTS = ROOT / "benchmarks" / "results"
@@ -52,15 +53,17 @@ TRACED = {
 
 
 def _embed(locale: str, html: str, traced_file) -> str:
-    theme = Environment(loader=FileSystemLoader(str(ROOT / "overrides")), extensions=["jinja2.ext.i18n"])
+    theme = Environment(loader=FileSystemLoader(THEME_DIRS), extensions=["jinja2.ext.i18n"])
     pack = locale_pack(locale, ROOT / "locales")
     ctx = markers.PageContext(
         env=partials_env(theme, pack),
         pack=pack,
         page="memory.md",
-        runs=[],
-        accuracy_file=RESULTS / "memory_accuracy.json",
-        traced_file=traced_file,
+        extensions={
+            "gpuguide.site": site.State(
+                runs=[], accuracy_file=RESULTS / "memory_accuracy.json", traced_file=traced_file
+            )
+        },
     )
     return markers.embed(html, ctx)
 

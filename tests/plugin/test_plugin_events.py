@@ -13,7 +13,7 @@ from mkdocs.exceptions import PluginError
 
 from guidekit.runtime import assets
 from guidekit.site.plugin import GuidePlugin
-from tests.conftest import ROOT
+from tests.conftest import ROOT, THEME_DIRS
 
 
 def plugin(**options) -> GuidePlugin:
@@ -31,7 +31,7 @@ def test_on_env_gives_the_templates_materials_own_search_worker():
     import material
 
     templates = Path(material.__file__).parent / "templates"
-    env = plugin().on_env(jinja2.Environment(), config=theme(ROOT / "overrides", templates), files=None)
+    env = plugin().on_env(jinja2.Environment(), config=theme(*THEME_DIRS, templates), files=None)
     worker = env.globals["guide_search_worker"]
     assert re.fullmatch(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js", worker)
     assert (templates / worker).is_file()
@@ -40,9 +40,9 @@ def test_on_env_gives_the_templates_materials_own_search_worker():
     assert (templates / bundle).is_file()
 
 
-def test_the_overrides_name_no_hashed_script():
+def test_the_themes_name_no_hashed_script():
     """Material's hashed names change with each release: found in the theme (above), never written down."""
-    for path in (ROOT / "overrides").rglob("*.html"):
+    for path in (p for folder in THEME_DIRS for p in Path(folder).rglob("*.html")):
         assert not re.search(r"(workers/search|bundle)\.[0-9a-f]{6,}", path.read_text(encoding="utf-8")), path
 
 
@@ -76,18 +76,8 @@ def test_a_disabled_plugin_leaves_the_environment_alone():
         ({"pyodide_dir": "no-such-folder"}, "pyodide_dir", r"isn't an existing directory\. Run `npm ci`"),
         ({"packages": [".", "docs"]}, "packages", r"docs' has no pyproject\.toml"),
         ({"calculator_modules": ["no_such_module"]}, "calculator_modules", r"No module named 'no_such_module'"),
-        # a misspelt results folder would otherwise read as "no runs", a missing matrix as an empty table
-        ({"results_dir": "resluts"}, "results_dir", r"/resluts' isn't an existing directory\. .*gpu-pilot"),
-        (
-            {"accuracy_file": "benchmarks/results/memory.json"},
-            "accuracy_file",
-            r"/benchmarks/results/memory\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy`",
-        ),
-        (
-            {"traced_file": "benchmarks/results/traced.json"},
-            "traced_file",
-            r"/traced\.json' isn't an existing file\. Run `python -m benchmarks\.memory_accuracy --traced`",
-        ),
+        ({"extensions": ["gpuguide.site"]}, "extensions", r"expected a mapping of module name to its options"),
+        ({"extensions": {"gpuguide.site": "results"}}, "extensions", r"gpuguide\.site: its options are a mapping"),
     ],
 )
 def test_a_bad_option_is_refused_by_name_before_the_build(options, option, message):
@@ -109,14 +99,31 @@ def test_a_catalog_the_cost_calculator_cannot_price_stops_the_build(monkeypatch)
         plugins={"i18n": i18n},
         config_file_path=str(ROOT / "mkdocs.yml"),
         docs_dir=str(ROOT / "docs"),
-        theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")),
+        theme=SimpleNamespace(custom_dir=str(ROOT / "overrides"), dirs=[str(ROOT / "overrides")]),
     )
     with pytest.raises(
         PluginError,
-        match=r"^calculators/data/catalog\.json: shapes\['h100-sxm-80gb'\]: 'max_nodes' must "
+        match=r"^extension 'gpuguide\.site': calculators/data/catalog\.json: shapes\['h100-sxm-80gb'\]: 'max_nodes' must "
         r"be a whole number of nodes from 1 to 128 \(got 0\)$",
     ):
-        plugin().on_config(config)
+        plugin(extensions={"gpuguide.site": {}}).on_config(config)
+
+
+def test_the_generators_theme_lies_beneath_the_authors_custom_dir_once():
+    """An author's file of the same path replaces one of the generator's templates; nested builds add it once."""
+    guide = plugin()
+    i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
+    dirs = [str(ROOT / "overrides"), "/material/templates"]
+    config = SimpleNamespace(
+        plugins={"i18n": i18n},
+        config_file_path=str(ROOT / "mkdocs.yml"),
+        docs_dir=str(ROOT / "docs"),
+        theme=SimpleNamespace(custom_dir=str(ROOT / "overrides"), dirs=dirs),
+    )
+    guide.on_config(config)
+    i18n.building, i18n.current_language = True, "ja"
+    guide.on_config(config)
+    assert dirs == [str(ROOT / "overrides"), THEME_DIRS[1], "/material/templates"]
 
 
 def test_each_outer_build_starts_afresh_and_the_nested_builds_add_to_it():
@@ -127,7 +134,7 @@ def test_each_outer_build_starts_afresh_and_the_nested_builds_add_to_it():
         plugins={"i18n": i18n},
         config_file_path=str(ROOT / "mkdocs.yml"),
         docs_dir=str(ROOT / "docs"),
-        theme=SimpleNamespace(custom_dir=str(ROOT / "overrides")),
+        theme=SimpleNamespace(custom_dir=str(ROOT / "overrides"), dirs=[str(ROOT / "overrides")]),
     )
     guide.on_config(config)
     guide.pages["es"] = {"removed/": {"es": "http://x/removed/"}}

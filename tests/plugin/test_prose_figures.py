@@ -29,7 +29,7 @@ def packs():
 
 def embed(html: str, pack: dict, page: str) -> str:
     """What the plugin does to a page that carries only figures."""
-    return markers.embed(html, markers.PageContext(env=None, pack=pack, page=page, runs=[], accuracy_file=ROOT))
+    return markers.embed(html, markers.PageContext(env=None, pack=pack, page=page))
 
 
 def test_figure_is_written_in_the_sentence_localized(packs):

@@ -15,6 +15,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 import calculators
+import gpuguide.site  # noqa: F401  (registers this guide's markers)
 import guidekit.calc._registry
 from gpuguide.markers import public_prices
 from guidekit.l10n import NumberFormat
@@ -23,7 +24,7 @@ from guidekit.site import markers
 from guidekit.site.locale_pack import locale_pack
 from guidekit.site.partials_env import partials_env
 from guidekit.site.plugin import GuidePlugin
-from tests.conftest import LOCALES, ROOT
+from tests.conftest import LOCALES, ROOT, THEME_DIRS
 
 CARDS = public_prices.datacenter_cards(calculators.catalog())
 
@@ -146,14 +147,16 @@ def _pre_build(monkeypatch, catalog: dict | None = None):
         monkeypatch.setattr(calculators, "catalog", lambda: catalog)
     monkeypatch.setattr(assets, "build_wheels", stop)
     guide = GuidePlugin()
-    assert guide.load_config({}) == ([], [])
+    assert guide.load_config({"extensions": {"gpuguide.site": {}}}) == ([], [])
     i18n = SimpleNamespace(building=False, current_language="es", default_language="es")
     config = SimpleNamespace(
         plugins={"i18n": i18n},
         config_file_path=str(ROOT / "mkdocs.yml"),
         docs_dir=str(ROOT / "docs"),
         theme=SimpleNamespace(
-            custom_dir=str(ROOT / "overrides"), get_env=lambda: jinja2.Environment(extensions=["jinja2.ext.i18n"])
+            custom_dir=str(ROOT / "overrides"),
+            dirs=[str(ROOT / "overrides")],
+            get_env=lambda: jinja2.Environment(extensions=["jinja2.ext.i18n"]),
         ),
     )
     guide.on_config(config)
@@ -179,17 +182,17 @@ def test_a_bad_file_stops_the_build_naming_it(monkeypatch, tmp_path):
     bad = tmp_path / "public_prices.json"
     bad.write_text('{"prices": []}', encoding="utf-8")
     monkeypatch.setattr(public_prices, "FILE", bad)
-    with pytest.raises(PluginError, match=rf"^{re.escape(str(bad))}: expected an object"):
+    with pytest.raises(PluginError, match=rf"^extension 'gpuguide\.site': {re.escape(str(bad))}: expected an object"):
         _pre_build(monkeypatch)
 
 
 @pytest.fixture(scope="module")
 def pages():
     out = {}
-    theme = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "overrides")), extensions=["jinja2.ext.i18n"])
+    theme = jinja2.Environment(loader=jinja2.FileSystemLoader(THEME_DIRS), extensions=["jinja2.ext.i18n"])
     for locale in LOCALES:
         pack = locale_pack(locale, ROOT / "locales")
-        ctx = markers.PageContext(env=partials_env(theme, pack), pack=pack, page="cost.md", runs=[], accuracy_file=ROOT)
+        ctx = markers.PageContext(env=partials_env(theme, pack), pack=pack, page="cost.md")
         out[locale] = (pack, markers.embed("<p>x</p>\n<!-- public-prices -->\n", ctx))
     return out
 
@@ -230,8 +233,6 @@ def test_a_figure_that_refuses_its_inputs_stops_the_build_naming_the_page(monkey
         raise ValueError("a prose figure's own inputs are refused: [...]")
 
     monkeypatch.setitem(guidekit.calc._registry._FIGURES, "test.refused", (refused, "usd"))
-    ctx = markers.PageContext(
-        env=None, pack=locale_pack("es", ROOT / "locales"), page="faq.md", runs=[], accuracy_file=ROOT
-    )
+    ctx = markers.PageContext(env=None, pack=locale_pack("es", ROOT / "locales"), page="faq.md")
     with pytest.raises(PluginError, match=r"^faq\.md: figure 'test\.refused' .*inputs are refused"):
         markers.embed(markers.inline_slots("Cuesta <!-- figure: test.refused -->."), ctx)

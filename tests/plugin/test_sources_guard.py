@@ -26,8 +26,13 @@ def toy_copy(folder: Path, own_locales: bool = False) -> Path:
     shutil.copytree(FIXTURES / "toysite" / "docs", site / "docs")
     config = (FIXTURES / "toysite" / "mkdocs.yml").read_text(encoding="utf-8")
     config = config.replace("../toycalc", str(FIXTURES / "toycalc")).replace("../../..", str(ROOT))
-    # Results of its own, inside the copy (empty: no runs), where a test can plant a link.
-    config = config.replace(f"results_dir: {ROOT}/results", "results_dir: results")
+    # This guide's extension, with results of its own inside the copy (empty: no runs), where a test can
+    # plant a link: its folder is guarded as the generator's own are.
+    config += (
+        "      extensions:\n        gpuguide.site:\n          results_dir: results\n"
+        f"          accuracy_file: {ROOT}/benchmarks/results/memory_accuracy.json\n"
+        f"          traced_file: {ROOT}/benchmarks/results/memory_traced.json\n"
+    )
     (site / "results").mkdir()
     if own_locales:
         shutil.copytree(ROOT / "locales", site / "locales", ignore=shutil.ignore_patterns("sources"))
@@ -144,7 +149,8 @@ def test_the_build_refuses_a_source_folder_that_is_a_link(tmp_path, folder):
     result, out = build(site)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert error_lines(result) == [
-        f"{folder} is a symbolic link to {outside}: the build reads and publishes only the project's own folders. "
+        ("extension 'gpuguide.site': " if folder == "results" else "")
+        + f"{folder} is a symbolic link to {outside}: the build reads and publishes only the project's own folders. "
         "Replace the link with the folder itself"
     ], result.stderr
     assert not out.exists() or not any(out.rglob("secret-leak.txt"))
@@ -172,7 +178,8 @@ def test_the_build_refuses_a_link_out_of_its_folder_before_writing_anything(tmp_
     result, out = build(site)
     assert result.returncode != 0
     assert error_lines(result) == [
-        f"{link} is a symbolic link to {target}, outside {link.split('/')[0]}/: only "
+        ("extension 'gpuguide.site': " if link.startswith("results/") else "")
+        + f"{link} is a symbolic link to {target}, outside {link.split('/')[0]}/: only "
         f"files inside {link.split('/')[0]}/ are published or read. Replace the link with "
         "a copy of what it points at, or remove it"
     ], result.stderr

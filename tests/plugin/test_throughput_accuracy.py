@@ -8,12 +8,13 @@ import re
 import pytest
 from jinja2 import Environment, FileSystemLoader
 
+import gpuguide.site  # noqa: F401  (registers this guide's markers)
 from calculators import throughput_accuracy
 from guidekit.l10n import NumberFormat
 from guidekit.site import markers
 from guidekit.site.locale_pack import locale_pack
 from guidekit.site.partials_env import partials_env
-from tests.conftest import ROOT
+from tests.conftest import ROOT, THEME_DIRS
 
 LOCALES = ("es", "ja", "ar")
 
@@ -21,10 +22,10 @@ LOCALES = ("es", "ja", "ar")
 @pytest.fixture(scope="module")
 def pages():
     out = {}
-    theme = Environment(loader=FileSystemLoader(str(ROOT / "overrides")), extensions=["jinja2.ext.i18n"])
+    theme = Environment(loader=FileSystemLoader(THEME_DIRS), extensions=["jinja2.ext.i18n"])
     for locale in LOCALES:
         pack = locale_pack(locale, ROOT / "locales")
-        ctx = markers.PageContext(env=partials_env(theme, pack), pack=pack, page="cost.md", runs=[], accuracy_file=ROOT)
+        ctx = markers.PageContext(env=partials_env(theme, pack), pack=pack, page="cost.md")
         out[locale] = (pack, markers.embed("<p>x</p>\n<!-- throughput-accuracy -->\n", ctx))
     return out
 
@@ -63,7 +64,7 @@ def test_a_workload_out_of_order_is_said(monkeypatch, pages):
     acc = dict(throughput_accuracy.accuracy())
     acc["summary"] = {**acc["summary"], "orders_hold": False}
     monkeypatch.setattr(marker, "_accuracy", lambda: acc)
-    theme = Environment(loader=FileSystemLoader(str(ROOT / "overrides")), extensions=["jinja2.ext.i18n"])
+    theme = Environment(loader=FileSystemLoader(THEME_DIRS), extensions=["jinja2.ext.i18n"])
     pack = pages["es"][0]
     html = marker.render_table(partials_env(theme, pack), pack)
     assert "no ordenan las tarjetas como las mediciones" in html

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import ROOT
+from tests.conftest import THEME
 
-SCRIPTS = ROOT / "overrides" / "assets" / "javascripts"
+SCRIPTS = THEME / "assets" / "javascripts"
 SHARED = "calculator-messages.js"
 SIDES = ("calculator.js", "calculator-worker.js")
 

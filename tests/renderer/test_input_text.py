@@ -6,15 +6,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from guidekit.l10n import NumberFormat
 from guidekit.site.locale_pack import number_data
+from tests.conftest import THEME
 
-ROOT = Path(__file__).resolve().parents[2]
-MODULE = ROOT / "overrides" / "assets" / "javascripts" / "calculator-numbers.js"
+MODULE = THEME / "assets" / "javascripts" / "calculator-numbers.js"
 VALUES = [0, 0.0, 3.0, 0.1, 0.2, 1.25, 1000, 65536, 200000000.0, 8030261248, 1e-07, 2.5e-05, 1e15, 12.345]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -46,12 +47,21 @@ def toy_site(toy_built):
         yield toy_built, base
 
 
+def test_the_toys_browser_wheels_hold_none_of_this_guides_code(toy_built):
+    """Another guide's readers download the generator's browser layers and its own calculator, no GPU code."""
+    names = [n for wheel in toy_built.glob("assets/calc/*/*.whl") for n in zipfile.ZipFile(wheel).namelist()]
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"guidekit", "toycalc"}, tops
+    assert not [n for n in names if n.startswith(("guidekit/site/", "guidekit/i18n/", "guidekit/runtime/"))]
+
+
 def test_toy_is_prerendered(toy_site):
     site, _ = toy_site
     html = (site / "index.html").read_text(encoding="utf-8")
     assert 'data-guide-calc="toy"' in html
     assert ">10</bdi>" in html  # 2.5 × 4, computed at build time
-    assert 'data-modules="calculators toycalc"' in html
+    assert 'data-modules="toycalc"' in html  # the generator imports no calculators of its own
+    assert "guide-calc__units" not in html and "US dollars" not in html  # no footnote of this guide's
 
 
 def test_toy_runs_live_in_the_browser(page: Page, toy_site):

@@ -21,12 +21,13 @@ from tests.site.browser import apply_import
 
 
 def _build_with_results(results_dir, target):
-    """The real site, built with another results folder (the `guide` plugin's `results_dir`)."""
+    """The real site, built with another results folder (the `results_dir` of this guide's extension)."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    assert "\n  - guide:\n" in config
+    assert "\n          results_dir: results\n" in config
     override = ROOT / f".mkdocs-test-results-{os.getpid()}.yml"
     override.write_text(
-        config.replace("\n  - guide:\n", f"\n  - guide:\n      results_dir: {results_dir}\n"), encoding="utf-8"
+        config.replace("\n          results_dir: results\n", f"\n          results_dir: {results_dir}\n"),
+        encoding="utf-8",
     )
     try:
         return subprocess.run(

@@ -10,7 +10,18 @@ from . import display, jsontext
 from ._errors import ERROR_CODES, error
 from ._inputs import Choice, Input, active, normalize
 from ._kept import kept, key_of
-from ._registry import IMPORT_PANELS, compute, describe, figure, figure_names, get, names, register, register_figure
+from ._registry import (
+    IMPORT_PANELS,
+    compute,
+    describe,
+    figure,
+    figure_names,
+    get,
+    importer,
+    names,
+    register,
+    register_figure,
+)
 
 __all__ = [
     "ERROR_CODES",
@@ -25,6 +36,7 @@ __all__ = [
     "figure",
     "figure_names",
     "get",
+    "importer",
     "jsontext",
     "kept",
     "key_of",

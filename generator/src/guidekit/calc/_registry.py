@@ -2,8 +2,10 @@
 
 A calculator is any object or module with ``NAME``, ``TITLE`` (msgid), ``INPUTS``
 (tuple of ``Input``), ``run(values) -> dict`` and optionally ``check(values) ->
-list[error]`` for cross-field rules and ``IMPORT_PANEL`` (one of ``IMPORT_PANELS``: what the
-page shows for an imported pilot result). ``compute`` never raises for bad input.
+list[error]`` for cross-field rules, ``IMPORT_PANEL`` (one of ``IMPORT_PANELS``: what the
+page shows for an imported pilot result) and ``IMPORTER``, the name of the module that reads a file
+the reader drops on its form (see `importer`), and ``FOOTNOTE``, a msgid shown under the form.
+``compute`` never raises for bad input.
 """
 
 from __future__ import annotations
@@ -52,7 +54,18 @@ def register(calculator: Calculator) -> None:
     panel = getattr(calculator, "IMPORT_PANEL", IMPORT_PANELS[0])
     if panel not in IMPORT_PANELS:
         raise ValueError(f"{calculator.NAME}: IMPORT_PANEL must be one of {', '.join(IMPORT_PANELS)} (got {panel!r})")
+    if not isinstance(getattr(calculator, "IMPORTER", ""), str):
+        raise TypeError(f"{calculator.NAME}: IMPORTER is a module name")
     _CALCULATORS[calculator.NAME] = calculator
+
+
+def importer(name: str) -> str | None:
+    """The module that reads a file dropped on this calculator's form, or None when it takes none.
+
+    A module name, imported only when the page is built and when the reader first drops a file: it
+    provides `MAX_BYTES`, `importable(name)`, `page_refusals(pack)`, `too_large(pack, size)` and
+    `import_result(name, data, pack, current, pasted)`, the last two returning the panel as a dict."""
+    return getattr(_CALCULATORS[name], "IMPORTER", None) or None
 
 
 def names() -> list[str]:
@@ -76,6 +89,8 @@ def describe(name: str) -> dict[str, Any]:
         "name": calc.NAME,
         "title": calc.TITLE,
         "import_panel": getattr(calc, "IMPORT_PANEL", IMPORT_PANELS[0]),
+        # A note under the form (a msgid), e.g. what its units and prices mean; none by default.
+        "footnote": getattr(calc, "FOOTNOTE", None),
         "inputs": [inp.describe() for inp in calc.INPUTS],
     }
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from mkdocs.utils.yaml import yaml_load
 
+from guidekit.site import extensions
+
 POLICIES = ("complete", "in progress")
 
 
@@ -49,6 +51,14 @@ def same_code(a: str, b: str) -> bool:
 @dataclass(frozen=True)
 class Project:
     root: Path
+
+    def __post_init__(self) -> None:
+        # The build extensions register the markers a page may carry, which the skeleton check counts.
+        names = list((self.guide_options.get("extensions") or {}) if (self.root / "mkdocs.yml").is_file() else [])
+        try:
+            extensions.load(names, self.root)
+        except ValueError as error:
+            raise SystemExit(f"{self.root / 'mkdocs.yml'}: plugins → guide → {error}") from None
 
     @cached_property
     def config(self) -> dict:

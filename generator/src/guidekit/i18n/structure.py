@@ -102,7 +102,7 @@ def parse(text: str) -> Skeleton:
         page.unknown_comments += [
             (number, comment)
             for comment in COMMENT.findall(line)
-            if not any(marker.pattern.fullmatch(comment) for marker in markers.MARKERS)
+            if not any(marker.pattern.fullmatch(comment) for marker in markers.table())
         ]
         if is_table_rule(line) and "|" in previous:
             page.tables += 1

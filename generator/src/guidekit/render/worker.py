@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 
+from guidekit.calc import importer
 from guidekit.l10n import Localizer
 
 from ._render import render as _render
@@ -68,18 +69,17 @@ def import_result(name: str, data, current_json: str = "null", pasted: bool = Fa
     the panel lists what the file would change."""
     # Imported on the first file, not at start: most readers never import one, and the reader's
     # schema and date modules would lengthen every start of the worker.
-    from gpuguide.results import import_result as _import_result, too_large as _too_large
-    from pilot.result import MAX_BYTES
+    reader = importlib.import_module(importer(name) or "")
 
     # Size first, from the proxy's length: to_py() copies the whole buffer into Python's memory,
     # which a WebAssembly heap never gives back.
     size = data.byteLength if hasattr(data, "byteLength") else len(data)
-    if size > MAX_BYTES:
-        return json.dumps(_too_large(_pack(), size))
+    if size > reader.MAX_BYTES:
+        return json.dumps(reader.too_large(_pack(), size))
     if hasattr(data, "to_py"):  # a Pyodide proxy of the Uint8Array: a memoryview of its bytes
         data = data.to_py()
     try:
         current = json.loads(current_json)
     except (TypeError, ValueError):
         current = None
-    return json.dumps(_import_result(name, data, _pack(), current, bool(pasted)))
+    return json.dumps(reader.import_result(name, data, _pack(), current, bool(pasted)))

@@ -9,21 +9,10 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-# What the browser's Python reads from the site's wheels besides the calculator modules it is given:
-# `browser_only` keeps these and drops the rest. The generator's standard-library layers; of this
-# guide, its import panels and, of the pilot, only the result contract they read a file with.
-BROWSER_FILES = (
-    "guidekit/__init__.py",
-    "guidekit/l10n/",
-    "guidekit/calc/",
-    "guidekit/render/",
-    "calculators/",
-    "gpuguide/__init__.py",
-    "gpuguide/model_config.py",
-    "gpuguide/results/",
-    "pilot/__init__.py",
-    "pilot/result/",
-)
+# What the browser's Python reads of the generator: its standard-library layers. `browser_only` keeps these,
+# the calculator modules' packages, and what their import panels declare (`BROWSER_FILES` of each
+# calculator's IMPORTER module), and drops the rest.
+BROWSER_FILES = ("guidekit/__init__.py", "guidekit/l10n/", "guidekit/calc/", "guidekit/render/")
 
 # What a browser fetches to start Pyodide (npm `pyodide`); the rest of the npm package is typings,
 # source maps and consoles that the site does not need.
@@ -128,16 +117,17 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
     return wheels
 
 
-def worker_packages(modules: list[str]) -> list[str]:
-    """The top-level packages the browser worker imports at start: the generator's, this guide's import panels', and each calculator module's."""
-    return sorted({"guidekit", "gpuguide", *(m.split(".")[0] for m in modules)})
+def worker_packages(modules: list[str], importers: list[str] = ()) -> list[str]:
+    """The top-level packages whose modules are compiled for the browser: the generator's, each calculator
+    module's (imported at start) and each import panel's (imported on the first file)."""
+    return sorted({"guidekit", *(m.split(".")[0] for m in (*modules, *importers))})
 
 
-def browser_files(modules: list[str]) -> tuple[str, ...]:
-    """What `browser_only` keeps: the runtime's own needs, and the top-level package or module of each
-    calculator module the worker imports at start."""
+def browser_files(modules: list[str], extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What `browser_only` keeps: the generator's browser layers, the top-level package or module of each
+    calculator module the worker imports at start, and `extra` (the files the import panels declare)."""
     tops = sorted({m.split(".")[0] for m in modules})
-    return (*BROWSER_FILES, *(f"{top}/" for top in tops), *(f"{top}.py" for top in tops))
+    return (*BROWSER_FILES, *(f"{top}/" for top in tops), *(f"{top}.py" for top in tops), *extra)
 
 
 def browser_only(wheel: Path, keep: tuple[str, ...]) -> int:

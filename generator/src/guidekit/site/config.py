@@ -67,6 +67,18 @@ class _Module(c.Type):
         return value
 
 
+class _Extensions(c.OptionallyRequired):
+    """Module name -> its options (a mapping, or nothing)."""
+
+    def run_validation(self, value: object) -> dict[str, dict]:
+        if not isinstance(value, dict):
+            raise ValidationError("expected a mapping of module name to its options, e.g. `mysite.tables: {}`")
+        for name, options in value.items():
+            if options is not None and not isinstance(options, dict):
+                raise ValidationError(f"{name}: its options are a mapping (got {options!r})")
+        return {str(name): options or {} for name, options in value.items()}
+
+
 class _Completeness(c.OptionallyRequired):
     """Locale -> `complete` or `in progress`, the translation policy `guide-i18n status` applies."""
 
@@ -89,22 +101,8 @@ class GuideConfig(Config):
     # Project folders packed as pure-Python wheels for the browser; "." is this project
     # (the generator, calculators and gpuguide). Another folder adds a package that brings its own calculators.
     packages = c.ListOfItems(_Folder(needs="pyproject.toml"), default=["."])
-    # Modules imported (in the build and in the browser) that register extra calculators.
+    # Modules imported (in the build and in the browser) that register the site's calculators.
     calculator_modules = c.ListOfItems(_Module(), default=[])
-    # Folder of pilot result files that the results page imports, relative to mkdocs.yml (empty: no runs).
-    # It must exist, so that a misspelt name stops the build instead of reading as "no runs".
-    results_dir = _Folder(
-        default="results",
-        hint=" Correct the path, or create the folder and put the files "
-        "that `gpu-pilot run` writes there (an empty folder means no runs).",
-    )
-    # The memory accuracy matrix that `python -m benchmarks.memory_accuracy` writes, relative to mkdocs.yml.
-    accuracy_file = _File(
-        default="benchmarks/results/memory_accuracy.json",
-        hint=" Run `python -m benchmarks.memory_accuracy` to write it, or correct the path.",
-    )
-    # The same at full size, traced under fake tensors by `python -m benchmarks.memory_accuracy --traced`.
-    traced_file = _File(
-        default="benchmarks/results/memory_traced.json",
-        hint=" Run `python -m benchmarks.memory_accuracy --traced` to write it, or correct the path.",
-    )
+    # Build extensions (guidekit.site.extensions): module name -> its options. Each adds the guide's own
+    # markers and data checks; `guide-i18n` imports them too, for the markers.
+    extensions = _Extensions(default={})

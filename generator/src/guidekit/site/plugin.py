@@ -22,19 +22,30 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-import calculators
-from gpuguide.markers import pilot_results, public_prices
+from guidekit import calc
 from guidekit.i18n import status as translation_status
 from guidekit.i18n.plain_text import config_markup
 from guidekit.i18n.project import Project
 from guidekit.runtime import assets, bytecode, offline
 
-from . import headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
+from . import extensions, headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
 from .config import GuideConfig
 from .locale_pack import locale_pack
 from .partials_env import partials_env
 
 log = logging.getLogger("mkdocs.plugins.guide")
+
+# The generator's theme over Material: the page shell, the calculator partials and scripts, the CSS.
+THEME = Path(__file__).resolve().parents[1] / "theme"
+
+
+def _add_theme(config: MkDocsConfig) -> None:
+    """Put the generator's theme beneath the author's `custom_dir` and above Material, so that an author
+    overrides any one of its templates or assets with a file of the same path in their own folder."""
+    dirs = config.theme.dirs
+    if str(THEME) not in dirs:
+        custom = config.theme.custom_dir
+        dirs.insert(dirs.index(custom) + 1 if custom in dirs else 0, str(THEME))
 
 
 class GuidePlugin(BasePlugin[GuideConfig]):
@@ -51,18 +62,20 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         # locale afterwards (search_split), so no locale's index holds another's pages anyway.
         i18n.reconfigure_search_duplicates = lambda entries: None
         self.root = Path(config.config_file_path).parent
+        _add_theme(config)
         if not i18n.building:
             # Before anything is read or written: a link out of these folders would publish what it points at.
             self._refuse_outside_links(config)
             # Titles and names an editor writes in mkdocs.yml reach every page as they are: text only.
             if (self.root / "mkdocs.yml").is_file() and (markup := config_markup(Project(self.root))):
                 raise PluginError("\n".join(markup))
-            # A price the cost calculator could not read stops the build here, naming the fix, before any
-            # page computes a price (the calculators do not check their catalog on import, in every browser).
+            # The guide's own markers and data checks, before any page: a check that fails stops the build here.
             try:
-                calculators.check_catalog()
-            except calculators.CatalogError as exc:
+                self.extension_states, warnings = extensions.start(self.config.extensions, self.root)
+            except ValueError as exc:
                 raise PluginError(str(exc)) from None
+            for line in warnings:  # a --strict build stops on them; `mkdocs build --no-strict` publishes
+                log.warning(line)
             # The outer build (`mkdocs build`, or each rebuild of `mkdocs serve`) starts afresh; the nested
             # builds of the other locales that static-i18n runs from it add to what it starts.
             self._start_build()
@@ -72,7 +85,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             raise PluginError(str(exc)) from None
 
     def _refuse_outside_links(self, config: MkDocsConfig) -> None:
-        folders = [Path(config.docs_dir), self.root / self.config.results_dir, self.root / self.config.locales_dir]
+        folders = [Path(config.docs_dir), self.root / self.config.locales_dir]
         if config.theme.custom_dir:  # its assets are published too
             folders.append(Path(config.theme.custom_dir))
         lines = [line for folder in folders for line in sources_guard.outside_links(folder, self.root)]
@@ -91,7 +104,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
     # -- helpers -------------------------------------------------------------------------------
     def _worker_modules(self) -> list[str]:
         """What the browser worker imports at start: each registers its calculators."""
-        return ["calculators", *self.config.calculator_modules]
+        return list(self.config.calculator_modules)
 
     @property
     def locale(self) -> str:
@@ -121,22 +134,16 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         # locale is made here from the theme.
         self.env = partials_env(config.theme.get_env(), self.pack)
         if self.wheels is None:
-            # Once per `mkdocs build`: result files are checked before any page is written.
-            self.runs = pilot_results.load_runs(self.root / self.config.results_dir, self.root)
-            # A catalog price far outside the public band is flagged, not refused: the catalog is the owner's list.
-            # (A warning still stops a --strict build; `mkdocs build --no-strict` publishes with it.)
-            try:
-                for line in public_prices.check():
-                    log.warning(line)
-            except public_prices.PublicPricesError as exc:
-                raise PluginError(str(exc)) from None
             # Built once per `mkdocs build`, before any page needs their URLs.
             self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
             self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
             # The packages the worker imports at start, compiled once here instead of in each browser.
-            packages = assets.worker_packages(self._worker_modules())
+            importers = sorted({m for name in calc.names() if (m := calc.importer(name))})
+            packages = assets.worker_packages(self._worker_modules(), importers)
+            # Of the import panels, only the files each declares it reads in the browser.
+            extra = tuple(f for m in importers for f in getattr(importlib.import_module(m), "BROWSER_FILES", ()))
             dropped = sum(
-                assets.browser_only(wheel, assets.browser_files(self._worker_modules())) for wheel in self.wheels
+                assets.browser_only(wheel, assets.browser_files(self._worker_modules(), extra)) for wheel in self.wheels
             )
             log.info(f"Browser wheels: {dropped} files the browser does not run left out")
             try:
@@ -159,7 +166,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
     def on_env(self, env, config: MkDocsConfig, files):
         if not self.config.enabled:
             return env
-        # overrides/main.html hands it to Material's search in place of the hashed name base.html has.
+        # The theme's main.html hands it to Material's search in place of the hashed name base.html has.
         env.globals["guide_search_worker"] = assets.material_search_worker(config.theme.dirs)
         # partials/javascripts/base.html hands it to guide-page.js, which loads it on the first interaction.
         env.globals["guide_material_bundle"] = assets.material_bundle(config.theme.dirs)
@@ -182,7 +189,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         _refuse_inline_script(
             html,
             f"{self._source(page)}: the page's content has",
-            "Remove it, or move the script into a file under overrides/assets/javascripts/ loaded by a template.",
+            "Remove it, or move the script into a file under the theme's assets/javascripts/ loaded by a template.",
         )
         _refuse_policy_meta(html, f"{self._source(page)}: the page's content has")
         # Before any template prints them: the theme treats these fields as HTML, the author wrote text.
@@ -203,9 +210,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             env=self.env,
             pack=self.pack,
             page=page.file.src_uri,
-            runs=self.runs,
-            accuracy_file=self.root / self.config.accuracy_file,
-            traced_file=self.root / self.config.traced_file,
+            extensions=self.extension_states,
         )
         # Bare tables (Markdown's and the catalog's) scroll in focusable boxes; the renderer's wrap themselves.
         html = html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))
@@ -261,8 +266,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             output,
             f"The theme's templates put into {what}",
             "Move it into a file under "
-            "overrides/assets/javascripts/ and load that with <script src>, as "
-            "overrides/partials/javascripts/base.html does.",
+            "assets/javascripts/ in the theme (custom_dir) and load that with <script src>, as "
+            "the generator's partials/javascripts/base.html does.",
         )
         _refuse_policy_meta(output, f"The theme's templates put into {what}")
         output = html_rewrite.wrap_fallback(output)

@@ -1,18 +1,19 @@
 """The build markers: the one table of the HTML comments a page may carry for the build to replace.
 
 Each marker has a name, one pattern (the same in the Markdown and in the rendered HTML) and a renderer.
-The plugin replaces markers through `embed`; the page-skeleton check (`i18n.structure`) counts them
-through `block_key` and `figure_names`. A marker added here is therefore both rendered and checked:
-a translation that loses it fails `guide-i18n status --strict` and the build. An inline marker crosses
-Markdown as its slot (`inline_slots`), so it stays in its sentence wherever it stands in the line.
+The generator's own are `calculator` and `figure`; a guide adds its own with `register`, from a build
+extension (`guidekit.site.extensions`). The plugin replaces markers through `embed`; the page-skeleton
+check (`i18n.structure`) counts them through `block_key` and `figure_names`. A marker registered here is
+therefore both rendered and checked: a translation that loses it fails `guide-i18n status --strict` and
+the build. An inline marker crosses Markdown as its slot (`inline_slots`), so it stays in its sentence
+wherever it stands in the line.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Callable
 
 from guidekit.i18n.markdown import CODE_SPAN, scan
@@ -25,9 +26,8 @@ class PageContext:
     env: object  # the partials' Jinja environment for this locale
     pack: dict  # the locale pack
     page: str  # the page's source path, for error messages
-    runs: list[tuple[str, dict]]  # validated pilot results
-    accuracy_file: Path
-    traced_file: Path | None = None  # the full-size traced matrix (`<!-- memory-traced -->`)
+    # Each build extension's state, by module name: what its `configure` returned from its options.
+    extensions: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -53,44 +53,6 @@ class Marker:
         return re.compile(rf'<span data-guide-{re.escape(self.name)}="([^"<>]*)"></span>')
 
 
-def _catalog_table(match: re.Match, ctx: PageContext) -> str:
-    from gpuguide.markers import catalog_table
-
-    return catalog_table.render_table(ctx.env, ctx.pack)
-
-
-def _pilot_results(match: re.Match, ctx: PageContext) -> str:
-    from gpuguide import results
-
-    return results.results_page(ctx.runs, ctx.pack)
-
-
-def _memory_accuracy(match: re.Match, ctx: PageContext) -> str:
-    from gpuguide.markers import memory_accuracy
-
-    return memory_accuracy.render_table(ctx.env, ctx.pack, memory_accuracy.load(ctx.accuracy_file))
-
-
-def _memory_traced(match: re.Match, ctx: PageContext) -> str:
-    from calculators import models
-    from gpuguide.markers import memory_accuracy
-
-    presets = {m["id"]: m for m in models()["models"]}
-    return memory_accuracy.render_traced(ctx.env, ctx.pack, memory_accuracy.load(ctx.traced_file, traced=True), presets)
-
-
-def _throughput_accuracy(match: re.Match, ctx: PageContext) -> str:
-    from gpuguide.markers import throughput_accuracy
-
-    return throughput_accuracy.render_table(ctx.env, ctx.pack)
-
-
-def _public_prices(match: re.Match, ctx: PageContext) -> str:
-    from gpuguide.markers import public_prices
-
-    return public_prices.render_table(ctx.env, ctx.pack)
-
-
 def _calculator(match: re.Match, ctx: PageContext) -> str:
     from . import calculator_embed
 
@@ -103,27 +65,39 @@ def _figure(match: re.Match, ctx: PageContext) -> str:
     return prose_figures.render_figure(match[1], ctx.pack, ctx.page)
 
 
-MARKERS: tuple[Marker, ...] = (
-    Marker("catalog-table", re.compile(r"<!--\s*catalog-table\s*-->"), _catalog_table),
-    Marker("figure", re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->"), _figure, inline=True),
-    Marker("pilot-results", re.compile(r"<!--\s*pilot-results\s*-->"), _pilot_results),
-    Marker("memory-accuracy", re.compile(r"<!--\s*memory-accuracy\s*-->"), _memory_accuracy),
-    Marker("memory-traced", re.compile(r"<!--\s*memory-traced\s*-->"), _memory_traced),
-    Marker("throughput-accuracy", re.compile(r"<!--\s*throughput-accuracy\s*-->"), _throughput_accuracy),
-    Marker("public-prices", re.compile(r"<!--\s*public-prices\s*-->"), _public_prices),
-    Marker("calculator", re.compile(r"<!--\s*calculator:\s*([A-Za-z0-9_-]+)\s*-->"), _calculator),
-)
-BY_NAME = {marker.name: marker for marker in MARKERS}
+_TABLE: dict[str, Marker] = {}
+
+
+def block(name: str, render: Callable[[re.Match, PageContext], str], argument: str | None = None) -> Marker:
+    """A marker on a line of its own: `<!-- NAME -->`, or `<!-- NAME: ARGUMENT -->` with `argument` a regex."""
+    arg = rf":\s*({argument})" if argument else ""
+    return Marker(name, re.compile(rf"<!--\s*{re.escape(name)}{arg}\s*-->"), render)
+
+
+def register(marker: Marker) -> None:
+    """Add a marker to the table (or replace the one of that name)."""
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", marker.name):
+        raise ValueError(f"a marker's name is lowercase letters, digits and hyphens (got {marker.name!r})")
+    _TABLE[marker.name] = marker
+
+
+def table() -> tuple[Marker, ...]:
+    """Every registered marker, in the order they were registered."""
+    return tuple(_TABLE.values())
+
+
+register(Marker("figure", re.compile(r"<!--\s*figure:\s*([\w.-]+)\s*-->"), _figure, inline=True))
+register(block("calculator", _calculator, argument=r"[A-Za-z0-9_-]+"))
 
 
 def arguments(html: str, name: str) -> list[str]:
     """The arguments of every occurrence of one marker, e.g. the calculators a page places."""
-    return BY_NAME[name].pattern.findall(html)
+    return _TABLE[name].pattern.findall(html)
 
 
 def block_key(line: str) -> str | None:
     """The key of the block marker that makes up `line` by itself, if any."""
-    for marker in MARKERS:
+    for marker in table():
         if not marker.inline and (match := marker.pattern.fullmatch(line.strip())):
             return marker.key(match)
     return None
@@ -132,7 +106,7 @@ def block_key(line: str) -> str | None:
 def figure_names(line: str) -> list[str]:
     """The arguments of the inline markers in `line`, outside code spans (those are shown, not rendered)."""
     prose = CODE_SPAN.sub("", line)
-    return [match[1] for marker in MARKERS if marker.inline for match in marker.pattern.finditer(prose)]
+    return [match[1] for marker in table() if marker.inline for match in marker.pattern.finditer(prose)]
 
 
 def _outside_code_spans(line: str, change: Callable[[str], str]) -> str:
@@ -149,7 +123,7 @@ def inline_slots(markdown: str) -> str:
     fence their code.)"""
 
     def slots(prose: str) -> str:
-        for marker in MARKERS:
+        for marker in table():
             if marker.inline:
                 prose = marker.pattern.sub(marker.slot, prose)
         return prose
@@ -162,7 +136,7 @@ def inline_slots(markdown: str) -> str:
 
 def embed(html: str, ctx: PageContext) -> str:
     """Every marker in a page's HTML, and every inline marker's slot, replaced by what its renderer makes."""
-    for marker in MARKERS:
+    for marker in table():
 
         def render(match: re.Match, marker: Marker = marker) -> str:
             return marker.render(match, ctx)

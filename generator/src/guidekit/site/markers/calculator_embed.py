@@ -7,9 +7,10 @@ browser worker makes.
 
 from __future__ import annotations
 
+import importlib
+
 from mkdocs.exceptions import PluginError
 
-from gpuguide import results
 from guidekit import calc, l10n, render
 from guidekit.calc.display import UNITS
 
@@ -60,6 +61,7 @@ def render_calculator(name: str, env, pack: dict) -> str:
     rendered = render.render(name, {}, pack)
     if not rendered["ok"]:
         raise PluginError(f"Calculator {name!r} rejects its own defaults: {rendered['response']['errors']}")
+    reader = importlib.import_module(module) if (module := calc.importer(name)) else None
     template = env.get_template("partials/calculator.html")
     return template.render(
         calc=description,
@@ -71,9 +73,9 @@ def render_calculator(name: str, env, pack: dict) -> str:
         numbers=pack["numbers"],
         rendered=rendered,
         unit_texts=unit_texts(description["inputs"], pack),
-        importable=results.importable(name),
+        importable=bool(reader and reader.importable(name)),
         # The page refuses a bigger file from File.size alone, and answers when it cannot read a file
         # or has no runtime to read it, in the worker's own words.
-        import_max=results.MAX_BYTES,
-        refusals=results.page_refusals(pack),
+        import_max=reader.MAX_BYTES if reader else 0,
+        refusals=reader.page_refusals(pack) if reader else {},
     )

@@ -1,6 +1,6 @@
 // Every page's start-up, in a file rather than inline so the Content-Security-Policy can forbid
 // inline script (script-src 'self', no hashes). It does what Material's inline snippets did
-// (partials/javascripts/base.html, palette.html and content.html, overridden) and what overrides/main.html adds:
+// (partials/javascripts/base.html, palette.html and content.html, overridden) and what generator/src/guidekit/theme/main.html adds:
 // loading Material's bundle on the reader's first interaction, and registering the service worker.
 // Loaded with `defer` from <head>: it runs once the page is parsed, before DOMContentLoaded, in the
 // order the inline snippets ran; the template passes it the page's relative URLs as data attributes.

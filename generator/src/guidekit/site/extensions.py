@@ -1,0 +1,62 @@
+"""Build extensions: a guide's own markers and data checks, named with their options in mkdocs.yml.
+
+    plugins:
+      - guide:
+          extensions:
+            gpuguide.site:             # a module the build's Python imports (installed, or beside mkdocs.yml)
+              results_dir: results     # its own options, which it checks itself
+
+Importing the module registers its markers (`guidekit.site.markers.register`), so `guide-i18n` checks a
+page's skeleton with them too. The module may also define, both optional:
+
+- `configure(options: dict, root: Path) -> object`: checks its options (paths are relative to `root`, the
+  folder of mkdocs.yml) and raises `ValueError` naming the option and the fix; what it returns is the
+  extension's state, which its markers read at `ctx.extensions[<module name>]`.
+- `check(state) -> list[str]`: once per build, before any page: warnings (a `--strict` build stops on
+  them); a `ValueError` stops the build with its message.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+
+def load(names: list[str], root: Path) -> list[ModuleType]:
+    """Import each extension module (the project folder first on the path, as MkDocs hooks are found)."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    modules = []
+    for name in names:
+        try:
+            modules.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if exc.name != name and not name.startswith(f"{exc.name}."):
+                raise
+            raise ValueError(
+                f"extension {name!r}: no module of that name on the build's Python path; install it, "
+                f"or put it beside mkdocs.yml"
+            ) from None
+    return modules
+
+
+def start(extensions: dict[str, dict], root: Path) -> tuple[dict[str, object], list[str]]:
+    """Load, configure and check every extension: (state by module name, warnings). ValueError says what
+    stops the build, prefixed with the extension's name."""
+    states: dict[str, object] = {}
+    warnings: list[str] = []
+    for module in load(list(extensions), root):
+        options = extensions[module.__name__] or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"extension {module.__name__!r}: its options are a mapping (got {options!r})")
+        try:
+            state = module.configure(options, root) if hasattr(module, "configure") else None
+            if options and not hasattr(module, "configure"):
+                raise ValueError(f"takes no options (got {', '.join(map(str, options))})")
+            warnings += module.check(state) if hasattr(module, "check") else []
+        except ValueError as exc:
+            raise ValueError(f"extension {module.__name__!r}: {exc}") from None
+        states[module.__name__] = state
+    return states, warnings
