@@ -18,16 +18,17 @@ export XDG_CACHE_HOME  := $(CURDIR)/.tmp/xdg-cache
 setup-site: $(VENV)/.site node_modules/.installed
 setup: setup-site $(VENV)/.installed
 
-$(VENV)/.site: pyproject.toml
+# Two distributions, installed in place: the generator (generator/), then this guide, which needs it.
+$(VENV)/.site: pyproject.toml generator/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[site]"
+	$(PY) -m pip install --quiet -e "./generator[site]" -e ".[site]"
 	touch $@
 
 # torch is pinned to the CPU build that lies on disk here; other versions download gigabytes.
 $(VENV)/.installed: $(VENV)/.site
 	$(PY) -m pip install --quiet torch==2.13.0 numpy==2.4.6
-	$(PY) -m pip install --quiet -e ".[site,pilot,test]"
+	$(PY) -m pip install --quiet -e "./generator[site]" -e ".[site,pilot,test]"
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

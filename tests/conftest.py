@@ -129,6 +129,14 @@ def project_wheel(tmp_path_factory, worker_id) -> Path:
     return Path(_once_per_run(tmp_path_factory, worker_id, "wheel", _build_wheel))
 
 
+@pytest.fixture(scope="session")
+def generator_wheel(tmp_path_factory) -> Path:
+    """The generator's browser wheel as the build packs it from the installed guidekit (no pip: cheap)."""
+    from guidekit.runtime.assets import generator_wheel
+
+    return generator_wheel(tmp_path_factory.mktemp("generator-wheel"))
+
+
 @contextlib.contextmanager
 def serve_static(folder: Path, prefix: str = "/"):
     """`make serve`'s server (precompressed files, Content-Encoding) over `folder` on a free

@@ -46,12 +46,17 @@ def cases() -> list[dict]:
     return out
 
 
-def test_pyodide_json_is_byte_identical(tmp_path, project_wheel):
-    wheel = project_wheel
+def test_pyodide_json_is_byte_identical(tmp_path, project_wheel, generator_wheel):
     sets = cases()
     (tmp_path / "cases.json").write_text(json.dumps(sets), encoding="utf-8")
     run = subprocess.run(
-        ["node", str(Path(__file__).with_name("pyodide_compute.mjs")), str(wheel), str(tmp_path / "cases.json")],
+        [
+            "node",
+            str(Path(__file__).with_name("pyodide_compute.mjs")),
+            str(tmp_path / "cases.json"),
+            str(generator_wheel),
+            str(project_wheel),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -17,19 +17,19 @@ from tests.conftest import ROOT
 
 # As the plugin asks for it for this site, whose worker imports the calculators package at start.
 
-# Run with only the wheel on the path (-I -S: no site-packages, no editable install, no working
-# folder), as the worker imports it: every module the wheel ships imports, and the worker answers and
+# Run with only the wheels on the path (-I -S: no site-packages, no editable install, no working
+# folder), as the worker imports them: every module they ship imports, and the worker answers and
 # checks a pilot result against the schema.
 SCRIPT = """
 import importlib, json, sys, zipfile
-wheel, pack, result = sys.argv[1:]
-sys.path.insert(0, wheel)
-names = [n[:-3].replace("/", ".").removesuffix(".__init__") for n in zipfile.ZipFile(wheel).namelist()
+generator, wheel, pack, result = sys.argv[1:]
+sys.path[:0] = [generator, wheel]
+names = [n[:-3].replace("/", ".").removesuffix(".__init__") for w in (generator, wheel) for n in zipfile.ZipFile(w).namelist()
          if n.endswith(".py") and not n.endswith("__main__.py")]
 for name in names:
     importlib.import_module(name)
 from guidekit.render import worker
-assert worker.__file__.startswith(wheel), worker.__file__
+assert worker.__file__.startswith(generator), worker.__file__
 worker.start("calculators", open(pack, encoding="utf-8").read())
 assert json.loads(worker.render("cost", "{}"))["ok"]
 assert json.loads(worker.import_result("cost", open(result, "rb").read()))["ok"]
@@ -64,17 +64,27 @@ def test_the_build_and_the_pilot_are_left_out_and_record_lists_what_is_left(whee
     assert [n for n in after if n.startswith("pilot/")] == sorted(
         n for n in before if n == "pilot/__init__.py" or n.startswith("pilot/result/")
     )
-    # Every calculator and renderer file the project has is still there.
-    for prefix in (*assets.BROWSER_FILES, "calculators/", *results.BROWSER_FILES):
+    # Every calculator and import panel file the project has is still there (the generator's are in its own wheel).
+    for prefix in ("calculators/", *results.BROWSER_FILES):
         assert [n for n in after if n.startswith(prefix)] == [n for n in before if n.startswith(prefix)] != []
 
 
-def test_the_worker_runs_from_the_wheel_alone(wheel, tmp_path):
+def test_the_worker_runs_from_the_wheels_alone(wheel, generator_wheel, tmp_path):
     path = wheel[0]
     pack = tmp_path / "pack.json"
     pack.write_text(json.dumps(locale_pack("es", ROOT / "locales")), encoding="utf-8")
     run = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", SCRIPT, str(path), str(pack), str(ROOT / "results" / "sample-cpu.json")],
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            SCRIPT,
+            str(generator_wheel),
+            str(path),
+            str(pack),
+            str(ROOT / "results" / "sample-cpu.json"),
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,

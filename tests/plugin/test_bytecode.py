@@ -18,8 +18,8 @@ NODE_READY = shutil.which("node") is not None and (ROOT / "node_modules" / "pyod
 
 
 @pytest.fixture
-def wheel(project_wheel):
-    return project_wheel  # shared by the session: the tests that add bytecode work on a copy
+def wheel(generator_wheel):
+    return generator_wheel  # shared by the session: the tests that add bytecode work on a copy
 
 
 def _record(z: zipfile.ZipFile) -> dict[str, str]:
@@ -91,7 +91,7 @@ def test_without_node_the_build_says_what_is_missing(monkeypatch, wheel):
 
 def _rezipped(source, target, date=(2030, 1, 2, 3, 4, 6), edit: bytes = b""):
     """`source` written again as another `pip wheel` run would: other dates, and `edit` appended to
-    generator/src/guidekit/render/worker.py when given."""
+    guidekit/render/worker.py when given."""
     with zipfile.ZipFile(source) as z, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
         for info in z.infolist():
             data = z.read(info) + (edit if info.filename == "guidekit/render/worker.py" else b"")

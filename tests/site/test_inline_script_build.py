@@ -33,7 +33,6 @@ plugins:
   - guide:
       locales_dir: {root}/locales
       pyodide_dir: {root}/node_modules/pyodide
-      packages: ["{root}"]
 """
 
 

@@ -13,3 +13,5 @@ The layers, bottom up (none imports one above it):
 
 Importing this package imports nothing else: the browser imports only what it runs.
 """
+
+__version__ = "0.1.0"  # generator/pyproject.toml says the same; a test holds them equal

@@ -3,11 +3,19 @@ and the name of Material's search worker, looked up in the theme's files."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import shutil
 import zipfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+
+import guidekit
+
+# The Pyodide release the generator is tested with: the site's package.json pins it (npm `pyodide`).
+PYODIDE_VERSION = "314.0.7"
 
 # What the browser's Python reads of the generator: its standard-library layers. `browser_only` keeps these,
 # the calculator modules' packages, and what their import panels declare (`BROWSER_FILES` of each
@@ -46,40 +54,55 @@ def material_bundle(theme_dirs: list[str]) -> str:
     return _hashed(theme_dirs, BUNDLES)
 
 
-def copy_pyodide(source: Path, site_dir: Path) -> Path:
-    target = site_dir / "assets" / "pyodide"
+def check_pyodide(source: Path) -> None:
+    """The runtime's files are there, of the release this generator was tested with; or one line saying the
+    exact npm command that installs it."""
+    install = f"npm install --save-exact pyodide@{PYODIDE_VERSION}"
     missing = [name for name in PYODIDE_FILES if not (source / name).is_file()]
     if missing:
-        raise PluginError(f"Pyodide runtime not found in {source} (missing {', '.join(missing)}). Run 'npm ci' first.")
+        raise PluginError(
+            f"Pyodide runtime not found in {source} (missing {', '.join(missing)}). Run `{install}` "
+            "(or `npm ci` where package.json pins it)."
+        )
+    try:
+        found = json.loads((source / "package.json").read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        found = "an unknown release"
+    if found != PYODIDE_VERSION:
+        raise PluginError(
+            f"Pyodide {found} in {source}, but guidekit is tested with {PYODIDE_VERSION}: run `{install}`."
+        )
+
+
+def copy_pyodide(source: Path, site_dir: Path) -> Path:
+    target = site_dir / "assets" / "pyodide"
+    check_pyodide(source)
     target.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_FILES:
         shutil.copy2(source / name, target / name)
     return target
 
 
-# What a wheel is never built from: version control, environments, caches, build outputs, test artifacts.
-_NOT_SOURCES = shutil.ignore_patterns(
-    ".git",
-    ".venv",
-    "venv",
-    "node_modules",
-    "site",
-    "build",
-    "dist",
-    "*.egg-info",
-    ".tmp",
-    "test-artifacts",
-    "__pycache__",
-    ".hypothesis",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
+# What a wheel is never built from: version control, environments, caches anywhere; and at the project's top,
+# its build outputs and test artifacts (a package may well be named `site` or `build`).
+_NEVER = shutil.ignore_patterns(
+    ".git", ".venv", "venv", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"
 )
+_TOP_ONLY = shutil.ignore_patterns("node_modules", "site", "build", "dist", ".tmp", "test-artifacts")
+
+
+def _not_sources(project: Path):
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return _NEVER(folder, names) | (_TOP_ONLY(folder, names) if Path(folder) == project else set())
+
+    return ignore
 
 
 def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
-    """Pure-Python wheels of `projects` (this one carries the generator and the calculators), which Pyodide
+    """Pure-Python wheels of `projects` (this guide's carries its calculators and import panels), which Pyodide
     installs as they are. `pyodide build` needs a download to cross-build; pip needs none."""
+    if not projects:
+        return []
     import subprocess
     import sys
     import tempfile
@@ -90,7 +113,8 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
     # serve` beside `make site`) would write the same files. Each build works on its own copy of the sources.
     with tempfile.TemporaryDirectory(prefix="guide-wheel-") as scratch:
         copies = [
-            shutil.copytree(project, Path(scratch) / str(i), ignore=_NOT_SOURCES) for i, project in enumerate(projects)
+            shutil.copytree(project, Path(scratch) / str(i), ignore=_not_sources(project))
+            for i, project in enumerate(projects)
         ]
         result = subprocess.run(
             [
@@ -115,6 +139,36 @@ def build_wheels(projects: list[Path], out_dir: Path) -> list[Path]:
             f"Could not build pure-Python wheels of {projects} for Pyodide:\n{result.stderr.strip() or impure}"
         )
     return wheels
+
+
+def generator_wheel(out_dir: Path) -> Path:
+    """The generator's browser layers (`BROWSER_FILES`) as a pure-Python wheel, packed from the installed
+    package itself, editable or not: no source checkout, no pip. Byte-identical for identical sources."""
+    package = Path(guidekit.__file__).parent
+    version = guidekit.__version__
+    dist = f"guidekit-{version}.dist-info"
+    files = sorted(
+        (path.relative_to(package.parent).as_posix(), path.read_bytes())
+        for path in package.rglob("*.py")
+        if "__pycache__" not in path.parts and path.relative_to(package.parent).as_posix().startswith(BROWSER_FILES)
+    )
+    files += [
+        (f"{dist}/METADATA", f"Metadata-Version: 2.1\nName: guidekit\nVersion: {version}\n".encode()),
+        (f"{dist}/WHEEL", b"Wheel-Version: 1.0\nGenerator: guidekit\nRoot-Is-Purelib: true\nTag: py3-none-any\n"),
+    ]
+    record = "".join(
+        f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}\n"
+        for name, data in files
+    )
+    files.append((f"{dist}/RECORD", (record + f"{dist}/RECORD,,\n").encode()))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    wheel = out_dir / f"guidekit-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in files:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED  # a ZipInfo's own type wins over the archive's default
+            out.writestr(info, data)
+    return wheel
 
 
 def worker_packages(modules: list[str], importers: list[str] = ()) -> list[str]:

@@ -96,7 +96,7 @@ def user_cache() -> Path:
     """The user's cache folder for compiled wheels (XDG's; `make` points it inside the project), shared
     by every build on the machine, the test suite's small sites included."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "gpu-finetune-guide" / "bytecode"
+    return Path(base) / "guidekit" / "bytecode"
 
 
 def cache_key(wheel: Path, packages: list[str], pyodide_dir: Path) -> str:

@@ -98,9 +98,10 @@ class GuideConfig(Config):
     locales_dir = _Folder(default="locales")
     # npm's copy of Pyodide, relative to mkdocs.yml; the build copies the runtime files out of it once.
     pyodide_dir = _Folder(default="node_modules/pyodide", hint=" Run `npm ci` (or `make setup`) to install Pyodide.")
-    # Project folders packed as pure-Python wheels for the browser; "." is this project
-    # (the generator, calculators and gpuguide). Another folder adds a package that brings its own calculators.
-    packages = c.ListOfItems(_Folder(needs="pyproject.toml"), default=["."])
+    # Project folders (each with a pyproject.toml) that hold the site's calculator packages, packed by pip as
+    # pure-Python wheels for the browser, e.g. "." for the project beside mkdocs.yml. The generator's own
+    # browser layers come from the installed guidekit, always.
+    packages = c.ListOfItems(_Folder(needs="pyproject.toml"), default=[])
     # Modules imported (in the build and in the browser) that register the site's calculators.
     calculator_modules = c.ListOfItems(_Module(), default=[])
     # Build extensions (guidekit.site.extensions): module name -> its options. Each adds the guide's own

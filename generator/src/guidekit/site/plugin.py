@@ -136,7 +136,11 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         if self.wheels is None:
             # Built once per `mkdocs build`, before any page needs their URLs.
             self._wheel_dir = Path(tempfile.mkdtemp(prefix="guide-wheel-"))
-            self.wheels = assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir)
+            # The generator's browser layers from the installed package; the site's own packages built by pip.
+            self.wheels = [
+                assets.generator_wheel(self._wheel_dir / "generator"),
+                *assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir / "site"),
+            ]
             # The packages the worker imports at start, compiled once here instead of in each browser.
             importers = sorted({m for name in calc.names() if (m := calc.importer(name))})
             packages = assets.worker_packages(self._worker_modules(), importers)

@@ -1,0 +1,65 @@
+"""The generator from its wheel alone (a non-editable install): the theme, the runtime and sw.js travel in
+it, and another guide builds with it and its own calculator, nothing read from this checkout's sources."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from guidekit.runtime.assets import build_wheels
+from tests.conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures"
+pytestmark = pytest.mark.build  # pip builds the generator's wheel
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """guidekit's wheel as pip builds it from generator/, unpacked where an install would put it."""
+    out = tmp_path_factory.mktemp("generator-wheel")
+    [wheel] = build_wheels([ROOT / "generator"], out)  # pip, on a copy of the sources
+    site_packages = out / "site-packages"
+    zipfile.ZipFile(wheel).extractall(site_packages)
+    return site_packages
+
+
+def test_the_wheel_carries_what_the_build_reads_beside_the_code(installed):
+    package = installed / "guidekit"
+    assert (package / "runtime" / "sw.js").is_file()
+    assert (package / "theme" / "main.html").is_file() and (
+        package / "theme" / "partials" / "calculator.html"
+    ).is_file()
+    assert (package / "theme" / "assets" / "javascripts" / "calculator-worker.js").is_file()
+    assert not list(installed.glob("calculators")) and not list(installed.glob("gpuguide"))
+
+
+@pytest.mark.build
+def test_another_guide_builds_with_the_installed_generator(installed, tmp_path):
+    env = dict(
+        os.environ,
+        NO_MKDOCS_2_WARNING="1",
+        PYTHONPATH=os.pathsep.join([str(installed), str(FIXTURES / "toycalc")]),
+    )
+    where = subprocess.run(
+        [sys.executable, "-c", "import guidekit.site.plugin as p; print(p.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert where.stdout.startswith(str(installed)), where.stdout + where.stderr
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=FIXTURES / "toysite",
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr[-3000:]
+    site = tmp_path / "site"
+    assert (site / "sw.js").is_file() and (site / "assets" / "javascripts" / "calculator.js").is_file()
+    assert 'data-guide-calc="toy"' in (site / "index.html").read_text(encoding="utf-8")
