@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+import calculators  # noqa: F401  (registers this guide's calculators, as mkdocs.yml's calculator_modules does)
+
 ROOT = Path(__file__).resolve().parents[1]
 # The generator's theme (the plugin adds it beneath custom_dir) and this guide's own overrides above it.
 THEME = ROOT / "generator" / "src" / "guidekit" / "theme"

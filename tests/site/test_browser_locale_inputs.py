@@ -46,6 +46,22 @@ def test_defaults_are_in_the_locales_form_before_and_after_the_runtime(browser, 
     assert _query(page) == {}
 
 
+@pytest.mark.parametrize(("locale", "align"), [("es", "start"), ("ar", "right")])
+def test_number_fields_read_left_to_right_and_start_where_the_lines_do(live_pages, locale, align):
+    """Issue 50 item 5: "−10" stayed "10−" in a right-to-left form; the unit beside a label is isolated."""
+    page = live_pages.get(ROOTS[locale], "cost")
+    styles = page.eval_on_selector_all(
+        "#calc-cost .guide-field input[type=text]",
+        "els => els.map(e => [getComputedStyle(e).direction, getComputedStyle(e).textAlign])",
+    )
+    assert styles and set(map(tuple, styles)) == {("ltr", align)}
+    assert (
+        page.locator("#calc-cost .guide-field__unit bdi").count()
+        == page.locator("#calc-cost .guide-field__unit").count()
+        > 0
+    )
+
+
 def test_spanish_comma_reaches_the_address_as_a_point(live_pages):
     page = live_pages.get(ROOTS["es"], "memory")
     page.locator("#calc-memory-margin").fill("0,2")
