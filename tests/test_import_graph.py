@@ -112,9 +112,11 @@ def test_the_calculators_import_only_the_standard_library_the_generators_browser
 
 
 # The cost calculator in layers, each importing only the layers before it: the formulas, the inputs, the
-# quoting engine (which keys what it keeps by the inputs), the calculator (check, display, run). The
+# quoting engine (which keys what it keeps by the inputs), the display, the calculator (check, run). The
 # catalog's price check reads the inputs' quantities and nothing above them.
-COST_LAYERS = ("_cost_model", "_cost_inputs", "_cost_quote", "cost")
+COST_LAYERS = ("_cost_model", "_cost_inputs", "_cost_quote", "_cost_display", "cost")
+# The memory calculator in the same shape: the model, the inputs, the display, the calculator.
+MEMORY_LAYERS = ("_memory_model", "_memory_inputs", "_memory_display", "memory")
 
 
 @pytest.mark.parametrize("module", [*COST_LAYERS[:-1], "_prices"])
@@ -128,6 +130,13 @@ def test_the_cost_calculators_layers_import_only_those_below(module):
         )
         == []
     )
+
+
+@pytest.mark.parametrize("module", MEMORY_LAYERS[:-1])
+def test_the_memory_calculators_layers_import_only_those_below(module):
+    forbidden = tuple(f"calculators.{name}" for name in MEMORY_LAYERS[MEMORY_LAYERS.index(module) + 1 :])
+    bad = _violations([ROOT / "calculators" / f"{module}.py"], lambda m: not _within(m, *forbidden))
+    assert bad == []
 
 
 def test_the_result_contract_is_a_leaf():
