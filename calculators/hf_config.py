@@ -18,6 +18,8 @@ from typing import Any
 
 from guidekit.calc import error, jsontext
 
+from . import _error_codes  # noqa: F401  (declares the codes its checks return)
+
 
 @dataclass(frozen=True)
 class ModelType:

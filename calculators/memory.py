@@ -13,7 +13,11 @@ from typing import Any
 from guidekit.calc import error
 from guidekit.l10n import N_
 
-from . import _data, hf_config
+from . import (
+    _data,
+    _error_codes,  # noqa: F401  (declares the codes its checks return)
+    hf_config,
+)
 from ._memory_display import COMPONENT_LABELS as COMPONENT_LABELS, LEVERS_TITLE as LEVERS_TITLE, display
 from ._memory_inputs import (
     _DEFAULTS,

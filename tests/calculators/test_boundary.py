@@ -209,3 +209,26 @@ def test_what_a_calculator_declares_for_its_page_reaches_the_generator():
     assert calc.importer("memory") == calc.importer("cost") == "gpuguide.results"
     assert describe("memory")["footnote"] == describe("cost")["footnote"]
     assert "GB = 10⁹ bytes" in describe("cost")["footnote"]
+
+
+def test_this_guides_error_codes_are_its_own_registration_not_the_frameworks():
+    """The framework declares the generic codes; this guide's rules (a config.json's, the model's) are
+    registered by its calculators, and a code cannot be worded two ways."""
+    import subprocess
+    import sys
+
+    from guidekit.calc import register_error_codes
+
+    run = subprocess.run(
+        [sys.executable, "-c", "from guidekit.calc import ERROR_CODES; print(' '.join(sorted(ERROR_CODES)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    generic = set(run.stdout.split())
+    assert {"required", "not_a_number", "out_of_range", "unknown_choice", "unknown_calculator"} <= generic
+    assert not generic & {"heads_not_divisible", "config_not_json", "unsupported_model_type"}
+    assert {"heads_not_divisible", "config_not_json", "unsupported_model_type"} <= set(ERROR_CODES)
+    register_error_codes({"required": ERROR_CODES["required"]})  # the same wording again: accepted
+    with pytest.raises(ValueError, match="declared twice with different messages: required"):
+        register_error_codes({"required": "Fill this in."})

@@ -7,7 +7,7 @@ with `register`.
 """
 
 from . import display, jsontext
-from ._errors import ERROR_CODES, error
+from ._errors import ERROR_CODES, error, register_error_codes
 from ._inputs import Choice, Input, active, normalize
 from ._kept import kept, key_of
 from ._registry import (
@@ -43,5 +43,6 @@ __all__ = [
     "names",
     "normalize",
     "register",
+    "register_error_codes",
     "register_figure",
 ]

@@ -1,4 +1,5 @@
-"""The closed set of field-error codes returned by ``calculators.compute``.
+"""The field-error codes ``compute`` returns: the framework's own, and those a guide registers for its
+calculators' rules (``register_error_codes``).
 
 An error is a plain dict: ``{"field": name, "code": code, **params}``; params are
 JSON scalars or lists used to build the localized message (never a sentence).
@@ -8,7 +9,7 @@ from typing import Any
 
 from guidekit.l10n import N_
 
-# code -> English msgid of the message the UI shows (params in braces).
+# code -> English msgid of the message the UI shows (params in braces). The framework's codes; a guide adds its own.
 ERROR_CODES: dict[str, str] = {
     "required": N_("This field is required."),
     "not_a_number": N_("Enter a number."),
@@ -19,35 +20,16 @@ ERROR_CODES: dict[str, str] = {
     "unknown_choice": N_("Choose one of: {choices}."),
     "unknown_field": N_("This field is not an input of this calculator."),
     "unknown_calculator": N_("There is no calculator with this name; known: {choices}."),
-    "heads_not_divisible": N_("The hidden size must be divisible by the number of attention heads."),
-    "kv_heads_not_divisor": N_("The number of KV heads must divide the number of attention heads."),
-    "single_gpu_only": N_("A single-GPU run uses exactly one GPU."),
-    "offload_needs_fsdp": N_("Offloading the parameters needs FSDP / ZeRO-3 parallelism."),
-    "fused_target_partial": N_("This model fuses {modules} into one layer: choose all of them or none."),
-    "lora_rank_too_high": N_(
-        "The LoRA rank can be at most {limit} here, the smaller side of {module}, the "
-        "smallest adapted layer: a higher rank adds parameters without adding rank."
-    ),
-    "experts_per_token_too_many": N_("A token cannot be routed to more experts than the {experts} there are."),
-    "expert_lora_dropout": N_(
-        "peft cannot apply LoRA dropout to the routed experts: set the dropout to 0, or "
-        "leave gate, up and down out of the targets."
-    ),
-    "config_not_json": N_("This is not a config.json: the file is not a JSON object."),
-    "config_too_large": N_("The file is larger than a config.json can be ({limit} bytes at most)."),
-    "config_missing_key": N_("The config.json has no valid {key}."),
-    "config_not_count": N_("In the config.json, {key} must be a whole number of 1 or more, not {got}."),
-    "config_not_boolean": N_("In the config.json, {key} must be true or false, not {got}."),
-    "config_huge_number": N_("In the config.json, {key} holds a number too large to read: {got}."),
-    "config_too_deep": N_("The file nests deeper than a config.json can ({limit} levels at most)."),
-    "config_unsupported_value": N_("In the config.json, {key} is {got}: a layout the memory model does not describe."),
-    # The pilot traces any causal LM transformers builds: the way to an answer for a family the model lacks.
-    "unsupported_model_type": N_(
-        "Model type {got} is not supported; supported: {choices}. To size it anyway, trace "
-        "one training step of this config.json on your own computer, without a GPU: "
-        "gpu-pilot trace --model-config config.json."
-    ),
 }
+
+
+def register_error_codes(codes: dict[str, str]) -> None:
+    """Declare a calculator's own codes (code -> msgid, marked with `N_` so it is extracted); a code already
+    declared with another message is refused, so two calculators cannot word one code two ways."""
+    clashes = [code for code, msgid in codes.items() if ERROR_CODES.get(code, msgid) != msgid]
+    if clashes:
+        raise ValueError(f"error codes declared twice with different messages: {', '.join(clashes)}")
+    ERROR_CODES.update(codes)
 
 
 def error(field: str, code: str, **params: object) -> dict[str, Any]:
