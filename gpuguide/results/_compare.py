@@ -10,6 +10,7 @@ import calculators
 from calculators.cost import measured_field
 from calculators.pilot_inputs import chosen_scale_run, declared, measured_gpu, result_inputs, to_inputs
 from gpuguide import model_config
+from guidekit.calc import get as get_calculator
 from guidekit.l10n import N_, Localizer, Translator, clip, date_text, escape, isolate, plain_strings
 from guidekit.render import figure, input_labels, num
 from pilot.result import MAX_BYTES, parse, problem
@@ -150,8 +151,18 @@ def _measured_summary(data: dict, inputs: dict, loc: Localizer) -> str:
     )
 
 
-# One renderer per `calculators.IMPORT_PANELS` entry; a calculator names its own.
+# What a calculator page shows for an imported pilot result: the measured figures the form took, or the
+# memory model's estimate for the recorded run against the measured peak. A calculator names its own
+# (`IMPORT_PANEL`); the first is the default.
 PANELS = {"measured_inputs": _taken_panel, "estimate_vs_measured": _estimate_panel}
+
+
+def panel_for(name: str):
+    """The panel renderer calculator `name` declares; ValueError naming the choices for any other."""
+    panel = getattr(get_calculator(name), "IMPORT_PANEL", "measured_inputs")
+    if panel not in PANELS:
+        raise ValueError(f"{name}: IMPORT_PANEL must be one of {', '.join(PANELS)} (got {panel!r})")
+    return PANELS[panel]
 
 
 def _accepted(name: str, data: dict, loc: Localizer, current: object = None) -> dict:
@@ -165,7 +176,7 @@ def _accepted(name: str, data: dict, loc: Localizer, current: object = None) -> 
     elif is_cpu(data):
         head += cpu_badge(t)
     head += partial_badge(data, loc)
-    panel = PANELS[calculators.describe(name)["import_panel"]]
+    panel = panel_for(name)
     body, summary = panel(data, inputs, name, loc)
     missing = sorted(k for k in declared(name) & set(result_inputs(data)) if k not in inputs)
     if missing:

@@ -10,22 +10,10 @@ from . import display, jsontext
 from ._errors import ERROR_CODES, error, register_error_codes
 from ._inputs import Choice, Input, active, normalize
 from ._kept import kept, key_of
-from ._registry import (
-    IMPORT_PANELS,
-    compute,
-    describe,
-    figure,
-    figure_names,
-    get,
-    importer,
-    names,
-    register,
-    register_figure,
-)
+from ._registry import compute, describe, figure, figure_names, get, importer, names, register, register_figure
 
 __all__ = [
     "ERROR_CODES",
-    "IMPORT_PANELS",
     "Choice",
     "Input",
     "active",

@@ -2,9 +2,9 @@
 
 A calculator is any object or module with ``NAME``, ``TITLE`` (msgid), ``INPUTS``
 (tuple of ``Input``), ``run(values) -> dict`` and optionally ``check(values) ->
-list[error]`` for cross-field rules, ``IMPORT_PANEL`` (one of ``IMPORT_PANELS``: what the
-page shows for an imported pilot result) and ``IMPORTER``, the name of the module that reads a file
-the reader drops on its form (see `importer`), and ``FOOTNOTE``, a msgid shown under the form.
+list[error]`` for cross-field rules, ``IMPORTER``, the name of the module that reads a file
+the reader drops on its form (see `importer`; what it shows is that module's to decide), and
+``FOOTNOTE``, a msgid shown under the form.
 ``compute`` never raises for bad input.
 """
 
@@ -35,9 +35,6 @@ Figure = TypeVar("Figure", bound=Callable[[], object])
 
 _CALCULATORS: dict[str, Calculator] = {}
 _FIGURES: dict[str, tuple[Callable[[], object], str]] = {}  # name -> (function returning a value, display unit)
-# What a calculator page shows for an imported pilot result: the measured figures the form took,
-# or the memory model's estimate for the recorded run against the measured peak.
-IMPORT_PANELS = ("measured_inputs", "estimate_vs_measured")
 
 
 def register(calculator: Calculator) -> None:
@@ -51,9 +48,6 @@ def register(calculator: Calculator) -> None:
             f"{calculator.NAME}: unknown unit on {', '.join(unknown)}; "
             f"units are the keys of guidekit.calc.display.UNITS: {', '.join(UNITS)}"
         )
-    panel = getattr(calculator, "IMPORT_PANEL", IMPORT_PANELS[0])
-    if panel not in IMPORT_PANELS:
-        raise ValueError(f"{calculator.NAME}: IMPORT_PANEL must be one of {', '.join(IMPORT_PANELS)} (got {panel!r})")
     if not isinstance(getattr(calculator, "IMPORTER", ""), str):
         raise TypeError(f"{calculator.NAME}: IMPORTER is a module name")
     _CALCULATORS[calculator.NAME] = calculator
@@ -88,7 +82,6 @@ def describe(name: str) -> dict[str, Any]:
     return {
         "name": calc.NAME,
         "title": calc.TITLE,
-        "import_panel": getattr(calc, "IMPORT_PANEL", IMPORT_PANELS[0]),
         # A note under the form (a msgid), e.g. what its units and prices mean; none by default.
         "footnote": getattr(calc, "FOOTNOTE", None),
         "inputs": [inp.describe() for inp in calc.INPUTS],
