@@ -1,7 +1,7 @@
 """Fine-tuning calculators: training memory per GPU and fixed-term rental cost.
 
 Pure Python, standard library only; runs in CPython 3.11+ and in Pyodide. The one
-boundary is ``compute(name, inputs) -> dict`` (see ``_registry``).
+boundary is the framework's ``compute(name, inputs) -> dict`` (``guidekit.calc``), re-exported here.
 """
 
 from guidekit.calc import (
@@ -18,7 +18,11 @@ from guidekit.calc import (
 )
 from guidekit.l10n import N_, NN_, NNP_, NP_
 
-from . import cost, memory
+from . import (
+    _units,  # noqa: F401  (declares this guide's units, before the calculators that use them)
+    cost,
+    memory,
+)
 from ._data import catalog, models
 from ._prices import CatalogError, check_catalog
 

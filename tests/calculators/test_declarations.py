@@ -3,6 +3,7 @@
 import pytest
 
 import calculators
+from tests.conftest import locale_packs
 
 
 @pytest.mark.parametrize("name", ["memory", "cost"])
@@ -41,10 +42,22 @@ def test_register_refuses_a_unit_outside_the_display_contract():
 
 
 def test_every_unit_has_one_localized_form_and_one_input_label():
-    """The page's formatter, the form's unit labels and the command line all follow guidekit.calc.display."""
+    """The page's formatter, the form's unit labels and the command line all read one declaration per unit:
+    the framework's common ones, and this guide's own (money, plans, tokens), registered by its package."""
     from guidekit.calc.display import UNITS
-    from guidekit.render._figures import FORMATS
-    from guidekit.site.markers.calculator_embed import UNIT_LABELS
+    from guidekit.l10n import Localizer
+    from guidekit.site.markers.calculator_embed import unit_label
 
-    assert list(FORMATS) == list(UNITS)
-    assert set(UNIT_LABELS) == set(UNITS) | {""}
+    loc = Localizer(locale_packs()["es"])
+    samples = {"text": "Yes", "bool": True, "plan": [[2, "1 day"]], "raw": "x"}
+    for code, unit in UNITS.items():
+        assert isinstance(unit.format(samples.get(code, 1234.5), loc), str) and unit.format(samples.get(code, 0), loc)
+        assert isinstance(unit_label(code), str)
+    assert {"usd", "plan", "tokens_per_s"} <= set(UNITS)
+
+
+def test_a_unit_is_declared_once():
+    from guidekit.calc import Unit, register_unit
+
+    with pytest.raises(ValueError, match="unit 'usd' is already declared otherwise"):
+        register_unit("usd", Unit("EUR"))

@@ -11,8 +11,12 @@ from ._errors import ERROR_CODES, error, register_error_codes
 from ._inputs import Choice, Input, active, normalize
 from ._kept import kept, key_of
 from ._registry import compute, describe, figure, figure_names, get, importer, names, register, register_figure
+from ._units import UNITS, Unit, register_unit
 
 __all__ = [
+    "UNITS",
+    "Unit",
+    "register_unit",
     "ERROR_CODES",
     "Choice",
     "Input",

@@ -1,50 +1,19 @@
-"""The display contract: the units a value may carry (``UNITS``) and builders for the generic result
-blocks (verdict, metrics, bars, tables, notes) the command line and the page render without knowing the calculator.
+"""The display contract: the units a value may carry (``UNITS``, from ``_units``) and builders for the generic
+result blocks (verdict, metrics, bars, tables, notes) the command line and the page render without knowing
+the calculator.
 
 Every unit a calculator uses, on an input, a display block or a prose figure, is a key of ``UNITS``;
-``register()`` refuses a calculator with any other. The localized text of each unit is
-``guidekit.render.figure``'s, which covers exactly these keys.
+``register()`` refuses a calculator with any other. Each unit carries its own localized format.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from guidekit.l10n import N_, Msg
+from guidekit.l10n import Msg
 
-
-@dataclass(frozen=True)
-class Unit:
-    label: str = ""  # shown beside a form input in this unit (a msgid, or a symbol; "" shows nothing)
-    suffix: str = ""  # after a number in the command line's English text
-
-
-# The unit codes, in the order of the formatter's cases.
-UNITS: dict[str, Unit] = {
-    "number": Unit(),
-    "count": Unit(),
-    "text": Unit(),
-    "raw": Unit(),
-    "bool": Unit(),
-    "plan": Unit(),
-    "bytes": Unit(suffix=" GB"),  # shown as decimal gigabytes
-    "gb": Unit("GB", " GB"),
-    "tb": Unit("TB", " TB"),
-    "percent": Unit(N_("share, {min}–{max}")),  # the input's own range
-    "usd": Unit("US$"),
-    # TRANSLATORS: the unit beside an hourly price field: US dollars per hour (the currency stays "US$").
-    "usd_per_hour": Unit(N_("US$/h")),
-    "hours": Unit(N_("hours"), " h"),
-    "seconds": Unit(N_("seconds")),
-    "days": Unit(suffix=" d"),
-    "tokens": Unit(N_("tokens"), " tokens"),
-    "tokens_per_s": Unit(N_("tokens/s"), " tokens/s"),
-    "tflops": Unit(suffix=" TFLOPS"),
-    "gb_per_s": Unit(suffix=" GB/s"),
-}
-
+from ._units import UNITS as UNITS, Unit as Unit, register_unit as register_unit
 
 # A record table's column: (label, unit, how to read the cell from a record).
 Column = tuple[Msg, str, Callable[[dict[str, Any]], object]]

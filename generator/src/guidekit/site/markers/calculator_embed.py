@@ -14,8 +14,10 @@ from mkdocs.exceptions import PluginError
 from guidekit import calc, l10n, render
 from guidekit.calc.display import UNITS
 
-# How an input's unit is named beside its label (msgids; "" shows nothing).
-UNIT_LABELS = {"": "", **{code: unit.label for code, unit in UNITS.items()}}
+
+def unit_label(unit: str) -> str:
+    """How an input's unit is named beside its label (a msgid; "" shows nothing)."""
+    return UNITS[unit].label if unit else ""
 
 
 def _groups(inputs: list[dict]) -> list[dict]:
@@ -39,12 +41,12 @@ def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
     t, fmt = loc.t, loc.fmt
     return {
         i["name"]: t(
-            UNIT_LABELS[i["unit"]],
+            unit_label(i["unit"]),
             min=fmt.number(i["min"], max_frac=4) if i["min"] is not None else "",
             max=fmt.number(i["max"], max_frac=4) if i["max"] is not None else "",
         )
         for i in inputs
-        if UNIT_LABELS[i["unit"]]
+        if unit_label(i["unit"])
     }
 
 
