@@ -76,6 +76,10 @@ def render_calculator(name: str, env, pack: dict) -> str:
         rendered=rendered,
         unit_texts=unit_texts(description["inputs"], pack),
         importable=bool(reader and reader.importable(name)),
+        # What the box says a file can be, and the input it follows (a reader with a config.json starts at
+        # the model): the importer's own; without `IMPORT_BESIDE` the box ends the form.
+        import_title=getattr(reader, "IMPORT_TITLE", ""),
+        import_beside=getattr(reader, "IMPORT_BESIDE", None),
         # The page refuses a bigger file from File.size alone, and answers when it cannot read a file
         # or has no runtime to read it, in the worker's own words.
         import_max=reader.MAX_BYTES if reader else 0,
