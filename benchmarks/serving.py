@@ -27,7 +27,10 @@ def build(site: Path, revision: str | None = None) -> Path:
         archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
         (source / "node_modules").symlink_to(ROOT / "node_modules")  # Pyodide, for the build's bytecode
-        env["PYTHONPATH"] = str(source)  # its packages, not the working tree's
+        # Its packages, not the working tree's: the guide's and the generator's (since the two were split,
+        # the `guide` plugin's entry point names guidekit, so a revision from before the split cannot be built
+        # by this environment).
+        env["PYTHONPATH"] = os.pathsep.join([str(source), str(source / "generator" / "src")])
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)], cwd=source, env=env, check=True)
     return site
 
