@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from guidekit.calc.display import UNITS
 from guidekit.l10n import Localizer, direction, escape
@@ -17,7 +18,7 @@ def num(text: str, figure_name: str | None = None) -> str:
     return f'<bdi class="guide-num"{name} dir="{direction(text)}">{escape(text)}</bdi>'
 
 
-def figure(value, unit: str, loc: Localizer) -> str:
+def figure(value: Any, unit: str, loc: Localizer) -> str:
     """Plain text for a value; the caller escapes it."""
     if value is None:
         return "—"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from guidekit.calc import ERROR_CODES, compute, describe
 from guidekit.l10n import (
@@ -23,7 +24,7 @@ from ._figures import figure, num as _num
 from ._scroll import scroll_region
 
 
-def render(name: str, inputs: dict, pack: LocalePack, loc: Localizer | None = None) -> dict:
+def render(name: str, inputs: dict[str, Any], pack: LocalePack, loc: Localizer | None = None) -> dict[str, Any]:
     """Run calculator `name` on `inputs` and localize the outcome with `pack` (or with `loc`, the
     pack's `Localizer`, which a caller that renders many answers keeps).
 
@@ -112,7 +113,7 @@ def list_text(key: str, items: list[str], fmt: NumberFormat) -> str:
     return fmt.join(items, "or" if key == "choices" else "standard")
 
 
-def error_message(error: dict, loc: Localizer, choices: dict[str, str] | None = None) -> str:
+def error_message(error: dict[str, Any], loc: Localizer, choices: dict[str, str] | None = None) -> str:
     """An error in the reader's language. `choices` (value -> label msgid) names the field's allowed
     values as its menu shows them: the boundary lists ids ("h200-141gb"), which the CLI prints as is."""
     t, fmt = loc.t, loc.fmt
@@ -133,7 +134,7 @@ def error_message(error: dict, loc: Localizer, choices: dict[str, str] | None = 
     return t(template, **params)
 
 
-def render_result(result: dict, loc: Localizer) -> tuple[str, str]:
+def render_result(result: dict[str, Any], loc: Localizer) -> tuple[str, str]:
     """(HTML of every display block, the headline sentence)."""
     parts, summary = [], ""
     for block in result.get("display", []):
@@ -155,7 +156,7 @@ def render_result(result: dict, loc: Localizer) -> tuple[str, str]:
     return "".join(parts), summary
 
 
-def headline(result: dict, loc: Localizer) -> str:
+def headline(result: dict[str, Any], loc: Localizer) -> str:
     """The verdict's short form (guidekit.calc.display.verdict), as plain text with isolated figures like
     the sentence; "" when the result has no verdict with one."""
     for block in result.get("display", []):
@@ -164,11 +165,11 @@ def headline(result: dict, loc: Localizer) -> str:
     return ""
 
 
-def _title(block: dict, t: Translator) -> str:
+def _title(block: dict[str, Any], t: Translator) -> str:
     return f"<h3>{escape(t(block['title']))}</h3>" if block.get("title") else ""
 
 
-def _metrics(block, loc: Localizer) -> tuple[str, str]:
+def _metrics(block: dict[str, Any], loc: Localizer) -> tuple[str, str]:
     t = loc.t
     items, headline = [], ""
     for i, item in enumerate(block["items"]):
@@ -181,13 +182,13 @@ def _metrics(block, loc: Localizer) -> tuple[str, str]:
     return _title(block, t) + f'<dl class="guide-metrics">{"".join(items)}</dl>', headline
 
 
-def _bars(block, loc: Localizer) -> str:
+def _bars(block: dict[str, Any], loc: Localizer) -> str:
     t = loc.t
     items = [(t(i["label"]), i["value"], figure(i["value"], block["unit"], loc)) for i in block["items"]]
     return _title(block, t) + bars_svg(t(block["title"]), items, rtl=t.dir == "rtl")
 
 
-def _table(block, loc: Localizer) -> str:
+def _table(block: dict[str, Any], loc: Localizer) -> str:
     t = loc.t
     head = "".join(f'<th scope="col">{escape(t(c["label"]))}</th>' for c in block["columns"])
     # (unit, whether the cells are figures to isolate) per column, looked up once per table
@@ -205,7 +206,7 @@ def _table(block, loc: Localizer) -> str:
     )
 
 
-def _sentence(item: dict, loc: Localizer, isolated: bool = False) -> str:
+def _sentence(item: dict[str, Any], loc: Localizer, isolated: bool = False) -> str:
     """A msgid with typed parameters (a note, a verdict), as localized text; `isolated` puts each figure
     and name between Unicode isolates, as plain text must ("84.7 GB" stays left to right in Arabic)."""
     t = loc.t
@@ -219,7 +220,7 @@ def _isolated(text: str) -> str:
     return ("\u2066" if direction(text) == "ltr" else "\u2067") + text + "\u2069"
 
 
-def _param(p, loc: Localizer, isolated: bool = False) -> str:
+def _param(p: Any, loc: Localizer, isolated: bool = False) -> str:
     """One parameter (see guidekit.calc.display): a typed value, a phrase, or alternatives of phrases."""
     fmt = loc.fmt
     if not isinstance(p, dict):
@@ -232,13 +233,13 @@ def _param(p, loc: Localizer, isolated: bool = False) -> str:
     return _isolated(text) if isolated else text
 
 
-def _verdict(block, loc: Localizer) -> tuple[str, str]:
+def _verdict(block: dict[str, Any], loc: Localizer) -> tuple[str, str]:
     # Plain text, as the sticky headline shows it too: Unicode isolates, not <bdi>, keep its figures whole.
     text = _sentence(block, loc, isolated=True)
     return f'<p class="guide-verdict" data-status="{escape(block["status"])}">{escape(text)}</p>', text
 
 
-def _notes(block, loc: Localizer) -> str:
+def _notes(block: dict[str, Any], loc: Localizer) -> str:
     t = loc.t
     items = []
     for item in block["items"]:

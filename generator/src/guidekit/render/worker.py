@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import importlib
 import json
+from typing import Any
 
 from guidekit.calc import importer
-from guidekit.l10n import Localizer
+from guidekit.l10n import LocalePack, Localizer
 
 from ._render import render as _render
 
-_PACK: dict | None = None
+_PACK: LocalePack | None = None
 _LOCALIZER: Localizer | None = None  # the pack's, kept: its formatter remembers figures
 
 
@@ -27,7 +28,7 @@ def start(modules: str, pack_json: str) -> None:
     _PACK = json.loads(pack_json)
 
 
-def _pack() -> dict:
+def _pack() -> LocalePack:
     if _PACK is None:
         raise RuntimeError("guidekit.render.worker.start() must run before the first message")
     return _PACK
@@ -49,7 +50,7 @@ def render(name: str, inputs_json: str) -> str:
     return json.dumps({**out, "response": page_response(out["response"])})
 
 
-def page_response(response: dict) -> dict:
+def page_response(response: dict[str, Any]) -> dict[str, Any]:
     """The response as the page receives it: without the rows the HTML already shows (`display`, and
     each table: a list of row dicts). The page reads only the inputs; tests compare the figures. The
     cost answer's rows were 53 of its 65 kB, and encoding them a fifth of its time in the worker."""
@@ -59,11 +60,11 @@ def page_response(response: dict) -> dict:
     return {**response, "result": {k: v for k, v in result.items() if k != "display" and not _rows(v)}}
 
 
-def _rows(value) -> bool:
+def _rows(value: object) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(row, dict) for row in value)
 
 
-def import_result(name: str, data, current_json: str = "null", pasted: bool = False) -> str:
+def import_result(name: str, data: Any, current_json: str = "null", pasted: bool = False) -> str:
     """An IMPORT message: the picked file's bytes (a JavaScript Uint8Array in Pyodide) checked and turned
     into the calculator's inputs and panel, as JSON; `current_json`, the reader's form, against which
     the panel lists what the file would change."""
