@@ -86,6 +86,7 @@ benchmarks/lighthouse/node_modules/.installed: benchmarks/lighthouse/package.jso
 	touch $@
 
 i18n: setup-site
+	$(PY) -m guidekit.i18n.generator_strings generator
 	$(PY) -m guidekit.i18n update
 
 clean:

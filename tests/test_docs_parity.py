@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from guidekit.i18n.project import Project
 from guidekit.i18n.structure import Skeleton, differences, display_columns, own_problem_lines, parse
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
+Project(DOCS.parent)  # loads mkdocs.yml's build extensions: this guide's markers are theirs
 SOURCE = "es"
 TRANSLATIONS = ("ja", "ar")
 

@@ -14,7 +14,9 @@ import pytest
 from babel.messages.pofile import read_po
 from mkdocs.utils.yaml import yaml_load  # mkdocs.yml uses !ENV
 
+from guidekit.i18n import generator_strings
 from guidekit.i18n.add_locale import insert_language, language_block
+from guidekit.l10n import message_key
 from guidekit.site import search_split
 
 from .conftest import ROOT, guide_i18n
@@ -167,9 +169,14 @@ def test_added_locale_builds_green_with_spanish_fallbacks(capsys, copy_of_projec
     pages = {doc["location"].split("#")[0] for doc in index["docs"]}
     assert pages == {doc["location"].split("#")[0] for doc in spanish["docs"]}
     assert len(pages) == len(list((copy_of_project / "docs" / "es").glob("*.md")))
-    assert {(d["location"], d["title"]) for d in index["docs"]} == {
-        (d["location"], d["title"]) for d in spanish["docs"]
+    # The titles are the Spanish ones, but for the generator's own strings: its package speaks French.
+    french_titles = {(d["location"], d["title"]) for d in index["docs"]}
+    spanish_titles = {(d["location"], d["title"]) for d in spanish["docs"]}
+    assert french_titles - spanish_titles == {
+        ("memory/#calc-memory-result", "Résultat"),
+        ("cost/#calc-cost-result", "Résultat"),
     }
+    assert len(french_titles) == len(spanish_titles)
     assert any("Presupuesto de memoria" in doc["title"] for doc in index["docs"])
 
     # lang: the page is French, its Spanish text says it is Spanish; a translated locale's page has no such mark.
@@ -179,11 +186,20 @@ def test_added_locale_builds_green_with_spanish_fallbacks(capsys, copy_of_projec
     assert "guide-fallback" not in page
     assert 'lang="es" dir="ltr"><h1' not in (site / "ja" / "memory" / "index.html").read_text(encoding="utf-8")
 
-    # UI strings: the French pack falls back to the Spanish catalog (the calculators' labels), not to English.
+    # UI strings: the French pack falls back to the Spanish catalog (the calculators' labels), not to
+    # English, but for the generator's own strings, which its package translates into French.
     pack = json.loads((site / "assets" / "calc" / "pack-fr.json").read_text(encoding="utf-8"))
     spanish_pack = json.loads((site / "assets" / "calc" / "pack-es.json").read_text(encoding="utf-8"))
-    assert pack["messages"] == spanish_pack["messages"] and pack["locale"] == "fr"
-    assert "Aún sin traducir" in page  # the banner, in Spanish until the French catalog has it
+    assert set(pack["messages"]) == set(spanish_pack["messages"]) and pack["locale"] == "fr"
+    french = {key for key, text in pack["messages"].items() if text != spanish_pack["messages"][key]}
+    generator = {message_key(*k) if isinstance(k, tuple) else k for k in generator_strings.provided("fr")}
+    assert french and french <= generator
+    assert (
+        pack["messages"]["Result"] == "Résultat"
+        and pack["messages"]["Restart the calculator"] != (spanish_pack["messages"]["Restart the calculator"])
+    )
+    # The banner: the generator's French, naming the source language as French writes it.
+    assert "Traduction pas encore disponible" in page and "en espagnol" in page
 
 
 def test_add_locale_refuses_to_write_through_a_linked_folder(capsys, copy_of_project, tmp_path):

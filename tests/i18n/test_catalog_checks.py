@@ -55,10 +55,10 @@ def test_broken_placeholder_fails_strict_mode(capsys, copy_of_project):
 
 def test_html_injected_through_a_translation_fails(capsys, copy_of_project):
     po = copy_of_project / "locales" / "ar" / "LC_MESSAGES" / "messages.po"
-    edit_entry(po, "More options", lambda s: s + '<img src=x onerror="alert(1)">')
+    edit_entry(po, "Throughput", lambda s: s + '<img src=x onerror="alert(1)">')
     code, out = guide_i18n(capsys, copy_of_project, "status", "--strict", "--locale", "ar")
     assert code == 1
-    assert "'More options': HTML not in the msgid: <img src=x onerror=\"alert(1)\">" in out
+    assert "'Throughput': HTML not in the msgid: <img src=x onerror=\"alert(1)\">" in out
     assert [p.kind for p in broken(copy_of_project, "ar") if p.where.startswith("locales/")] == ["html"]
 
 

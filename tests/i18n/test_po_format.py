@@ -18,6 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 POT = ROOT / "locales" / "messages.pot"
 CATALOGS = sorted((ROOT / "locales").glob("*/LC_MESSAGES/messages.po"))
 LOCALES = [po.parts[-3] for po in CATALOGS]
+# The generator's own strings, in its package: the same format, for the same tools.
+GENERATOR = ROOT / "generator" / "src" / "guidekit" / "locales"
+GENERATOR_FILES = [GENERATOR / "guidekit.pot", *sorted(GENERATOR.glob("*/LC_MESSAGES/guidekit.po"))]
 
 gnu = pytest.mark.skipif(
     shutil.which("msgcat") is None or shutil.which("msgfmt") is None,
@@ -30,7 +33,13 @@ def msgcat_no_wrap(path: Path) -> str:
 
 
 @gnu
-@pytest.mark.parametrize("path", [POT, *CATALOGS], ids=lambda p: p.parent.parent.name if p != POT else "pot")
+@pytest.mark.parametrize(
+    "path",
+    [POT, *CATALOGS, *GENERATOR_FILES],
+    ids=lambda p: (
+        ("guidekit-" if p.name.startswith("guidekit") else "") + (p.parent.parent.name if p.suffix == ".po" else "pot")
+    ),
+)
 def test_gnu_msgcat_reproduces_every_catalog(path):
     """GNU's own writer (what Poedit and Weblate's no-wrap setting produce) changes nothing."""
     assert msgcat_no_wrap(path) == path.read_text(encoding="utf-8")
@@ -91,7 +100,8 @@ def test_template_has_references_translator_notes_and_contexts():
     assert any(c.startswith("TRANSLATORS: the outcome of a pilot run") for c in completed.auto_comments)
     forbidden = template.get("{pointer}: expected nothing here")  # a schema code's whole sentence, with its note
     assert forbidden is not None and any(c.startswith("TRANSLATORS: a JSON property") for c in forbidden.auto_comments)
-    assert "\n#: generator/src/guidekit/render/" in text and "\n#. TRANSLATORS: " in text
+    assert "\n#: calculators/" in text and "\n#. TRANSLATORS: " in text
+    assert "\n#: src/guidekit/render/" in (GENERATOR / "guidekit.pot").read_text(encoding="utf-8")
     assert not any(m.id == "Completed" and m.context is None for m in template)  # no context-free duplicate
 
 
@@ -164,6 +174,15 @@ def test_update_is_idempotent_on_this_repository(copy_of_project):
     before = {p: p.read_bytes() for p in (copy_of_project / "locales").rglob("*.po*")}
     i18n_cli.update(copy_of_project)
     assert {p: p.read_bytes() for p in (copy_of_project / "locales").rglob("*.po*")} == before
+
+
+def test_the_generators_catalogs_are_up_to_date_with_its_sources(tmp_path):
+    """`make i18n` re-extracts the generator's strings into its package: on a fresh copy, nothing moves."""
+    from guidekit.i18n import generator_strings
+
+    checkout = tmp_path / "generator"
+    shutil.copytree(ROOT / "generator", checkout, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+    assert generator_strings.update_package(checkout) == []
 
 
 @gnu

@@ -36,7 +36,6 @@ def toy_copy(folder: Path, own_locales: bool = False) -> Path:
     (site / "results").mkdir()
     if own_locales:
         shutil.copytree(ROOT / "locales", site / "locales", ignore=shutil.ignore_patterns("sources"))
-        config = config.replace(f"locales_dir: {ROOT}/locales", "locales_dir: locales")
     (site / "mkdocs.yml").write_text(config, encoding="utf-8")
     return site
 
@@ -228,9 +227,12 @@ HOSTILE_FRONT_MATTER = {
 
 
 def _set_msgstr(po: Path, msgid: str, msgstr: str) -> None:
+    """Translates `msgid` in the project's catalog; a generator string ("Result") the catalog lacks is
+    added, as an author overrides the generator's own wording."""
     text = po.read_text(encoding="utf-8")
     entry = re.compile(rf'(\nmsgid "{re.escape(msgid)}"\nmsgstr )"[^\n]*"')
-    assert entry.search(text), msgid
+    if not entry.search(text):
+        text += f'\nmsgid "{msgid}"\nmsgstr ""\n'
     po.write_text(entry.sub(lambda m: m[1] + json.dumps(msgstr, ensure_ascii=False), text, count=1), encoding="utf-8")
 
 

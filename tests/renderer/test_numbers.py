@@ -10,6 +10,7 @@ from babel import Locale
 from babel.numbers import format_currency, format_decimal, format_percent
 
 from guidekit.l10n import NumberFormat
+from guidekit.site import generator_catalogs
 from guidekit.site.locale_pack import UNITS, locale_pack
 
 # The site's three locales, and others with different grouping (hi), signs and spacing (de, fr).
@@ -17,9 +18,16 @@ LOCALES = ("es", "ja", "ar", "en", "de", "hi", "fr")
 VALUES = (0, 1, -1, 7.5, 12.345, 999.999, 1000, 1234.5, -1234.5, 1_000_000, 123_456_789.125, 0.004, 41_943_040)
 
 
+def cldr_pack(locale: str):
+    """The pack with no catalog at all, the generator's own included: CLDR's data alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(generator_catalogs, "catalog_path", lambda locale: None)
+        return locale_pack(locale, Path("/nonexistent"))
+
+
 @pytest.fixture(scope="module", params=LOCALES)
 def locale_fmt(request):
-    return request.param, NumberFormat(locale_pack(request.param, Path("/nonexistent")))
+    return request.param, NumberFormat(cldr_pack(request.param))
 
 
 @pytest.mark.parametrize("value", VALUES)
@@ -54,7 +62,7 @@ def test_currency_matches_babel(locale_fmt, value):
     ],
 )
 def test_unit_patterns_come_from_cldr(locale, code, value, expected):
-    assert NumberFormat(locale_pack(locale, Path("/nonexistent"))).unit(code, value) == expected
+    assert NumberFormat(cldr_pack(locale)).unit(code, value) == expected
 
 
 @pytest.mark.parametrize("value", (0, 1, 2, 3, 11, 100, 1.5, 0.25, 102, 1_000_000))
@@ -86,3 +94,9 @@ def test_digits_round_the_shortest_decimal_half_to_even_as_babel_does():
             if not babel.strip("-0."):
                 babel = babel.lstrip("-")  # Babel writes "-0"; the calculators show a rounded-away sign as 0
             assert fmt.plain(value, decimals) == babel, (value, decimals)
+
+
+@pytest.mark.parametrize(("locale", "expected"), [("ar", "24 GB"), ("fr", "24\u202fGo"), ("de", "24\u00a0GB")])
+def test_the_generators_catalog_chooses_the_gigabyte_as_its_prose_writes_it(locale, expected):
+    """CLDR's Arabic «غ.ب» read backwards beside the prose's "24 GB": the package's Arabic catalog writes GB."""
+    assert NumberFormat(locale_pack(locale, Path("/nonexistent"))).unit("gb", 24) == expected

@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 
 import calculators
 from guidekit import l10n
+from guidekit.site import generator_catalogs
 from tests.conftest import ARTIFACTS, ROOT, ROOTS
 from tests.site.browser import LivePages, hold_runtime
 
@@ -49,10 +50,12 @@ def _pack(built_site, locale):
 
 def _english_fragments() -> set[str]:
     """Every UI msgid's runs of three or more words between placeholders: untranslated, one would show."""
-    with (ROOT / "locales" / "messages.pot").open("rb") as fh:
-        catalog = read_po(fh)
+    messages = []
+    for template in (ROOT / "locales" / "messages.pot", ROOT / "generator/src/guidekit/locales/guidekit.pot"):
+        with template.open("rb") as fh:
+            messages += list(read_po(fh))
     fragments = set()
-    for message in catalog:
+    for message in messages:
         for msgid in [message.id] if isinstance(message.id, str) else message.id:
             for part in re.split(r"\{[^}]*\}", msgid or ""):
                 part = part.strip(" :;,.()·–—")
@@ -107,8 +110,10 @@ def latin_allowed(locale: str, pack: dict) -> set[str]:
     names), the catalog's and the model presets' data, the imported file's text, CLDR's unit and
     currency symbols, and the unit symbols the renderer adds. Anything else is English (or Spanish)
     that escaped translation: a hard-coded word, a fallback msgid, a browser's own control text."""
-    with (ROOT / "locales" / locale / "LC_MESSAGES" / "messages.po").open("rb") as fh:
-        translated = [m.string for m in read_po(fh) if m.id and m.string]
+    translated = []
+    for po in (ROOT / "locales" / locale / "LC_MESSAGES" / "messages.po", generator_catalogs.catalog_path(locale)):
+        with po.open("rb") as fh:
+            translated += [m.string for m in read_po(fh) if m.id and m.string]
     data = [
         json.loads((ROOT / "calculators" / "data" / name).read_text(encoding="utf-8"))
         for name in ("catalog.json", "models.json")

@@ -3,6 +3,7 @@ it, and another guide builds with it and its own calculator, nothing read from t
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -35,6 +36,10 @@ def test_the_wheel_carries_what_the_build_reads_beside_the_code(installed):
         package / "theme" / "partials" / "calculator.html"
     ).is_file()
     assert (package / "theme" / "assets" / "javascripts" / "calculator-worker.js").is_file()
+    # The generator's own strings, translated, with their template (issue 50 item 4).
+    assert (package / "locales" / "guidekit.pot").is_file()
+    for locale in ("es", "ja", "ar", "en", "de", "fr", "he", "zh"):
+        assert (package / "locales" / locale / "LC_MESSAGES" / "guidekit.po").is_file(), locale
     assert not list(installed.glob("calculators")) and not list(installed.glob("gpuguide"))
 
 
@@ -63,3 +68,7 @@ def test_another_guide_builds_with_the_installed_generator(installed, tmp_path):
     site = tmp_path / "site"
     assert (site / "sw.js").is_file() and (site / "assets" / "javascripts" / "calculator.js").is_file()
     assert 'data-guide-calc="toy"' in (site / "index.html").read_text(encoding="utf-8")
+    # No catalogs of its own: the generator's strings are in Japanese from the installed package.
+    pack = json.loads((site / "assets" / "calc" / "pack-ja.json").read_text(encoding="utf-8"))
+    assert pack["messages"]["Result"] == "結果"
+    assert not (FIXTURES / "toysite" / "locales").exists()

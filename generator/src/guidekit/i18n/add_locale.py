@@ -22,6 +22,7 @@ from mkdocs.utils.yaml import yaml_load
 from guidekit.site.locales import babel_locale
 from guidekit.site.sources_guard import linked_folder
 
+from . import generator_strings
 from .plain_text import markup_in
 from .pofile import update_catalog
 from .project import Project, same_code
@@ -155,7 +156,9 @@ def add_locale(
         if (line := linked_folder(folder, project.root)) is not None:
             raise ValueError(line)
     # A catalog started before the locale was configured is merged, never overwritten.
-    update_catalog(project.root, project.pot, po, locale)
+    update_catalog(
+        project.root, project.pot, po, locale, generator_strings.missing(locale), generator_strings.provided(locale)
+    )
     keep = project.docs_dir / locale / ".gitkeep"
     keep.parent.mkdir(parents=True, exist_ok=True)
     keep.touch()

@@ -4,7 +4,8 @@ Spanish is the source language of the pages; UI strings have English msgids and 
 every locale, Spanish included. Standard gettext files throughout, so Poedit or Weblate open them
 unchanged. EDITORS.md at the repository root walks through the workflow.
 
-  update      extract UI strings into locales/messages.pot and merge it into every catalog
+  update      extract UI strings into locales/messages.pot and merge it into every catalog, with the
+              generator's strings that its package does not translate into that locale
   status      per locale: pages missing or outdated (and what changed in Spanish), UI strings untranslated
               or fuzzy, broken placeholders, injected HTML, page rules, mkdocs.yml titles; --strict exits 1
               on what the locale's completeness policy does not tolerate
@@ -24,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import pofile, sources as i18n_sources, status as translation_status
+from . import generator_strings, pofile, sources as i18n_sources, status as translation_status
 from .add_locale import add_locale
 from .plain_text import config_markup
 from .project import Project, find_root
@@ -33,13 +34,17 @@ from .translator_view import page_diff
 
 
 def update(root: Path) -> None:
-    """Extract every UI string, then merge the template into each locale's catalog."""
+    """Extract every UI string, then merge the template into each locale's catalog, with the generator's
+    strings its package does not translate into that locale."""
     project = Project(root)
-    pofile.extract(project.root, project.pot)
+    pofile.extract(project.root, project.pot, project.babel_mapping)
     for locale in project.locales:
         po = project.po(locale)
-        pofile.update_catalog(project.root, project.pot, po, locale)
+        extra = generator_strings.missing(locale)
+        pofile.update_catalog(project.root, project.pot, po, locale, extra, generator_strings.provided(locale))
         print(f"{project.rel(po)} is up to date with the template")
+        if extra:
+            print(f"  with {len(extra)} of the generator's strings, which guidekit does not translate into {locale}")
 
 
 def print_status(root: Path, locales: list[str] | None, strict: bool, diff: bool, mode: str = "full") -> int:

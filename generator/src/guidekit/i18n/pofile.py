@@ -15,6 +15,7 @@ import datetime as dt
 import io
 import re
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
@@ -206,11 +207,13 @@ def _write_if_changed(path: Path, text: str) -> bool:
 # -- extraction and merging --------------------------------------------------------------------------
 
 
-def extract(root: Path, output: Path) -> bool:
-    """Every UI string under `root` (as babel.cfg says where to look) into the template `output`;
-    its POT-Creation-Date moves only when the strings, references or comments changed."""
-    with (root / "babel.cfg").open(encoding="utf-8") as fh:
-        method_map, options_map = parse_mapping_cfg(fh)
+def extract(root: Path, output: Path, mapping: str | None = None) -> bool:
+    """Every UI string under `root` into the template `output`, from where `mapping` (babel.cfg's
+    syntax; by default `root`'s babel.cfg) says to look. Its POT-Creation-Date moves only when the
+    strings, references or comments changed."""
+    if mapping is None:
+        mapping = (root / "babel.cfg").read_text(encoding="utf-8")
+    method_map, options_map = parse_mapping_cfg(io.StringIO(mapping))
     keywords = {**DEFAULT_KEYWORDS, **parse_keywords(list(KEYWORDS))}
     template = Catalog(fuzzy=False)
     # Paths relative to the root (`#: generator/src/guidekit/l10n/_text.py:12`), the same in every checkout.
@@ -251,16 +254,29 @@ def _revive(catalog: Catalog, template: Catalog) -> None:
             catalog[message.id] = message
 
 
-def update_catalog(root: Path, template_path: Path, po_path: Path, locale: str) -> bool:
-    """Merges the template into `locale`'s catalog (creating it); True when the file changed."""
+def update_catalog(
+    root: Path, template_path: Path, po_path: Path, locale: str, extra: Iterable[Message] = (), provided: Iterable = ()
+) -> bool:
+    """Merges the template into `locale`'s catalog (creating it); True when the file changed.
+
+    `extra`: entries merged as if the template had them (the generator's strings its package does not
+    translate into `locale`). `provided`: keys (`Catalog._key_for`) of strings someone else translates
+    (the generator's package): a translation left obsolete by them is dropped rather than kept as `#~`."""
     with template_path.open("rb") as fh:
         template = read_po(fh)
+    for message in extra:
+        if template.get(message.id, message.context) is None:
+            template[message.id] = message
     text = po_path.read_text(encoding="utf-8") if po_path.is_file() else ""
     babel_code = str(babel_locale(locale))  # pt-BR is pt_BR to Babel and to gettext
     catalog = read_catalog(po_path, babel_code) if text else Catalog(locale=babel_code)
     previous = {(m.id if isinstance(m.id, str) else m.id[0], m.context): m.previous_id for m in catalog if m.id}
     _revive(catalog, template)
     catalog.update(template, update_creation_date=True)
+    provided = set(provided)
+    for key, message in list(catalog.obsolete.items()):
+        if catalog._key_for(message.id, message.context) in provided:
+            del catalog.obsolete[key]
     count, expr = plurals.plural_forms_header(locale).removesuffix(";").split("; plural=")
     catalog._num_plurals = int(count.removeprefix("nplurals="))  # Babel sizes msgstr[i] from this
     for message in catalog:

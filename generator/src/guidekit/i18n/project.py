@@ -121,7 +121,24 @@ class Project:
 
     @property
     def locales_dir(self) -> Path:
-        return self.root / "locales"
+        """The plugin's `locales_dir`, as the build reads it."""
+        return self.root / str(self.guide_options.get("locales_dir") or "locales")
+
+    @property
+    def babel_mapping(self) -> str:
+        """Where this project's UI strings are marked, in babel.cfg's syntax: its babel.cfg, or by
+        default the Python of the calculator and extension modules mkdocs.yml names and the theme's
+        `custom_dir` templates (never the generator's own strings: its package translates those)."""
+        if (self.root / "babel.cfg").is_file():
+            return (self.root / "babel.cfg").read_text(encoding="utf-8")
+        options = self.guide_options
+        modules = [*(options.get("calculator_modules") or []), *(options.get("extensions") or {})]
+        folders = [self.root / str(folder) for folder in options.get("packages") or []] + [self.root]
+        sections = sorted({section for name in modules if (section := _python_section(name, folders, self.root))})
+        custom_dir = (self.config.get("theme") or {}).get("custom_dir")
+        if custom_dir:
+            sections.append(f"[jinja2: {Path(custom_dir).as_posix()}/**.html]\nextensions = jinja2.ext.i18n")
+        return "\n".join(sections) + "\n"
 
     @property
     def pot(self) -> Path:
@@ -157,3 +174,14 @@ class Project:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return str(path)
+
+
+def _python_section(module: str, folders: list[Path], root: Path) -> str | None:
+    """babel.cfg's section for a module's top-level package (or single file) when it lies in the project."""
+    top = module.split(".")[0]
+    for folder in folders:
+        for path, pattern in ((folder / top, "/**.py"), (folder / f"{top}.py", "")):
+            if path.exists() and path.resolve().is_relative_to(root.resolve()):
+                relative = path.resolve().relative_to(root.resolve()).as_posix()
+                return f"[python: {relative}{pattern}]"
+    return None

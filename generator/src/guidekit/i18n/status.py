@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import po_checks, project_checks, sources as i18n_sources, terminology
+from . import generator_strings, po_checks, project_checks, sources as i18n_sources, terminology
 from .problems import BROKEN, Problem  # noqa: F401  (re-exported: the build and the CLI import them here)
 from .project import Project
 from .structure import difference_line, differences, own_problem_lines, parse
@@ -27,6 +27,7 @@ class LocaleReport:
     pages_current: int = 0
     strings: int = 0
     strings_translated: int = 0
+    generator_strings: int = 0  # of `strings`: the generator's, which its package does not translate here
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -37,6 +38,8 @@ class LocaleReport:
     def headline(self) -> str:
         pages = "pages are the source" if self.source else f"{self.pages_current} of {self.pages} pages current"
         counts = f"{pages}, {self.strings_translated} of {self.strings} UI strings translated"
+        if self.generator_strings:
+            counts += f" ({self.generator_strings} of them the generator's, which guidekit does not translate)"
         if not self.source:
             counts += f", {self.policy}"
         if not self.problems:
@@ -54,6 +57,7 @@ class LocaleReport:
             "pages_current": self.pages_current,
             "strings": self.strings,
             "strings_translated": self.strings_translated,
+            "generator_strings": self.generator_strings,
             "problems": [problem.as_dict() | {"blocking": problem.blocks(self.policy)} for problem in self.problems],
         }
 
@@ -248,7 +252,7 @@ def template_problems(project: Project) -> list[Problem]:
     """Strings marked in the sources that messages.pot lacks, or that it still has after they went."""
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "messages.pot"
-        po_checks.extract(project.root, fresh)
+        po_checks.extract(project.root, fresh, project.babel_mapping)
         wanted = {m.id for m in po_checks.read_catalog(fresh) if m.id}
     if not project.pot.is_file():
         return [Problem("", "template", project.rel(project.pot), "missing; run `make i18n`")]
@@ -274,7 +278,19 @@ def template_problems(project: Project) -> list[Problem]:
 # -- everything ----------------------------------------------------------------------------------------
 
 
-def locale_report(project: Project, locale: str, template=None) -> LocaleReport:
+def locale_template(project: Project, locale: str):
+    """What `locale`'s catalog should hold: messages.pot, with the generator's strings that its package
+    does not translate into `locale` (`guide-i18n update` merges the same); None without a template."""
+    if not project.pot.is_file():
+        return None
+    template = po_checks.read_catalog(project.pot)
+    for message in generator_strings.missing(locale):
+        if template.get(message.id, message.context) is None:
+            template[message.id] = message
+    return template
+
+
+def locale_report(project: Project, locale: str) -> LocaleReport:
     report = LocaleReport(locale, source=locale == project.default_locale, policy=project.policy(locale))
     report.pages = len(project.pages(project.default_locale))
     if report.source:
@@ -284,8 +300,11 @@ def locale_report(project: Project, locale: str, template=None) -> LocaleReport:
         report.problems, report.pages_current = page_problems(project, locale)
     report.problems += project_checks.config_problems(project, locale)
     report.problems += terminology.locale_problems(project, locale)
-    catalog, report.strings, report.strings_translated = catalog_problems(project, locale, template)
+    catalog, report.strings, report.strings_translated = catalog_problems(
+        project, locale, locale_template(project, locale)
+    )
     report.problems += catalog
+    report.generator_strings = len(generator_strings.missing(locale))
     return report
 
 
@@ -296,10 +315,9 @@ def status(
 
     `locales` may be spelt loosely (`JA`, `pt_br`); an unknown one raises ValueError."""
     project = Project(Path(root))
-    template = po_checks.read_catalog(project.pot) if project.pot.is_file() else None
     chosen = None if locales is None else {project.resolve(code) for code in locales}
     wanted = [locale for locale in project.locales if chosen is None or locale in chosen]
-    reports = [locale_report(project, locale, template) for locale in wanted]
+    reports = [locale_report(project, locale) for locale in wanted]
     shared = (template_problems(project) if check_template else []) + project_checks.project_problems(project)
     return shared, reports
 

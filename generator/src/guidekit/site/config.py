@@ -94,8 +94,10 @@ class GuideConfig(Config):
     # Per translated locale: `complete` (missing or outdated pages and strings fail `guide-i18n status
     # --strict`) or `in progress` (reported; readers get the notice). Read by guide-i18n (i18n/project.py).
     completeness = _Completeness(default={})
-    # Folder of the gettext catalogs (messages.pot, <lang>/LC_MESSAGES/messages.po), relative to mkdocs.yml.
-    locales_dir = _Folder(default="locales")
+    # Folder of the gettext catalogs (messages.pot, <lang>/LC_MESSAGES/messages.po), relative to mkdocs.yml;
+    # by default `locales`, which a project may not have yet: the generator's own strings are translated in
+    # its package, so a guide without strings of its own needs no catalogs.
+    locales_dir = c.Optional(_Folder())
     # npm's copy of Pyodide, relative to mkdocs.yml; the build copies the runtime files out of it once.
     pyodide_dir = _Folder(default="node_modules/pyodide", hint=" Run `npm ci` (or `make setup`) to install Pyodide.")
     # Project folders (each with a pyproject.toml) that hold the site's calculator packages, packed by pip as

@@ -15,6 +15,7 @@ from babel.numbers import get_currency_symbol, parse_pattern
 from guidekit.i18n import plurals
 from guidekit.l10n import LIST_STYLES, NP_, PLURAL_FORMS, LocalePack, message_key
 
+from . import generator_catalogs
 from .locales import babel_locale
 
 CURRENCY = "USD"  # the catalog's prices are in US dollars
@@ -133,9 +134,9 @@ def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> 
     """`fallback` is the source locale: a string this locale has not translated yet shows in Spanish,
     like the untranslated pages, rather than as its English msgid."""
     numbers, units, lists, direction, plural, dates = _cldr(locale)
-    messages = catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
+    messages = _messages(locale, locales_dir)
     if fallback and fallback != locale:
-        borrowed = catalog_messages(locales_dir / fallback / "LC_MESSAGES" / "messages.po")
+        borrowed = _messages(fallback, locales_dir)
         messages = _reindexed(borrowed, plurals.forms(fallback), plural["forms"]) | messages
     return {
         "locale": locale,
@@ -147,6 +148,13 @@ def locale_pack(locale: str, locales_dir: Path, fallback: str | None = None) -> 
         "dates": dates,
         "messages": messages,
     }
+
+
+def _messages(locale: str, locales_dir: Path) -> dict[str, str | list[str]]:
+    """The project's translations over the generator's own for the same locale."""
+    own = generator_catalogs.catalog_path(locale)
+    shipped = catalog_messages(own) if own else {}
+    return shipped | catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
 
 
 def _translated_units(units: dict, messages: dict) -> dict:

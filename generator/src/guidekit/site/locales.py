@@ -19,6 +19,12 @@ def text_direction(locale: str) -> str:
     return babel_locale(locale).text_direction
 
 
+def language_name(locale: str, reader: str) -> str:
+    """`locale`'s language as `reader`'s language names it ("スペイン語" for a Japanese reader)."""
+    language = babel_locale(locale).language
+    return babel_locale(reader).languages.get(language) or babel_locale(locale).get_display_name(reader) or locale
+
+
 def absolute_url(site_url: str, page_url: str) -> str:
     """`page_url` (MkDocs' site-relative URL, '' or './' for a home page) made absolute on `site_url`."""
     base = site_url if site_url.endswith("/") else site_url + "/"

@@ -80,12 +80,16 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             # builds of the other locales that static-i18n runs from it add to what it starts.
             self._start_build()
         try:
-            self.packs[self.locale] = locale_pack(self.locale, self.root / self.config.locales_dir, self.default_locale)
+            self.packs[self.locale] = locale_pack(self.locale, self.locales_dir, self.default_locale)
         except ValueError as exc:  # an unreadable catalog
             raise PluginError(str(exc)) from None
 
+    @property
+    def locales_dir(self) -> Path:
+        return self.root / (self.config.locales_dir or "locales")
+
     def _refuse_outside_links(self, config: MkDocsConfig) -> None:
-        folders = [Path(config.docs_dir), self.root / self.config.locales_dir]
+        folders = [Path(config.docs_dir), self.locales_dir]
         if config.theme.custom_dir:  # its assets are published too
             folders.append(Path(config.theme.custom_dir))
         lines = [line for folder in folders for line in sources_guard.outside_links(folder, self.root)]
@@ -248,13 +252,14 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         context["guide_locale_root"] = "" if self.locale == self.default_locale else f"/{self.locale}/"
         # The head's calculator-boot.js holds the runtime's URLs for a page that places a calculator.
         context["guide_calc_runtime"] = self._runtime_urls(page) if page.meta.get("guide_calculators") else None
-        # A reader of a page that is still Spanish, or whose translation lags, is told so.
+        # A reader of a page that is still in the source language, or whose translation lags, is told so.
         translation = translation_status.page_state(
             Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale, config.use_directory_urls
         )
         context["guide_translation_banner"] = self.env.get_template("partials/translation-banner.html").render(
             guide_translation=translation,
             guide_default_locale=self.default_locale,
+            guide_source_language=locales.language_name(self.default_locale, self.locale),
             page=page,
             base_url=context["base_url"],
         )
