@@ -220,11 +220,16 @@ def run_hours(
     writes = full * write_hours
     if rate > 0:
 
-        def grow(s: float) -> float:  # e^(λs) - 1
-            return math.expm1(min(rate * s, _MAX_EXPONENT))
+        def grown(s: float) -> float:
+            """(e^(λs) - 1) / λ, as s x (e^x - 1) / x: a rate so small it is subnormal (1e-324) keeps its
+            precision, where dividing by it gave 7.5 hours for 6.5."""
+            x = rate * s
+            if x >= _MAX_EXPONENT:
+                return math.expm1(_MAX_EXPONENT) / rate
+            return s * (math.expm1(x) / x) if x > 0 else s
 
         restart = math.exp(min(rate * restart_hours, _MAX_EXPONENT))
-        busy = restart * (full * grow(interval_hours + write_hours) + grow(last)) / rate
+        busy = restart * (full * grown(interval_hours + write_hours) + grown(last))
     else:
         busy = train_hours + writes
     lost = max(0.0, busy - train_hours - writes)

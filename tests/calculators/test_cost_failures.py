@@ -84,3 +84,12 @@ def test_a_run_that_cannot_finish_is_said_so_and_stays_exact_in_json():
     assert all(abs(count) < 2**53 for _, count in result["plan"])
     notes = [i["msg"] for b in result["display"] if b["kind"] == "notes" for i in b["items"]]
     assert any("not expected to finish" in n for n in notes)
+
+
+@pytest.mark.parametrize("failures", [5e-324, 1e-310, 1e-300])
+def test_a_vanishing_failure_rate_costs_what_no_failures_cost(failures):
+    """A subnormal rate (the smallest double, 5e-324) divided by lost its precision: 6.5 training hours
+    came out as 7.5, and more failures looked cheaper per output than fewer (found by Hypothesis)."""
+    none = model.run_hours(6.5, 64, 0, 1.5, 0.0, 0.0, 0.0)
+    tiny = model.run_hours(6.5, 64, failures, 1.5, 0.0, 0.0, 0.0)
+    assert tiny["total"] == pytest.approx(none["total"], rel=1e-12) and none["total"] == pytest.approx(6.5)
