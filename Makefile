@@ -12,7 +12,7 @@ export NO_MKDOCS_2_WARNING := 1
 export XDG_CONFIG_HOME := $(CURDIR)/.tmp/xdg-config
 export XDG_CACHE_HOME  := $(CURDIR)/.tmp/xdg-cache
 
-.PHONY: setup setup-site site serve dev lint types check test bench i18n clean
+.PHONY: setup setup-site site serve dev lint types check test bench i18n clean from-wheels
 
 # The site needs only the `site` extra; the tests also need the pilot's torch and the test tools.
 setup-site: $(VENV)/.site node_modules/.installed
@@ -88,6 +88,22 @@ benchmarks/lighthouse/node_modules/.installed: benchmarks/lighthouse/package.jso
 i18n: setup-site
 	$(PY) -m guidekit.i18n.generator_strings generator
 	$(PY) -m guidekit.i18n update
+
+# This guide as another author's would build: the generator and the guide installed from their wheels
+# (no editable install, -I: no checkout on the path) in a clean virtual environment, built under
+# --strict, its pages then compared with the usual build's (examples/heat-pump gets the same in the
+# tests: tests/site/test_example_guide.py). CI runs it after `make test`.
+from-wheels: site
+	rm -rf .tmp/wheels && python3 -m venv .tmp/wheels/venv
+	.tmp/wheels/venv/bin/pip install --quiet "./generator[site]" ".[site]"
+	.tmp/wheels/venv/bin/python -I -c "import guidekit, calculators, sys; \
+	  sys.exit(any(not m.__file__.startswith('$(CURDIR)/.tmp/wheels/venv') for m in (guidekit, calculators)))"
+	env -u PYTHONPATH .tmp/wheels/venv/bin/python -I -m mkdocs build --strict -q -d .tmp/wheels/site
+	diff -r -q -x '*.whl' -x '*.br' -x '*.gz' -x 'sw.js' -x '*.html' site .tmp/wheels/site
+	diff <(cd site && find . -name '*.html' | sort | xargs sed 's#assets/calc/[0-9a-f]*/#assets/calc/H/#g') \
+	     <(cd .tmp/wheels/site && find . -name '*.html' | sort | xargs sed 's#assets/calc/[0-9a-f]*/#assets/calc/H/#g')
+	rm -rf build generator/build   # pip's in-tree builds
+	@echo "the guide built from its wheels is the same site"
 
 clean:
 	rm -rf site .tmp test-artifacts
