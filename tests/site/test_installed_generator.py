@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -72,3 +73,30 @@ def test_another_guide_builds_with_the_installed_generator(installed, tmp_path):
     pack = json.loads((site / "assets" / "calc" / "pack-ja.json").read_text(encoding="utf-8"))
     assert pack["messages"]["Result"] == "結果"
     assert not (FIXTURES / "toysite" / "locales").exists()
+
+
+def test_a_calculator_no_browser_wheel_holds_stops_the_build_with_one_line(tmp_path):
+    """The build imports toycalc from PYTHONPATH; the reader's browser could not, with `packages` empty."""
+    site = tmp_path / "toy"
+    shutil.copytree(FIXTURES / "toysite", site)
+    config = site / "mkdocs.yml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        .replace('packages: ["../toycalc"]', "packages: []")
+        .replace("../../../node_modules", str(ROOT / "node_modules")),
+        encoding="utf-8",
+    )
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(FIXTURES / "toycalc"))
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "out")],
+        cwd=site,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode != 0
+    errors = [line for line in build.stderr.splitlines() if line.startswith("ERROR")]
+    assert errors == [
+        "ERROR   -  The browser imports 'toycalc', which none of its wheels holds: add the folder whose "
+        "pyproject.toml packs it to `packages` (mkdocs.yml → plugins → guide)"
+    ], build.stderr[-2000:]

@@ -184,6 +184,19 @@ def browser_files(modules: list[str], extra: tuple[str, ...] = ()) -> tuple[str,
     return (*BROWSER_FILES, *(f"{top}/" for top in tops), *(f"{top}.py" for top in tops), *extra)
 
 
+def unprovided(wheels: list[Path], modules: list[str]) -> list[str]:
+    """Of the modules the browser imports (dotted names), those no wheel holds: each would stop the
+    calculators in the reader's browser with ModuleNotFoundError while the build, which imports them from
+    its own Python, succeeded."""
+    names = {name for wheel in wheels for name in zipfile.ZipFile(wheel).namelist()}
+    missing = []
+    for module in modules:
+        path = module.replace(".", "/")
+        if f"{path}.py" not in names and f"{path}/__init__.py" not in names:
+            missing.append(module)
+    return missing
+
+
 def browser_only(wheel: Path, keep: tuple[str, ...]) -> int:
     """Rewrite `wheel` in place with only its files whose path starts with one of `keep`, its metadata,
     and their RECORD lines; returns how many files were dropped.

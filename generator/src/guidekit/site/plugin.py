@@ -154,6 +154,14 @@ class GuidePlugin(BasePlugin[GuideConfig]):
                 assets.browser_only(wheel, assets.browser_files(self._worker_modules(), extra)) for wheel in self.wheels
             )
             log.info(f"Browser wheels: {dropped} files the browser does not run left out")
+            if missing := assets.unprovided(self.wheels, [*self._worker_modules(), *importers]):
+                raise PluginError(
+                    "\n".join(
+                        f"The browser imports '{module}', which none of its wheels holds: add the folder whose "
+                        "pyproject.toml packs it to `packages` (mkdocs.yml → plugins → guide)"
+                        for module in missing
+                    )
+                )
             try:
                 log.info(
                     bytecode.compile_wheels(
