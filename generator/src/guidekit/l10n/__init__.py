@@ -13,7 +13,7 @@ from ._lists import STYLES as LIST_STYLES
 from ._localizer import Localizer
 from ._markers import N_, NN_, NNP_, NP_, Msg
 from ._numbers import NumberFormat
-from ._pack import LocalePack
+from ._pack import DateData, LocalePack, NumberSymbols, PluralData
 from ._plural import ORDER as PLURAL_FORMS, category as plural_category
 from ._text import Translator, message_key, plural_count
 
@@ -25,7 +25,10 @@ __all__ = [
     "NP_",
     "N_",
     "PLURAL_FORMS",
+    "DateData",
     "LocalePack",
+    "NumberSymbols",
+    "PluralData",
     "Localizer",
     "Msg",
     "NumberFormat",

@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 
 from ._isolate import bdi, plain
 from ._markers import N_
+from ._pack import DateData, LocalePack
 from ._text import Translator
 
-# RFC 3339 date-time: 't'/'z' in either case, any fraction, a leap second. ASCII digits only ([0-9]:
-# Python's \d also takes Arabic-Indic ones). The result contract validates with it,
-# and the date display reads its fields from it.
+# RFC 3339 date-time: 't'/'z' in either case, any fraction, a leap second. ASCII digits only ([0-9]: Python's \d
+# also takes Arabic-Indic ones). The result contract validates with it, and the date display reads its fields from it.
 DATE_TIME = re.compile(
     r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})[Tt](?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):"
     r"(?P<second>[0-9]{2})(?:\.(?P<fraction>[0-9]+))?(?P<zone>[Zz]|[+-](?P<off_h>[0-9]{2}):(?P<off_m>[0-9]{2}))"
@@ -41,10 +41,10 @@ def parse_timestamp(text: str) -> datetime | None:
     return when.astimezone(timezone.utc)
 
 
-def apply_pattern(pattern: str, when: datetime, dates: dict) -> str:
+def apply_pattern(pattern: str, when: datetime, dates: DateData) -> str:
     """`when` through a CLDR date/time pattern (the fields the medium date and short time use)."""
 
-    def field(m: re.Match) -> str:
+    def field(m: re.Match[str]) -> str:
         token = m.group(0)
         if token.startswith("'"):
             return token[1:-1].replace("''", "'") if token != "''" else "'"
@@ -73,14 +73,14 @@ def apply_pattern(pattern: str, when: datetime, dates: dict) -> str:
     return _FIELD.sub(field, pattern)
 
 
-def format_timestamp(when: datetime, dates: dict) -> str:
+def format_timestamp(when: datetime, dates: DateData) -> str:
     """Date and time as the locale writes them: medium date, short time, joined by the locale's pattern."""
     date = apply_pattern(dates["date"], when, dates)
     time = apply_pattern(dates["time"], when, dates)
     return dates["datetime"].replace("{1}", date).replace("{0}", time)
 
 
-def timestamp_html(text: str, pack: dict, t: Translator) -> str:
+def timestamp_html(text: str, pack: LocalePack, t: Translator) -> str:
     """`<time datetime>` with the machine-readable instant, its localized text isolated inside in
     the page's direction; a value this cannot read is shown as it is, isolated left to right."""
     when = parse_timestamp(text) if pack.get("dates") else None
@@ -92,7 +92,7 @@ def timestamp_html(text: str, pack: dict, t: Translator) -> str:
     return f'<time datetime="{machine}">{bdi(shown, "guide-date", {"dir": t.dir})}</time>'
 
 
-def date_text(text: str, pack: dict) -> str:
+def date_text(text: str, pack: LocalePack) -> str:
     """The day of `text` as the locale writes a medium date (in UTC), or `text` itself when it is not a
     timestamp this can read; plain text, for a sentence."""
     when = parse_timestamp(text) if pack.get("dates") else None

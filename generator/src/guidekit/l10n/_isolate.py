@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 from ._escape import escape
 
@@ -18,12 +19,12 @@ BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 MAX_ECHO = 80  # characters of an outside string that a message repeats
 
 
-def plain(text) -> str:
+def plain(text: object) -> str:
     """`text` without bidi control characters."""
     return BIDI_CONTROLS.sub("", str(text))
 
 
-def clip(text, limit: int = MAX_ECHO) -> str:
+def clip(text: object, limit: int = MAX_ECHO) -> str:
     """`text` without bidi controls, cut to `limit` characters followed by "…"."""
     text = str(text)
     # Strip only the start of a huge string: its controls cannot shrink more than it holds.
@@ -31,7 +32,7 @@ def clip(text, limit: int = MAX_ECHO) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def bdi(text: str, cls: str = "", attrs: dict | None = None) -> str:
+def bdi(text: str, cls: str = "", attrs: dict[str, str] | None = None) -> str:
     """Plain text as HTML isolated in <bdi>; the text is escaped, not stripped (locale number formats
     carry their own marks)."""
     extra = f' class="{escape(cls)}"' if cls else ""
@@ -53,16 +54,16 @@ def direction(text: str) -> str:
     return "ltr"
 
 
-def isolate(text) -> str:
+def isolate(text: object) -> str:
     """An outside string as HTML: stripped of bidi controls, escaped, in <bdi>."""
     return bdi(plain(text))
 
 
-def plain_strings(data):
+def plain_strings(data: Any) -> Any:
     """A copy of parsed JSON with every string (keys too) stripped of bidi controls; iterative, as a
     result file may nest deeply or hold a million numbers."""
 
-    def clean(node):
+    def clean(node: Any) -> Any:
         if isinstance(node, str):
             return plain(node)
         if isinstance(node, dict):
@@ -72,7 +73,7 @@ def plain_strings(data):
         return node
 
     root = clean(data)
-    stack = [(data, root)] if isinstance(data, (dict, list)) else []
+    stack: list[tuple[Any, Any]] = [(data, root)] if isinstance(data, (dict, list)) else []
     while stack:
         source, target = stack.pop()
         if isinstance(source, list) and all(type(v) in _SCALARS for v in source):

@@ -8,6 +8,8 @@ equal to Babel for every locale.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 STYLES = ("standard", "or")
 # English (CLDR "en"), for a pack built without list patterns (the build's English problem lines).
 ENGLISH = {
@@ -16,15 +18,15 @@ ENGLISH = {
 }
 
 
-def join(patterns: dict[str, str], items) -> str:
+def join(patterns: dict[str, str], items: Iterable[object]) -> str:
     """`items` (already localized text) joined by the `patterns` of one CLDR list style."""
-    items = [str(item) for item in items]
-    if len(items) < 2:
-        return items[0] if items else ""
-    if len(items) == 2:
-        return patterns["2"].format(*items)
+    texts = [str(item) for item in items]
+    if len(texts) < 2:
+        return texts[0] if texts else ""
+    if len(texts) == 2:
+        return patterns["2"].format(*texts)
     # Patterns hold only {0} and {1}; the items are arguments, never parsed as patterns themselves.
-    text = patterns["start"].format(items[0], items[1])
-    for item in items[2:-1]:
+    text = patterns["start"].format(texts[0], texts[1])
+    for item in texts[2:-1]:
         text = patterns["middle"].format(text, item)
-    return patterns["end"].format(text, items[-1])
+    return patterns["end"].format(text, texts[-1])

@@ -8,11 +8,13 @@ the number as shown (CLDR rules from the pack): "1 día", "3 días"; Arabic "3 �
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from decimal import ROUND_HALF_EVEN, Decimal
 from functools import lru_cache
+from typing import Any
 
 from ._lists import ENGLISH, join
-from ._pack import LocalePack
+from ._pack import LocalePack, PluralData
 from ._plural import category
 
 _CATEGORIES: dict[str, dict[str, str]] = {}
@@ -25,10 +27,12 @@ class NumberFormat:
         self.group: str = n["group"]
         self.minus: str = n["minus"]
         self.primary, self.secondary = n["grouping"]
-        self.percent: dict = n["percent"]  # {"prefix", "suffix"} around the number
-        self.currency: dict = n["currency"]  # {"prefix", "suffix", "neg_prefix", "neg_suffix"}
+        self.percent: dict[str, str] = n["percent"]  # {"prefix", "suffix"} around the number
+        self.currency: dict[str, str] = n["currency"]  # {"prefix", "suffix", "neg_prefix", "neg_suffix"}
         self.units: dict[str, dict[str, str]] = pack["units"]  # unit code -> {category: pattern with {0}}
-        self.plural_rules: list = (pack.get("plural") or {}).get("rules", [])
+        # Declared as always there, but a pack written by hand may leave `plural` out.
+        plural: PluralData | None = pack.get("plural")
+        self.plural_rules: list[list[Any]] = plural.get("rules", []) if plural else []
         self.lists: dict[str, dict[str, str]] = pack.get("lists") or ENGLISH  # CLDR list style -> its four patterns
         # Number as shown -> its plural category, shared by every formatter with the same rules: the
         # worker makes one formatter per answer, and the next answer shows most of the same numbers.
@@ -36,7 +40,7 @@ class NumberFormat:
         # A long-lived formatter (the browser worker's, always used with the same pack's Translator)
         # remembers each figure's text (`_figures.figure`): most figures of an answer are the last
         # answer's too, or shown twice in it.
-        self.memo: dict | None = {} if memo else None
+        self.memo: dict[Hashable, str] | None = {} if memo else None
 
     # -- plain numbers -------------------------------------------------------------------------
     @staticmethod
@@ -141,6 +145,6 @@ class NumberFormat:
             self._categories[shown] = category(self.plural_rules, shown)
         return self._categories[shown]
 
-    def join(self, items, style: str = "standard") -> str:
+    def join(self, items: Iterable[object], style: str = "standard") -> str:
         """Localized `items` as one list: "standard" (a, b and c) or "or" for alternatives (a, b or c)."""
         return join(self.lists[style], items)

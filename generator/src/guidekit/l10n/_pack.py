@@ -5,7 +5,7 @@ the renderers read it at build time and in the browser worker, so both format id
 """
 
 # No `from __future__ import annotations`: TypedDict reads NotRequired only from evaluated annotations.
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from ._lists import ENGLISH as _ENGLISH_LISTS
 
@@ -20,7 +20,7 @@ class NumberSymbols(TypedDict):
 
 
 class PluralData(TypedDict):
-    rules: list  # the CLDR rule as nested lists (`_plural.category` walks it)
+    rules: list[list[Any]]  # the CLDR rule: [tag, rule node] pairs, as nested JSON lists (`_plural.category` walks it)
     forms: list[str]  # the catalog's plural forms, in msgstr[i] order ("one", "other")
 
 

@@ -9,12 +9,17 @@ trailing zeros), f/t the fraction digits as integers, e the compact exponent (al
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from decimal import Decimal
+from typing import Any
 
 ORDER = ("zero", "one", "two", "few", "many", "other")  # CLDR's (and gettext's) order of the forms
 
+Operands = dict[str, Decimal | int]  # operand name ("n", "i", "v", ...) -> its value
+_Predicate = Callable[[Operands], bool]
 
-def operands(number: str | int | float) -> dict:
+
+def operands(number: str | int | float) -> Operands:
     """The operands of `number` as shown: "1.50" has v=2, "1.5" has v=1 (pass the text the reader sees)."""
     if not isinstance(number, str):  # a bare number shows without trailing zeros, as NumberFormat.number does
         number = str(int(number)) if float(number).is_integer() else f"{Decimal(repr(float(number))):f}"
@@ -34,7 +39,7 @@ def operands(number: str | int | float) -> dict:
     }
 
 
-def _operand(node):
+def _operand(node: Sequence[Any]) -> Callable[[Operands], Decimal | int]:
     """A function of the operands: one of them, or one modulo a constant."""
     name, args = node
     if name == "mod":
@@ -43,7 +48,7 @@ def _operand(node):
     return lambda ops: ops[name]
 
 
-def _predicate(node):
+def _predicate(node: Sequence[Any]) -> _Predicate:
     """A rule node as a function of the operands. Built once per rule set (`_compiled`): walking the
     nested lists again for each new number was a twentieth of a cost answer's time in Pyodide."""
     name, args = node
@@ -60,7 +65,7 @@ def _predicate(node):
         value, bounds = _operand(expr), [(low[1][0], high[1][0]) for low, high in ranges]
         integers_only = method == "in"  # "in" matches integers only (1.5 is not in 1..2); "within" any value
 
-        def relation(ops) -> bool:
+        def relation(ops: Operands) -> bool:
             v = value(ops)
             if integers_only and v != int(v):
                 return False
@@ -71,10 +76,10 @@ def _predicate(node):
 
 
 # id of a rules list -> (the list, held so that no other list can take its id; its [(tag, predicate)])
-_COMPILED: dict[int, tuple] = {}
+_COMPILED: dict[int, tuple[list[list[Any]], list[tuple[str, _Predicate]]]] = {}
 
 
-def _compiled(rules: list) -> list:
+def _compiled(rules: list[list[Any]]) -> list[tuple[str, _Predicate]]:
     entry = _COMPILED.get(id(rules))
     if entry is None:
         if len(_COMPILED) >= 16:
@@ -83,13 +88,13 @@ def _compiled(rules: list) -> list:
     return entry[1]
 
 
-def category(rules: list, number: str | int | float) -> str:
+def category(rules: list[list[Any]], number: str | int | float) -> str:
     """'zero', 'one', 'two', 'few', 'many' or 'other' for `number` under the locale's CLDR `rules`."""
     ops = operands(number)
     return next((tag for tag, test in _compiled(rules) if test(ops)), "other")
 
 
-def form_index(rules: list, forms: list[str], number: str | int | float) -> int:
+def form_index(rules: list[list[Any]], forms: list[str], number: str | int | float) -> int:
     """Which msgstr[i] of the catalog shows `number`; a category the catalog has no form for (Spanish
     "many", for exact millions) takes the "other" form, as gettext's integer Plural-Forms do."""
     tag = category(rules, number)

@@ -7,8 +7,12 @@ files). Plural forms are chosen by the locale's CLDR rule, which the pack carrie
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ._escape import escape
-from ._pack import LocalePack
+from ._markers import Msg
+from ._pack import LocalePack, PluralData
 from ._plural import form_index
 
 CONTEXT_SEPARATOR = "\x04"
@@ -23,11 +27,13 @@ class Translator:
         self.messages: dict[str, str | list[str]] = pack.get("messages", {})
         self.locale: str = pack["locale"]
         self.dir: str = pack.get("dir", "ltr")
-        plural = pack.get("plural") or {}
-        self.plural_rules: list = plural.get("rules", [])
+        # Declared as always there, but a pack written by hand may leave `plural` out.
+        declared: PluralData | None = pack.get("plural")
+        plural: PluralData | dict[str, Any] = declared or {}
+        self.plural_rules: list[list[Any]] = plural.get("rules", [])
         self.plural_forms: list[str] = plural.get("forms", ["one", "other"])
 
-    def __call__(self, msg: str | dict, n: float | str | None = None, **params) -> str:
+    def __call__(self, msg: Msg, n: float | str | None = None, **params: object) -> str:
         """The translation of `msg` (a msgid, or a `calculators.NP_`/`NN_`/`NNP_` declaration), with
         `{name}` params filled. A count string needs `n`: the number as shown (a str) or its value."""
         # (Private names below: Babel would extract the arguments of a call named `gettext`.)
@@ -52,7 +58,7 @@ class Translator:
     def npgettext(self, context: str, singular: str, plural: str, n: float | str) -> str:
         return self._form(context, singular, plural, n)
 
-    def html(self, msg: str | dict, n: float | str | None = None, **params: str) -> str:
+    def html(self, msg: Msg, n: float | str | None = None, **params: str) -> str:
         """The translation as HTML: the template escaped, `params` inserted as the HTML they are
         (escaped or `<bdi>`-isolated by the caller)."""
         return escape(self(msg, n)).format_map(_Missing(params))
@@ -70,20 +76,21 @@ class Translator:
         return singular if str(n) == "1" or (not isinstance(n, str) and n == 1) else plural
 
 
-def plural_count(msg: str | dict, params: dict):
+def plural_count(msg: Msg, params: Mapping[str, Any]) -> float | str | None:
     """The number a count string (`calculators.NN_`) shows: its `n` param, bare or typed ({"value": …})."""
     if not isinstance(msg, dict) or "n" not in msg:
         return None
     value = params.get(msg["n"])
-    return value["value"] if isinstance(value, dict) else value
+    count: float | str | None = value["value"] if isinstance(value, dict) else value
+    return count
 
 
-def _fill(text: str, params: dict) -> str:
+def _fill(text: str, params: Mapping[str, object]) -> str:
     return text.format_map(_Missing(params)) if params else text
 
 
-class _Missing(dict):
+class _Missing(dict[str, object]):
     """Leaves an unknown placeholder visible instead of failing on a translator's typo."""
 
-    def __missing__(self, key):
+    def __missing__(self, key: str) -> str:
         return "{" + key + "}"

@@ -6,6 +6,7 @@ or module stops the build at once with MkDocs' "Plugin 'guide' option '<name>': 
 
 import importlib.util
 import os
+from typing import Any
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config, ValidationError
@@ -16,7 +17,7 @@ from guidekit.i18n.project import check_policy
 class _Existing(c.FilesystemObject):
     """An existing path, relative to mkdocs.yml; `hint` says how to get one when it is missing."""
 
-    def __init__(self, hint: str = "", **kwargs):
+    def __init__(self, hint: str = "", **kwargs: Any) -> None:
         super().__init__(exists=True, **kwargs)
         self.hint = hint
 
@@ -34,7 +35,7 @@ class _File(_Existing, c.File):
 class _Folder(_Existing, c.Dir):
     """An existing folder; with `needs`, one holding that file."""
 
-    def __init__(self, hint: str = "", needs: str = "", **kwargs):
+    def __init__(self, hint: str = "", needs: str = "", **kwargs: Any) -> None:
         super().__init__(hint, **kwargs)
         self.needs = needs
 
@@ -47,30 +48,30 @@ class _Folder(_Existing, c.Dir):
         return path
 
 
-class _Module(c.Type):
+class _Module(c.Type[str]):
     """The name of a module the build's Python can import."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(str, **kwargs)
 
     def run_validation(self, value: object) -> str:
-        value = super().run_validation(value)
+        name = super().run_validation(value)
         try:
-            found = importlib.util.find_spec(value) is not None
+            found = importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):
             found = False
         if not found:
             raise ValidationError(
-                f"No module named '{value}' on the build's Python path; expected an importable "
+                f"No module named '{name}' on the build's Python path; expected an importable "
                 "module such as 'toycalc' (add its folder to PYTHONPATH or install it)"
             )
-        return value
+        return name
 
 
-class _Extensions(c.OptionallyRequired):
+class _Extensions(c.OptionallyRequired[dict[str, dict[str, Any]]]):
     """Module name -> its options (a mapping, or nothing)."""
 
-    def run_validation(self, value: object) -> dict[str, dict]:
+    def run_validation(self, value: object) -> dict[str, dict[str, Any]]:
         if not isinstance(value, dict):
             raise ValidationError("expected a mapping of module name to its options, e.g. `mysite.tables: {}`")
         for name, options in value.items():
@@ -79,7 +80,7 @@ class _Extensions(c.OptionallyRequired):
         return {str(name): options or {} for name, options in value.items()}
 
 
-class _Completeness(c.OptionallyRequired):
+class _Completeness(c.OptionallyRequired[dict[str, str]]):
     """Locale -> `complete` or `in progress`, the translation policy `guide-i18n status` applies."""
 
     def run_validation(self, value: object) -> dict[str, str]:
@@ -89,7 +90,7 @@ class _Completeness(c.OptionallyRequired):
             raise ValidationError(str(error)) from None
 
 
-class GuideConfig(Config):
+class GuideConfig(Config):  # type: ignore[no-untyped-call]  # MkDocs' Config.__init_subclass__ is unannotated
     enabled = c.Type(bool, default=True)
     # Per translated locale: `complete` (missing or outdated pages and strings fail `guide-i18n status
     # --strict`) or `in progress` (reported; readers get the notice). Read by guide-i18n (i18n/project.py).

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -42,7 +43,7 @@ def load(names: list[str], root: Path) -> list[ModuleType]:
     return modules
 
 
-def start(extensions: dict[str, dict], root: Path) -> tuple[dict[str, object], list[str]]:
+def start(extensions: Mapping[str, object], root: Path) -> tuple[dict[str, object], list[str]]:
     """Load, configure and check every extension: (state by module name, warnings). ValueError says what
     stops the build, prefixed with the extension's name."""
     states: dict[str, object] = {}

@@ -24,7 +24,7 @@ def wrap_tables(html: str) -> str:
     """Each bare table scrolls in its own focusable box, named by its caption where it has one.
     Material's script still wraps the table in its scroller; guide.css keeps that one from scrolling."""
 
-    def wrap(match: re.Match) -> str:
+    def wrap(match: re.Match[str]) -> str:
         caption = _CAPTION.search(match.group(0))
         label = " ".join(unescape(_TAG.sub("", caption.group(1))).split()) if caption else None
         return scroll_region(match.group(0), label)
@@ -98,33 +98,33 @@ class _InlineScripts(HTMLParser):
     """Every piece of markup that would run script from the page itself rather than from a file
     (`found`), and every <meta> that would override the site's policies (`meta`)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[str] = []
         self.meta: list[str] = []
         self._in_script = False
 
-    def handle_starttag(self, tag, attrs):
-        attrs = [(name, value or "") for name, value in attrs]
-        names = dict(attrs)
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        pairs = [(name, value or "") for name, value in attrs]
+        names = dict(pairs)
         source = self.get_starttag_text() or f"<{tag}>"
         if tag == "script" and "src" not in names:
             kind = names.get("type", "").split(";")[0].strip().lower()
             self._in_script = kind in _SCRIPT_TYPES
         if tag == "meta" and ("http-equiv" in names or names.get("name", "").strip().lower() == "referrer"):
             self.meta.append(_excerpt(source))
-        for name, value in attrs:
+        for name, value in pairs:
             if name.startswith("on") and len(name) > 2:
                 self.found.append(f"event handler {name}= in {_excerpt(source)}")
             elif name in _URL_ATTRIBUTES and _URL_NOISE.sub("", value).lower().startswith("javascript:"):
                 self.found.append(f"javascript: URL in {_excerpt(source)}")
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self._in_script:
             self.found.append(f"inline <script> {_excerpt(data.strip())}")
             self._in_script = False
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag == "script":
             self._in_script = False
 

@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
 
 from guidekit.i18n import plurals
-from guidekit.l10n import LIST_STYLES, NP_, PLURAL_FORMS, LocalePack, message_key
+from guidekit.l10n import LIST_STYLES, NP_, PLURAL_FORMS, DateData, LocalePack, NumberSymbols, PluralData, message_key
 
 from . import generator_catalogs
 from .locales import babel_locale
@@ -29,7 +29,7 @@ UNIT_TEXT = {
 }
 
 
-def number_data(locale: str) -> dict:
+def number_data(locale: str) -> NumberSymbols:
     loc = babel_locale(locale)
     symbols = (
         loc.number_symbols[loc.default_numbering_system]
@@ -76,7 +76,7 @@ def list_patterns(locale: str) -> dict[str, dict[str, str]]:
     return {style: {key: data[style][key] for key in ("2", "start", "middle", "end")} for style in LIST_STYLES}
 
 
-def date_data(locale: str) -> dict:
+def date_data(locale: str) -> DateData:
     """What `guidekit.l10n._dates` needs to write a timestamp as CLDR does: medium date, short time, the
     pattern that joins them, abbreviated and wide month names, and the AM/PM marks."""
     loc = babel_locale(locale)
@@ -105,21 +105,26 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
             f"{po_file}: not UTF-8 text ({exc.reason}: byte {exc.object[exc.start : exc.start + 1]!r}); "
             "save the catalog as UTF-8"
         ) from None
-    messages = {}
+    messages: dict[str, str | list[str]] = {}
     for m in catalog:
         if not m.id or m.fuzzy:
             continue
         if isinstance(m.id, str):
+            assert isinstance(m.string, str)  # read_po gives a single msgid a single msgstr
             if m.string:
                 messages[message_key(m.id, m.context)] = m.string
-        elif all(m.string):
-            messages[message_key(m.id[0], m.context)] = list(m.string)
+        else:
+            assert isinstance(m.string, tuple)  # and a plural msgid the tuple of its msgstr[i]
+            if all(m.string):
+                messages[message_key(m.id[0], m.context)] = list(m.string)
     return messages
 
 
 @lru_cache(maxsize=None)
-def _cldr(locale: str) -> tuple[dict, dict, dict, str, dict, dict]:
-    plural = {"rules": plurals.cldr_rules(locale), "forms": plurals.forms(locale)}
+def _cldr(
+    locale: str,
+) -> tuple[NumberSymbols, dict[str, dict[str, str]], dict[str, dict[str, str]], str, PluralData, DateData]:
+    plural: PluralData = {"rules": plurals.cldr_rules(locale), "forms": plurals.forms(locale)}
     return (
         number_data(locale),
         unit_patterns(locale),
@@ -157,7 +162,9 @@ def _messages(locale: str, locales_dir: Path) -> dict[str, str | list[str]]:
     return shipped | catalog_messages(locales_dir / locale / "LC_MESSAGES" / "messages.po")
 
 
-def _translated_units(units: dict, messages: dict) -> dict:
+def _translated_units(
+    units: dict[str, dict[str, str]], messages: dict[str, str | list[str]]
+) -> dict[str, dict[str, str]]:
     """CLDR's unit patterns, with those of `UNIT_TEXT` the catalog translates in their place."""
     chosen = {}
     for code, msg in UNIT_TEXT.items():
@@ -167,7 +174,9 @@ def _translated_units(units: dict, messages: dict) -> dict:
     return units | chosen
 
 
-def _reindexed(messages: dict, source_forms: list[str], target_forms: list[str]) -> dict:
+def _reindexed(
+    messages: dict[str, str | list[str]], source_forms: list[str], target_forms: list[str]
+) -> dict[str, str | list[str]]:
     """Borrowed plural entries given one form per category of the borrowing locale: each takes the
     source's form for that category, or its "other" (Spanish one/other lent to Arabic's six)."""
 

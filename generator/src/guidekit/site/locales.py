@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from babel import Locale
+
+if TYPE_CHECKING:  # the CLI imports this module without MkDocs' page model
+    from mkdocs.structure.pages import Page
 
 
 @lru_cache(maxsize=None)
@@ -31,7 +35,7 @@ def absolute_url(site_url: str, page_url: str) -> str:
     return base if page_url in ("", "./", ".") else base + page_url
 
 
-def page_alternates(page, site_url: str, locales: list[str]) -> dict[str, str]:
+def page_alternates(page: Page, site_url: str, locales: list[str]) -> dict[str, str]:
     """Absolute URL of this page in every locale that has it (static-i18n's `file.alternates`)."""
     alternates = getattr(page.file, "alternates", {}) or {}
     urls = {}

@@ -6,10 +6,10 @@ from jinja2 import Environment
 from jinja2.ext import InternationalizationExtension
 from markupsafe import escape
 
-from guidekit.l10n import Translator
+from guidekit.l10n import LocalePack, Translator
 
 
-def partials_env(theme_env: Environment, pack: dict) -> Environment:
+def partials_env(theme_env: Environment, pack: LocalePack) -> Environment:
     """An overlay of the theme's environment that autoescapes and translates through the locale's
     catalog, with the UI strings' one placeholder syntax.
 

@@ -14,18 +14,23 @@ import json
 import logging
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
+from mkdocs.utils.templates import TemplateContext
 
 from guidekit import calc
 from guidekit.i18n import status as translation_status
 from guidekit.i18n.plain_text import config_markup
 from guidekit.i18n.project import Project
+from guidekit.l10n import LocalePack
 from guidekit.runtime import assets, bytecode, offline
 
 from . import extensions, headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
@@ -33,10 +38,42 @@ from .config import GuideConfig
 from .locale_pack import locale_pack
 from .partials_env import partials_env
 
+if TYPE_CHECKING:
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.nav import Navigation
+
 log = logging.getLogger("mkdocs.plugins.guide")
 
 # The generator's theme over Material: the page shell, the calculator partials and scripts, the CSS.
 THEME = Path(__file__).resolve().parents[1] / "theme"
+
+
+# What this plugin reads of mkdocs-static-i18n's plugin and its configuration (the package ships no types).
+class _I18nLanguage(Protocol):
+    locale: str
+    build: bool
+
+
+class _I18nConfig(Protocol):
+    languages: list[_I18nLanguage]
+
+
+class _StaticI18n(Protocol):
+    building: bool  # True while its on_post_build runs the nested builds of the other locales
+    current_language: str  # set by its on_config (priority -100), before this plugin's runs
+    config: _I18nConfig
+    reconfigure_search_duplicates: Callable[[list[dict[str, Any]]], None]
+
+    @property
+    def default_language(self) -> str: ...
+
+
+class _GuideTemplateContext(TemplateContext, total=False):
+    """MkDocs' page context with the variables this plugin adds for the theme's templates."""
+
+    guide_locale_root: str
+    guide_calc_runtime: dict[str, str] | None
+    guide_translation_banner: str
 
 
 def _add_theme(config: MkDocsConfig) -> None:
@@ -48,22 +85,23 @@ def _add_theme(config: MkDocsConfig) -> None:
         dirs.insert(dirs.index(custom) + 1 if custom in dirs else 0, str(THEME))
 
 
-class GuidePlugin(BasePlugin[GuideConfig]):
+class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # MkDocs' __init_subclass__ is unannotated
     @event_priority(-150)  # after static-i18n's (-100) has chosen the locale of this build
-    def on_config(self, config: MkDocsConfig):
+    def on_config(self, config: MkDocsConfig) -> None:
         if not self.config.enabled:
             return
         i18n = config.plugins.get("i18n")
         if i18n is None:
             raise PluginError("The 'guide' plugin needs mkdocs-static-i18n: add 'i18n' before 'guide' in plugins.")
-        self._i18n = i18n
+        # MkDocs types its plugins as BasePlugin; the one named 'i18n' is static-i18n's.
+        self._i18n = cast(_StaticI18n, i18n)
         # static-i18n drops a locale's search entries that equal the default locale's ("duplicates"):
         # exactly the fallback pages, which a French reader must still find. The index is split per
         # locale afterwards (search_split), so no locale's index holds another's pages anyway.
-        i18n.reconfigure_search_duplicates = lambda entries: None
+        self._i18n.reconfigure_search_duplicates = lambda entries: None
         self.root = Path(config.config_file_path).parent
         _add_theme(config)
-        if not i18n.building:
+        if not self._i18n.building:
             # Before anything is read or written: a link out of these folders would publish what it points at.
             self._refuse_outside_links(config)
             # Titles and names an editor writes in mkdocs.yml reach every page as they are: text only.
@@ -101,7 +139,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         self.pages: dict[str, dict[str, dict[str, str]]] = {}
         self.default_404: str | None = None
         self.wheels: list[Path] | None = None
-        self.packs: dict[str, dict] = {}
+        self.packs: dict[str, LocalePack] = {}
         for module in self.config.calculator_modules:
             importlib.import_module(module)  # registers its calculators
 
@@ -119,14 +157,14 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         return self._i18n.default_language
 
     @property
-    def pack(self) -> dict:
+    def pack(self) -> LocalePack:
         return self.packs[self.locale]
 
     @property
     def all_locales(self) -> list[str]:
         return [lang.locale for lang in self._i18n.config.languages if lang.build]
 
-    def on_pre_build(self, config: MkDocsConfig):
+    def on_pre_build(self, config: MkDocsConfig) -> None:
         if not self.config.enabled:
             return
         # A translation that would break a page (lost placeholder, injected HTML, a page whose
@@ -172,14 +210,14 @@ class GuidePlugin(BasePlugin[GuideConfig]):
                 raise PluginError(str(exc)) from exc
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
 
-    def on_build_error(self, error: Exception):
+    def on_build_error(self, error: Exception) -> None:
         # A refused page stops the build before on_post_build, which removes the wheels' folder (an
         # error in on_config comes before there are any).
         if getattr(self, "wheels", None) is not None:
             shutil.rmtree(self._wheel_dir, ignore_errors=True)
             self.wheels = None
 
-    def on_env(self, env, config: MkDocsConfig, files):
+    def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
         if not self.config.enabled:
             return env
         # The theme's main.html hands it to Material's search in place of the hashed name base.html has.
@@ -189,7 +227,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         return env
 
     # -- per page ------------------------------------------------------------------------------
-    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files):
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if not self.config.enabled:
             return markdown
         if problem := sources_guard.unread_front_matter(markdown):
@@ -198,7 +236,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         # slot that stays inline, and on_page_content renders it (markers.embed).
         return markers.inline_slots(markdown)
 
-    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files):
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if not self.config.enabled:
             return html
         # Checked before the build adds its own markup, so a problem here is the Markdown's.
@@ -242,6 +280,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         def rel(path: str) -> str:
             return get_relative_url(path, page.url)
 
+        # The outer build's on_pre_build made the wheels, before any locale renders a page.
+        assert self.wheels is not None
         return {
             "pack": rel(f"assets/calc/pack-{self.locale}.json") + f"?v={_digest(_pack_json(self.pack).encode())}",
             # A folder per wheel digest busts caches; Pyodide needs the file name to end in .whl.
@@ -252,19 +292,23 @@ class GuidePlugin(BasePlugin[GuideConfig]):
             "worker": rel("assets/javascripts/calculator-worker.js"),
         }
 
-    def on_page_context(self, context, page: Page, config: MkDocsConfig, nav):
+    def on_page_context(
+        self, context: TemplateContext, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
         if not self.config.enabled:
             return context
+        # MkDocs' TemplateContext names only its own keys; the theme reads this plugin's from the same dict.
+        guide_context = cast(_GuideTemplateContext, context)
         alternates = locales.page_alternates(page, config.site_url or "", self.all_locales)
         self.pages.setdefault(self.locale, {})[page.url] = alternates
-        context["guide_locale_root"] = "" if self.locale == self.default_locale else f"/{self.locale}/"
+        guide_context["guide_locale_root"] = "" if self.locale == self.default_locale else f"/{self.locale}/"
         # The head's calculator-boot.js holds the runtime's URLs for a page that places a calculator.
-        context["guide_calc_runtime"] = self._runtime_urls(page) if page.meta.get("guide_calculators") else None
+        guide_context["guide_calc_runtime"] = self._runtime_urls(page) if page.meta.get("guide_calculators") else None
         # A reader of a page that is still in the source language, or whose translation lags, is told so.
         translation = translation_status.page_state(
             Path(config.docs_dir), self.locale, page.file.src_uri, self.default_locale, config.use_directory_urls
         )
-        context["guide_translation_banner"] = self.env.get_template("partials/translation-banner.html").render(
+        guide_context["guide_translation_banner"] = self.env.get_template("partials/translation-banner.html").render(
             guide_translation=translation,
             guide_default_locale=self.default_locale,
             guide_source_language=locales.language_name(self.default_locale, self.locale),
@@ -291,12 +335,12 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         output = html_rewrite.set_root_language(output, self.locale, locales.text_direction(self.locale))
         return html_rewrite.add_security_meta(output)
 
-    def on_post_page(self, output: str, page: Page, config: MkDocsConfig):
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         if not self.config.enabled:
             return output
         return self._finish_html(output, f"the page of {self._source(page)}")
 
-    def on_post_template(self, output: str, template_name: str, config: MkDocsConfig):
+    def on_post_template(self, output: str, template_name: str, config: MkDocsConfig) -> str:
         if not self.config.enabled or template_name != "404.html":
             return output
         output = self._finish_html(output, f"{template_name} ({self.locale})")
@@ -312,7 +356,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):
 
     # -- once, after every locale --------------------------------------------------------------
     @event_priority(-200)
-    def on_post_build(self, config: MkDocsConfig):
+    def on_post_build(self, config: MkDocsConfig) -> None:
         if not self.config.enabled or self._i18n.building:
             return
         site_dir = Path(config.site_dir)
@@ -321,6 +365,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):
         for locale, pack in self.packs.items():
             (calc_dir / f"pack-{locale}.json").write_text(_pack_json(pack), encoding="utf-8")
         (calc_dir / self._wheel_digest).mkdir(exist_ok=True)
+        # Made by this (outer) build's on_pre_build; a failed build ends in on_build_error, never here.
+        assert self.wheels is not None
         for wheel in self.wheels:
             shutil.copy2(wheel, calc_dir / self._wheel_digest / wheel.name)
         shutil.rmtree(self._wheel_dir, ignore_errors=True)
@@ -367,5 +413,5 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-def _pack_json(pack: dict) -> str:
+def _pack_json(pack: LocalePack) -> str:
     return json.dumps(pack, ensure_ascii=False, sort_keys=True)

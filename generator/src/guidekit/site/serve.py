@@ -24,6 +24,7 @@ import sys
 import urllib.parse
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, BinaryIO
 
 from .headers import HEADERS
 
@@ -78,10 +79,19 @@ def accepted_encodings(header: str) -> set[str]:
     return accepted
 
 
+class SiteServer(ThreadingHTTPServer):
+    """The server `make_server` makes: it carries the access log switch and the subpath it serves."""
+
+    verbose: bool
+    prefix: str
+    server_address: tuple[str, int]  # bound at construction: the AF_INET socket's own (host, port)
+
+
 class Handler(SimpleHTTPRequestHandler):
     prefix = "/"
+    server: SiteServer  # made only by make_server
 
-    def send_head(self):
+    def send_head(self) -> BinaryIO | None:
         path = request_path(self.path)
         if path is None:
             self.send_error(HTTPStatus.BAD_REQUEST, "Malformed path")
@@ -99,7 +109,8 @@ class Handler(SimpleHTTPRequestHandler):
             if not path.endswith("/"):
                 # The normalized path, never the raw one: a raw "//host/x" would send the browser to another site.
                 query = urllib.parse.urlsplit(self.path).query
-                return self._redirect(urllib.parse.quote(path + "/") + (f"?{query}" if query else ""))
+                self._redirect(urllib.parse.quote(path + "/") + (f"?{query}" if query else ""))
+                return None
             file = index
         elif path.endswith("/") or not self._servable(file):
             return self._send_not_found(parts[:-1])
@@ -120,7 +131,7 @@ class Handler(SimpleHTTPRequestHandler):
                 return file + suffix, coding
         return file, None
 
-    def _send_not_found(self, folders: list[str]):
+    def _send_not_found(self, folders: list[str]) -> BinaryIO | None:
         """The site's 404 page nearest the missing path (/ja/404.html under /ja/, else the root's)."""
         for depth in range(len(folders), -1, -1):
             page = os.path.join(self.directory, *folders[:depth], "404.html")
@@ -129,14 +140,16 @@ class Handler(SimpleHTTPRequestHandler):
         self.send_error(HTTPStatus.NOT_FOUND, "File not found")
         return None
 
-    def _redirect(self, location: str):
+    def _redirect(self, location: str) -> None:
         self.send_response(HTTPStatus.MOVED_PERMANENTLY)
         self.send_header("Location", location)
         self.send_header("Content-Length", "0")
         self.end_headers()
         return None
 
-    def _send_file(self, path: str, body_path: str, coding: str | None, status: HTTPStatus = HTTPStatus.OK):
+    def _send_file(
+        self, path: str, body_path: str, coding: str | None, status: HTTPStatus = HTTPStatus.OK
+    ) -> BinaryIO | None:
         try:
             f = open(body_path, "rb")
         except OSError:
@@ -165,21 +178,23 @@ class Handler(SimpleHTTPRequestHandler):
         self.end_headers()
         return f
 
-    def end_headers(self):
+    def end_headers(self) -> None:
         # Every response, errors and redirects included. No HSTS: this server is plain http.
         for name, value in HEADERS.items():
             self.send_header(name, value)
         super().end_headers()
 
-    def log_message(self, format, *args):  # quiet by default; `--verbose` restores the access log
+    def log_message(self, format: str, *args: Any) -> None:  # quiet by default; `--verbose` restores the access log
         if self.server.verbose:
             super().log_message(format, *args)
 
 
-def make_server(folder: str, port: int, bind: str = "127.0.0.1", prefix: str = "/", verbose: bool = False):
+def make_server(
+    folder: str, port: int, bind: str = "127.0.0.1", prefix: str = "/", verbose: bool = False
+) -> SiteServer:
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
     handler = type("PrefixedHandler", (Handler,), {"prefix": prefix})
-    server = ThreadingHTTPServer((bind, port), functools.partial(handler, directory=folder))
+    server = SiteServer((bind, port), functools.partial(handler, directory=folder))
     server.verbose = verbose
     server.prefix = prefix
     return server

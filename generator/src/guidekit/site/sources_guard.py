@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import MutableMapping
 from pathlib import Path
+from typing import Any
 
 import yaml
 from mkdocs.utils.meta import YAML_RE
@@ -93,7 +95,7 @@ def _shown(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
-def front_matter_as_html(meta: dict) -> list[str]:
+def front_matter_as_html(meta: MutableMapping[str, Any]) -> list[str]:
     """Turns the printed fields of `meta` into HTML text in place; returns what cannot be text (a
     list or mapping where the theme prints a string)."""
     problems = []

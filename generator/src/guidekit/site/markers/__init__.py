@@ -14,17 +14,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from guidekit.i18n.markdown import CODE_SPAN, scan
+
+if TYPE_CHECKING:  # `guide-i18n` imports the markers without the build's Jinja
+    from jinja2 import Environment
+
+    from guidekit.l10n import LocalePack
 
 
 @dataclass
 class PageContext:
     """What a renderer may need about the page being built."""
 
-    env: object  # the partials' Jinja environment for this locale
-    pack: dict  # the locale pack
+    env: Environment  # the partials' Jinja environment for this locale
+    pack: LocalePack  # the locale pack
     page: str  # the page's source path, for error messages
     # Each build extension's state, by module name: what its `configure` returned from its options.
     extensions: dict[str, object] = field(default_factory=dict)
@@ -33,33 +38,33 @@ class PageContext:
 @dataclass(frozen=True)
 class Marker:
     name: str
-    pattern: re.Pattern  # group 1, when present, is the marker's argument
-    render: Callable[[re.Match, PageContext], str]
+    pattern: re.Pattern[str]  # group 1, when present, is the marker's argument
+    render: Callable[[re.Match[str], PageContext], str]
     inline: bool = False  # inside a sentence (word order may move it); otherwise on a line of its own
 
-    def key(self, match: re.Match) -> str:
+    def key(self, match: re.Match[str]) -> str:
         """How the skeleton check names one occurrence, e.g. `calculator: memory`."""
         return f"{self.name}: {match[1]}" if self.pattern.groups else self.name
 
-    def slot(self, match: re.Match) -> str:
+    def slot(self, match: re.Match[str]) -> str:
         """An inline marker's stand-in while Markdown reads the page. Python-Markdown takes an HTML comment that
         starts a line for a raw HTML block and pulls it out of its paragraph; an empty <span> stays in the
         sentence wherever it stands. `embed` renders the slot. (Arguments are `[\\w.-]`: no quoting needed.)"""
         return f'<span data-guide-{self.name}="{match[1] if self.pattern.groups else ""}"></span>'
 
     @cached_property
-    def slot_pattern(self) -> re.Pattern:
+    def slot_pattern(self) -> re.Pattern[str]:
         """The slot in the HTML; group 1 is the argument, as in `pattern`."""
         return re.compile(rf'<span data-guide-{re.escape(self.name)}="([^"<>]*)"></span>')
 
 
-def _calculator(match: re.Match, ctx: PageContext) -> str:
+def _calculator(match: re.Match[str], ctx: PageContext) -> str:
     from . import calculator_embed
 
     return calculator_embed.render_calculator(match[1], ctx.env, ctx.pack)
 
 
-def _figure(match: re.Match, ctx: PageContext) -> str:
+def _figure(match: re.Match[str], ctx: PageContext) -> str:
     from . import prose_figures
 
     return prose_figures.render_figure(match[1], ctx.pack, ctx.page)
@@ -68,7 +73,7 @@ def _figure(match: re.Match, ctx: PageContext) -> str:
 _TABLE: dict[str, Marker] = {}
 
 
-def block(name: str, render: Callable[[re.Match, PageContext], str], argument: str | None = None) -> Marker:
+def block(name: str, render: Callable[[re.Match[str], PageContext], str], argument: str | None = None) -> Marker:
     """A marker on a line of its own: `<!-- NAME -->`, or `<!-- NAME: ARGUMENT -->` with `argument` a regex."""
     arg = rf":\s*({argument})" if argument else ""
     return Marker(name, re.compile(rf"<!--\s*{re.escape(name)}{arg}\s*-->"), render)
@@ -138,7 +143,7 @@ def embed(html: str, ctx: PageContext) -> str:
     """Every marker in a page's HTML, and every inline marker's slot, replaced by what its renderer makes."""
     for marker in table():
 
-        def render(match: re.Match, marker: Marker = marker) -> str:
+        def render(match: re.Match[str], marker: Marker = marker) -> str:
             return marker.render(match, ctx)
 
         if marker.inline:

@@ -8,11 +8,15 @@ browser worker makes.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
 
 from guidekit import calc, l10n, render
 from guidekit.calc.display import UNITS
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 
 def unit_label(unit: str) -> str:
@@ -20,10 +24,10 @@ def unit_label(unit: str) -> str:
     return UNITS[unit].label if unit else ""
 
 
-def _groups(inputs: list[dict]) -> list[dict]:
+def _groups(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Inputs by fieldset, in declaration order; advanced ones folded at the end of their group (a group
     of advanced inputs only is folded whole, under its own title: calculator.html)."""
-    groups: dict[tuple, dict] = {}
+    groups: dict[tuple[str, tuple[tuple[str, Any], ...]], dict[str, Any]] = {}
     for inp in inputs:
         params = inp.get("group_params") or {}
         group = groups.setdefault(
@@ -34,7 +38,7 @@ def _groups(inputs: list[dict]) -> list[dict]:
     return list(groups.values())
 
 
-def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
+def unit_texts(inputs: list[dict[str, Any]], pack: l10n.LocalePack) -> dict[str, str]:
     """Input name -> the unit shown beside its label, with the input's declared range where the unit
     names one ("share, 0–0.9"): from the same min and max the calculator checks, in the locale's digits."""
     loc = l10n.Localizer(pack)
@@ -50,13 +54,13 @@ def unit_texts(inputs: list[dict], pack: dict) -> dict[str, str]:
     }
 
 
-def input_texts(inputs: list[dict], values: dict, pack: dict) -> dict[str, str]:
+def input_texts(inputs: list[dict[str, Any]], values: dict[str, Any], pack: l10n.LocalePack) -> dict[str, str]:
     """Number input name -> its value as the field shows it in the locale ("200.000.000", "0,1")."""
     fmt = l10n.NumberFormat(pack)
     return {i["name"]: fmt.input_text(values[i["name"]]) for i in inputs if i["kind"] in ("int", "float")}
 
 
-def render_calculator(name: str, env, pack: dict) -> str:
+def render_calculator(name: str, env: Environment, pack: l10n.LocalePack) -> str:
     description = calc.describe(name)
     if "inputs" not in description:
         raise PluginError(f"Page places unknown calculator {name!r}; known: {', '.join(calc.names())}")

@@ -11,11 +11,11 @@ from __future__ import annotations
 from mkdocs.exceptions import PluginError
 
 from guidekit import calc
-from guidekit.l10n import Localizer
+from guidekit.l10n import LocalePack, Localizer
 from guidekit.render import figure, num
 
 
-def render_figure(name: str, pack: dict, page: str) -> str:
+def render_figure(name: str, pack: LocalePack, page: str) -> str:
     try:
         found = calc.figure(name)
     except ValueError as exc:  # a figure that refuses to back its sentence (e.g. a "cheapest" that does not hold)
