@@ -8,6 +8,7 @@ from benchmarks import (
     browser_tests_cpu,
     calculators_browser,
     calculators_cpython,
+    example_startup,
     lighthouse_pages,
     memory_accuracy,
     pilot_scale_loop,
@@ -19,6 +20,7 @@ def main() -> int:
     for bench in (
         calculators_cpython,
         calculators_browser,
+        example_startup,
         lighthouse_pages,
         memory_accuracy,
         throughput_accuracy,
