@@ -148,6 +148,17 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         """What the browser worker imports at start: each registers its calculators."""
         return list(self.config.calculator_modules)
 
+    def _importers(self) -> list[str]:
+        """The import panels of the calculators the site's own modules register: the browser registers only
+        those (a build extension may register others in the build's Python, for its tables)."""
+        modules = self._worker_modules()
+
+        def site_calculator(name: str) -> bool:
+            module = getattr(calc.get(name), "__name__", "")
+            return any(module == m or module.startswith(m + ".") for m in modules)
+
+        return sorted({m for name in calc.names() if site_calculator(name) and (m := calc.importer(name))})
+
     @property
     def locale(self) -> str:
         return self._i18n.current_language
@@ -184,7 +195,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
                 *assets.build_wheels([self.root / p for p in self.config.packages], self._wheel_dir / "site"),
             ]
             # The packages the worker imports at start, compiled once here instead of in each browser.
-            importers = sorted({m for name in calc.names() if (m := calc.importer(name))})
+            importers = self._importers()
             packages = assets.worker_packages(self._worker_modules(), importers)
             # Of the import panels, only the files each declares it reads in the browser.
             extra = tuple(f for m in importers for f in getattr(importlib.import_module(m), "BROWSER_FILES", ()))
