@@ -131,6 +131,19 @@ def project_wheel(tmp_path_factory, worker_id) -> Path:
     return Path(_once_per_run(tmp_path_factory, worker_id, "wheel", _build_wheel))
 
 
+def _build_guidekit_wheel(folder: Path) -> list[str]:
+    from guidekit.runtime.assets import build_wheels
+
+    return [str(build_wheels([ROOT / "generator"], folder)[0])]
+
+
+@pytest.fixture(scope="session")
+def guidekit_wheel(tmp_path_factory, worker_id) -> Path:
+    """guidekit's wheel as pip builds it from generator/ (what `pip install` installs), once per test run
+    for every test that installs it."""
+    return Path(_once_per_run(tmp_path_factory, worker_id, "guidekit-wheel", _build_guidekit_wheel)[0])
+
+
 @pytest.fixture(scope="session")
 def generator_wheel(tmp_path_factory) -> Path:
     """The generator's browser wheel as the build packs it from the installed guidekit (no pip: cheap)."""

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from guidekit.runtime.assets import build_wheels
+from guidekit.l10n import Translator
+from guidekit.site.locale_pack import locale_pack
 from tests.conftest import ARTIFACTS, ROOT, _once_per_run, serve_static
 from tests.site.browser import PHONE, Recorder, hold_runtime
 from tests.site.test_browser_offline import _controlled, _wait_for_runtime_cached
@@ -37,9 +38,8 @@ def _run(*args, **kwargs) -> subprocess.CompletedProcess:
     return result
 
 
-def _build_example(folder: Path) -> list[str]:
-    """guidekit's wheel, a fresh venv with it and the example installed, and the example's build."""
-    [wheel] = build_wheels([ROOT / "generator"], folder / "dist")
+def _build_example(folder: Path, wheel: Path) -> list[str]:
+    """A fresh venv with guidekit's wheel and the example installed, and the example's build."""
     venv = folder / "venv"
     _run(sys.executable, "-m", "venv", str(venv))
     python = str(venv / "bin" / "python")
@@ -57,8 +57,11 @@ def _build_example(folder: Path) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def example_built(tmp_path_factory, worker_id) -> Path:
-    return Path(_once_per_run(tmp_path_factory, worker_id, "example", _build_example)[0])
+def example_built(tmp_path_factory, worker_id, guidekit_wheel) -> Path:
+    def build(folder: Path) -> list[str]:
+        return _build_example(folder, guidekit_wheel)
+
+    return Path(_once_per_run(tmp_path_factory, worker_id, "example", build)[0])
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +74,16 @@ def test_the_examples_browser_wheels_hold_none_of_the_gpu_guide(example_built):
     names = [n for wheel in example_built.glob("assets/calc/*/*.whl") for n in zipfile.ZipFile(wheel).namelist()]
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"guidekit", "heatpump"}, tops
+    # What the installed package carries beside its code reached the site: the runtime, sw.js, the theme.
+    assert (example_built / "sw.js").is_file() and (example_built / "assets/javascripts/calculator.js").is_file()
+
+
+def test_the_generators_strings_come_from_the_installed_package(example_built):
+    """The example's catalogs translate only its own strings; "Result" reads in Hebrew all the same."""
+    hebrew = (EXAMPLE / "locales" / "he" / "LC_MESSAGES" / "messages.po").read_text(encoding="utf-8")
+    assert 'msgid "Result"' not in hebrew
+    pack = json.loads((example_built / "assets" / "calc" / "pack-he.json").read_text(encoding="utf-8"))
+    assert pack["messages"]["Result"] == Translator(locale_pack("he", EXAMPLE / "locales"))("Result") != "Result"
 
 
 @pytest.mark.parametrize("locale", LOCALES)
