@@ -161,6 +161,29 @@ def test_front_matter_that_is_not_yaml_stops_the_build():
     assert guide.on_page_markdown("---\n\n# x\n", page=page, config=None, files=None) == "---\n\n# x\n"
 
 
+@pytest.mark.parametrize(
+    ("meta", "why"),
+    [
+        ({"search": {"boost": float("inf")}}, "`search.boost` is inf, not a finite number"),
+        ({"search": {"boost": float("nan")}}, "`search.boost` is nan, not a finite number"),
+        ({"search": {"boost": "high"}}, "`search.boost` is 'high', not a finite number"),
+        ({"search": {"exclude": "yes"}}, "`search.exclude` is 'yes', not true or false"),
+        ({"search": "boost"}, "`search` is not a mapping"),
+        ({"hide": 5}, "`hide` is 5, not a list of names"),
+    ],
+)
+def test_front_matter_material_would_misread_stops_the_build_with_one_line(meta, why):
+    """Attack report finding 20 (`boost: .inf` wrote Infinity into the search index, not JSON) and 16
+    (`hide: 5`, a TypeError traceback)."""
+    guide = plugin()
+    guide.root = ROOT
+    page = SimpleNamespace(file=SimpleNamespace(abs_src_path=None, src_path="ja/faq.md"), meta=meta)
+    with pytest.raises(PluginError, match=r"^ja/faq\.md: its front matter's " + re.escape(why)):
+        guide.on_page_markdown("# x\n", page=page, config=None, files=None)
+    page.meta = {"search": {"boost": 2, "exclude": False}, "hide": ["toc"]}  # what Material documents
+    assert guide.on_page_markdown("# x\n", page=page, config=None, files=None) == "# x\n"
+
+
 def test_a_failed_build_leaves_no_wheel_folder_behind(tmp_path):
     guide = plugin()
     guide._wheel_dir = tmp_path / "guide-wheel-x"

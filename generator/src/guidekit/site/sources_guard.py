@@ -18,8 +18,9 @@ as written.
 from __future__ import annotations
 
 import html
+import math
 import os
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +125,23 @@ def unread_front_matter(markdown: str) -> str | None:
         what = getattr(exc, "problem", None) or type(exc).__name__
         return f"its front matter is not YAML ({what}{where}); quote a value that holds ': ' or ' #'"
     return None if isinstance(data, dict) else "its front matter is not a mapping of fields"
+
+
+def front_matter_problem(meta: Mapping[str, Any]) -> str | None:
+    """What in a page's front matter Material would read wrongly, or None: `search.boost` other than a
+    finite number wrote `Infinity` into the search index, which is not JSON, so the locale's search
+    stopped working; `hide` other than a list of names stopped the build with a TypeError."""
+    search = meta.get("search")
+    if search is not None:
+        if not isinstance(search, Mapping):
+            return "its front matter's `search` is not a mapping (e.g. `search: {boost: 2}`)"
+        boost = search.get("boost")
+        finite = isinstance(boost, (int, float)) and not isinstance(boost, bool) and math.isfinite(boost)
+        if boost is not None and not finite:
+            return f"its front matter's `search.boost` is {boost!r}, not a finite number"
+        if "exclude" in search and not isinstance(search["exclude"], bool):
+            return f"its front matter's `search.exclude` is {search['exclude']!r}, not true or false"
+    hide = meta.get("hide")
+    if hide is not None and not (isinstance(hide, list) and all(isinstance(item, str) for item in hide)):
+        return f"its front matter's `hide` is {hide!r}, not a list of names (e.g. `hide: [toc]`)"
+    return None
