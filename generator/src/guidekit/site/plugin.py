@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import json
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -33,7 +34,7 @@ from guidekit.i18n.project import Project
 from guidekit.l10n import LocalePack
 from guidekit.runtime import assets, bytecode, offline
 
-from . import extensions, headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
+from . import content_policy, extensions, headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
 from .config import GuideConfig
 from .locale_pack import locale_pack
 from .partials_env import partials_env
@@ -221,6 +222,23 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
                 raise PluginError(str(exc)) from exc
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
 
+    @event_priority(100)  # before static-i18n's (-100) keeps only this build's locale: every locale's files
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        if not self.config.enabled or self._i18n.building:
+            return files
+        docs = Path(os.path.abspath(config.docs_dir))
+        lines = []
+        for file in files:  # the files MkDocs copies as they are (the theme's lie outside docs/)
+            excluded = not file.inclusion.is_included()  # type: ignore[no-untyped-call]  # unannotated in MkDocs
+            if file.is_documentation_page() or excluded:  # excluded: a dotfile such as add-locale's .gitkeep
+                continue
+            path = Path(file.abs_src_path or "")
+            if path.is_relative_to(docs) and (problem := content_policy.static_file_problem(path)):
+                lines.append(f"{sources_guard.one_line(self._shown(path))}: {problem}")
+        if lines:
+            raise PluginError("\n".join(lines))
+        return files
+
     def on_build_error(self, error: Exception) -> None:
         # A refused page stops the build before on_post_build, which removes the wheels' folder (an
         # error in on_config comes before there are any).
@@ -253,12 +271,13 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         if not self.config.enabled:
             return html
         # Checked before the build adds its own markup, so a problem here is the Markdown's.
-        _refuse_inline_script(
-            html,
-            f"{self._source(page)}: the page's content has",
-            "Remove it, or move the script into a file under the theme's assets/javascripts/ loaded by a template.",
-        )
         _refuse_policy_meta(html, f"{self._source(page)}: the page's content has")
+        if problems := content_policy.page_problems(html):
+            raise PluginError(
+                f"{self._source(page)}: the page's content has what a page may not hold: {'; '.join(problems)}. "
+                "A page holds text, images, links and tables; script and style belong in the theme "
+                "(custom_dir), and images in the site itself (EDITORS.md, What a page may hold)."
+            )
         # Before any template prints them: the theme treats these fields as HTML, the author wrote text.
         if problems := sources_guard.front_matter_as_html(page.meta):
             raise PluginError(f"{self._source(page)}: {'; '.join(problems)}")
@@ -331,7 +350,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         return context
 
     def _source(self, page: Page) -> str:
-        path = Path(page.file.abs_src_path or page.file.src_path)
+        return self._shown(Path(page.file.abs_src_path or page.file.src_path))
+
+    def _shown(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
 
     def _finish_html(self, output: str, what: str) -> str:
@@ -402,19 +423,20 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
 
 
 def _refuse_inline_script(html: str, where: str, fix: str) -> None:
-    """The site's policy allows no inline script, so one in a page would silently not run: stop the build."""
-    problems = html_rewrite.inline_script_problems(html)
+    """The site's policy allows no inline script and nothing from another origin, so a template that holds
+    them would silently not work: stop the build."""
+    problems = content_policy.template_problems(html)
     if problems:
         raise PluginError(
-            f"{where} inline script, which the site's Content-Security-Policy blocks "
-            f"(script-src 'self'): {'; '.join(problems)}. {fix}"
+            f"{where} inline script or a load from another origin, which the site's Content-Security-Policy "
+            f"blocks (script-src 'self', default-src 'self'): {'; '.join(problems)}. {fix}"
         )
 
 
 def _refuse_policy_meta(html: str, where: str) -> None:
     """A <meta http-equiv> or <meta name=referrer> would override the policies the build sets (a refresh
     sends the reader to another site; `unsafe-url` leaks each page's address): stop the build."""
-    problems = html_rewrite.policy_meta_problems(html)
+    problems = content_policy.policy_meta_problems(html)
     if problems:
         raise PluginError(
             f"{where} a <meta> that overrides the site's policies: {'; '.join(problems)}. Remove it: "
