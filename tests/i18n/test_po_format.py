@@ -12,7 +12,7 @@ import pytest
 from babel.messages.catalog import Catalog
 
 from guidekit.i18n import plurals
-from guidekit.i18n.pofile import po_text, raw_header, read_catalog, update_catalog
+from guidekit.i18n.pofile import MAX_PLURALS, po_text, raw_header, read_catalog, update_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 POT = ROOT / "locales" / "messages.pot"
@@ -224,3 +224,24 @@ def test_a_catalog_saved_in_another_encoding_is_named_with_its_line(tmp_path):
     )
     with pytest.raises(ValueError, match=rf"^{re.escape(str(po))}:5: not valid UTF-8 \(byte 0xe9\)"):
         read_catalog(po)
+
+
+@pytest.mark.parametrize("count", ["100000000", "0", "-5", "7", "2x", ""])
+def test_a_plural_count_outside_1_to_6_is_refused_before_babel_reads_the_file(tmp_path, count):
+    """Attack finding 9: Babel builds a list of nplurals strings per plural entry; nplurals=100000000 ran
+    guide-i18n check out of memory and hung the build. Refused with one line, at once."""
+    from guidekit.site.locale_pack import catalog_messages
+
+    po = tmp_path / "messages.po"
+    header = f"Content-Type: text/plain; charset=UTF-8\\nPlural-Forms: nplurals={count}; plural=0;\\n"
+    po.write_text(f'msgid ""\nmsgstr "{header}"\n\nmsgid "one"\nmsgid_plural "many"\nmsgstr[0] "x"\n', encoding="utf-8")
+    why = rf"^{re.escape(str(po))}: the header's Plural-Forms says nplurals={re.escape(count)}, where a language"
+    with pytest.raises(ValueError, match=why):
+        read_catalog(po)
+    with pytest.raises(ValueError, match=why):
+        catalog_messages(po)
+
+
+def test_every_shipped_plural_count_is_accepted():
+    counts = {len(plurals.forms(locale)) for locale in ("ja", "es", "ar", "fr", "he", "zh", "de", "en", "ru", "pl")}
+    assert max(counts) <= MAX_PLURALS and min(counts) >= 1

@@ -87,6 +87,29 @@ def raw_header(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     return comments, fields
 
 
+# Babel builds a list of `nplurals` strings for every plural entry it reads, so a header's
+# nplurals=100000000 took every byte of memory. CLDR's languages have 1 to 6 forms (Arabic has 6).
+MAX_PLURALS = 6
+_NPLURALS = re.compile(r"(?:^|;)\s*nplurals\s*=\s*([^;]*)")
+
+
+def plural_header_problem(path: Path, raw: bytes) -> str | None:
+    """One line when the header's Plural-Forms names a count of forms outside 1..MAX_PLURALS, else None.
+    Read before Babel is given the file."""
+    _comments, fields = raw_header(raw.decode("utf-8", errors="replace"))
+    for name, value in fields:
+        if name.lower() != "plural-forms":
+            continue
+        match = _NPLURALS.search(value)
+        count = match.group(1).strip() if match else ""
+        if not (count.isascii() and count.isdigit() and 1 <= int(count) <= MAX_PLURALS):
+            return (
+                f"{path}: the header's Plural-Forms says nplurals={count[:20]!s}, where a language has 1 to "
+                f"{MAX_PLURALS} plural forms; `make i18n` writes this header, so restore it rather than edit it"
+            )
+    return None
+
+
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     """A PO file, with each fuzzy entry's `#|` previous msgid (Babel reads those as translator comments)."""
     raw = path.read_bytes()
@@ -99,6 +122,8 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
             f"{path}:{line}: not valid UTF-8 (byte 0x{raw[error.start]:02x}); "
             "save the catalog as UTF-8, as its header declares"
         ) from None
+    if problem := plural_header_problem(path, raw):
+        raise ValueError(problem)
     catalog = read_po(io.BytesIO(raw), locale=locale)
     for message in [*catalog, *catalog.obsolete.values()]:
         previous = [c[1:].strip() for c in message.user_comments if c.startswith("|")]

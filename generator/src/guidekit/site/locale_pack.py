@@ -6,6 +6,7 @@ time and shipped beside the page for the browser worker, so both format identica
 
 from __future__ import annotations
 
+import io
 from functools import lru_cache
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import get_currency_symbol, parse_pattern
 
 from guidekit.i18n import plurals
+from guidekit.i18n.pofile import plural_header_problem
 from guidekit.l10n import LIST_STYLES, NP_, PLURAL_FORMS, DateData, LocalePack, NumberSymbols, PluralData, message_key
 
 from . import generator_catalogs
@@ -97,9 +99,11 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
     translated, non-fuzzy entries (an untranslated string shows its msgid)."""
     if not po_file.is_file():
         return {}
+    raw = po_file.read_bytes()
+    if problem := plural_header_problem(po_file, raw):
+        raise ValueError(problem)
     try:
-        with po_file.open("rb") as fh:
-            catalog = read_po(fh)
+        catalog = read_po(io.BytesIO(raw))
     except UnicodeDecodeError as exc:  # a ValueError: the plugin reports it as one line
         raise ValueError(
             f"{po_file}: not UTF-8 text ({exc.reason}: byte {exc.object[exc.start : exc.start + 1]!r}); "
