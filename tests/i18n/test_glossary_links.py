@@ -94,7 +94,16 @@ def test_glossary_entry_links_are_a_locales_own_and_leave_the_structure_alone():
 
 
 TOKEN = terminology.Term(
-    "token", "الرمز", (), (), "token", (terminology.re.compile(r"(?<![\w])[وبل]?(?:ال)?(?:رمز|رموز)(?![\w])"),)
+    "token",
+    "الرمز",
+    (),
+    (),
+    "token",
+    (
+        terminology.regex.compile(
+            r"(?<![\p{L}\p{N}_])[وبل]?(?:ال)?(?:رمز|رموز)(?![\p{L}\p{N}_])", flags=terminology.regex.VERSION0
+        ),
+    ),
 )
 
 

@@ -59,7 +59,7 @@ def test_the_arabic_rule_tells_the_backwards_construction_from_the_right_one(tex
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ('patterns = ["(unclosed"]', "pattern '(unclosed': missing ), unterminated subpattern"),
+        ('patterns = ["(unclosed"]', "pattern '(unclosed': missing ) at position 9"),
         ('patterns = ["目"]', "pattern '目' matches the preferred form"),
         ("patterns = []", "a non-empty list `rejected` or `patterns`"),
     ],
@@ -70,3 +70,24 @@ def test_a_bad_pattern_is_refused_with_the_file_and_the_term(tmp_path, entry, me
     with pytest.raises(ValueError, match="term 1") as error:
         terminology.load(path)
     assert str(error.value).startswith(f"{path}: ") and message in str(error.value)
+
+
+def test_a_pattern_that_backtracks_without_end_is_named_in_bounded_time(copy_of_project, capsys):
+    """Attack finding 17: `(a+)+$` and a line of 41 a's kept `status` running for minutes. The regex engine
+    reads that one in linear time; `(a|aa)+$` still backtracks there, and reaches the time limit of each
+    search: the pattern is reported against the terminology file, naming the line it was slow on."""
+    import time
+
+    terms = copy_of_project / "locales" / "ja" / terminology.FILE_NAME
+    terms.write_text(
+        terms.read_text(encoding="utf-8")
+        + '\n[[term]]\nconcept = "bomb"\npreferred = "目安"\npatterns = ["(a+)+$", "(a|aa)+$"]\n',
+        encoding="utf-8",
+    )
+    page = copy_of_project / "docs" / "ja" / "faq.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n" + "a" * 41 + "b\n", encoding="utf-8")
+    start = time.process_time()
+    assert i18n_cli.main(["--root", str(copy_of_project), "status", "--strict"]) == 1
+    assert time.process_time() - start < 20  # the whole status; the pattern itself gives up after 0.25 s
+    out = capsys.readouterr().out
+    assert "locales/ja/terminology.toml" in out and "the pattern '(a|aa)+$' took over 0.25 s on docs/ja/faq.md:" in out

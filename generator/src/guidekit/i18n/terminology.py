@@ -20,8 +20,14 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+# `regex`, not `re`: the same syntax (lookbehind included), and a time limit on each search, so a pattern
+# that backtracks without end (`(a+)+$` on a line of a's) cannot hang `status` or the build.
+import regex
 
 from .markdown import scan
 from .po_checks import read_catalog
@@ -40,9 +46,9 @@ class Term:
     concept: str  # what the term means, in English, for the editor
     preferred: str
     rejected: tuple[str, ...]
-    patterns: tuple[re.Pattern, ...] = ()  # rejected constructions, as Python regular expressions
+    patterns: tuple[regex.Pattern, ...] = ()  # rejected constructions, as Python regular expressions
     glossary: str | None = None  # the id of its glossary entry, when each page's first use links to it
-    uses: tuple[re.Pattern, ...] = ()  # the forms that count as a use; none: the preferred form as written
+    uses: tuple[regex.Pattern, ...] = ()  # the forms that count as a use; none: the preferred form as written
 
 
 def load(path: Path) -> list[Term]:
@@ -85,13 +91,17 @@ def load(path: Path) -> list[Term]:
         compiled, forms = [], []
         for pattern in patterns:
             compiled.append(_compile(path, i, entry["concept"], pattern))
-            if compiled[-1].search(entry["preferred"]):
+            with _at(str(path), None):
+                matches_preferred = _search(compiled[-1], entry["preferred"])
+            if matches_preferred:
                 raise ValueError(
                     f"{path}: term {i} ({entry['concept']}): pattern {pattern!r} matches the preferred form"
                 )
         for use in uses:
             forms.append(_compile(path, i, entry["concept"], use))
-            if forms[-1].search(entry["preferred"]) is None:
+            with _at(str(path), None):
+                misses_preferred = not _search(forms[-1], entry["preferred"])
+            if misses_preferred:
                 raise ValueError(f"{path}: term {i} ({entry['concept']}): `uses` {use!r} misses the preferred form")
         terms.append(
             Term(entry["concept"], entry["preferred"], tuple(rejected), tuple(compiled), glossary, tuple(forms))
@@ -99,10 +109,45 @@ def load(path: Path) -> list[Term]:
     return terms
 
 
-def _compile(path: Path, i: int, concept: str, pattern: str) -> re.Pattern:
+# The longest one search may take. A real pattern takes microseconds on a line.
+PATTERN_SECONDS = 0.25
+
+
+class PatternTooSlow(ValueError):
+    """A pattern reached PATTERN_SECONDS on one text (`where`, once known)."""
+
+    def __init__(self, pattern: str) -> None:
+        super().__init__(pattern)
+        self.pattern, self.where = pattern, ""
+
+    def __str__(self) -> str:
+        return (
+            f"the pattern {self.pattern!r} took over {PATTERN_SECONDS} s on {self.where or 'one text'}: it "
+            "backtracks (nested repetition such as (a+)+); rewrite it so each character can match one way"
+        )
+
+
+def _search(pattern: regex.Pattern, text: str) -> list[regex.Match]:
     try:
-        return re.compile(pattern)
-    except re.error as exc:
+        return list(pattern.finditer(text, timeout=PATTERN_SECONDS))
+    except TimeoutError:
+        raise PatternTooSlow(pattern.pattern) from None
+
+
+@contextmanager
+def _at(where: str, line: int | None) -> Iterator[None]:
+    """Names the text a pattern was too slow on."""
+    try:
+        yield
+    except PatternTooSlow as exc:
+        exc.where = f"{where}:{line}" if line else where
+        raise
+
+
+def _compile(path: Path, i: int, concept: str, pattern: str) -> regex.Pattern:
+    try:
+        return regex.compile(pattern, flags=regex.VERSION0)
+    except regex.error as exc:
         raise ValueError(f"{path}: term {i} ({concept}): pattern {pattern!r}: {exc}") from exc
 
 
@@ -111,7 +156,7 @@ def _first_use(line: str, term: Term) -> tuple[int, str] | None:
     if not term.uses:
         at = line.find(term.preferred)
         return None if at < 0 else (at, term.preferred)
-    found = [m for m in (use.search(line) for use in term.uses) if m]
+    found = [matches[0] for matches in (_search(use, line) for use in term.uses) if matches]
     first = min(found, key=lambda m: m.start(), default=None)
     return None if first is None else (first.start(), first.group(0))
 
@@ -122,7 +167,7 @@ def _found(text: str, term: Term) -> list[str]:
     form (パラメーター contains パラメータ) is looked for in the text as written."""
     masked = text.replace(term.preferred, "\0")
     return [variant for variant in term.rejected if variant in (text if term.preferred in variant else masked)] + [
-        match.group(0) for pattern in term.patterns for match in pattern.finditer(text)
+        match.group(0) for pattern in term.patterns for match in _search(pattern, text)
     ]
 
 
@@ -136,7 +181,9 @@ def page_problems(locale: str, where: str, text: str, terms: list[Term]) -> list
     for number, (kind, line) in enumerate(scan(lines), 1):
         if kind != "text":
             continue
-        problems += [_problem(locale, where, number, term, variant) for term in terms for variant in _found(line, term)]
+        with _at(where, number):
+            found = [(term, variant) for term in terms for variant in _found(line, term)]
+        problems += [_problem(locale, where, number, term, variant) for term, variant in found]
     return problems
 
 
@@ -168,7 +215,8 @@ def first_use_problems(locale: str, where: str, text: str, terms: list[Term]) ->
     lines = text.splitlines()
     for term in (t for t in terms if t.glossary):
         for number, line in _prose(lines):
-            use = _first_use(line, term)
+            with _at(where, number):
+                use = _first_use(line, term)
             if use is None:
                 continue
             (at, form), target = use, f"{GLOSSARY_PAGE}#{ENTRY_PREFIX}{term.glossary}"
@@ -211,11 +259,9 @@ def catalog_problems(locale: str, where: str, catalog, terms: list[Term]) -> lis
             continue
         strings = message.string if isinstance(message.string, (list, tuple)) else (message.string,)
         for text in strings:
-            problems += [
-                _problem(locale, where, getattr(message, "lineno", None), term, variant)
-                for term in terms
-                for variant in _found(text, term)
-            ]
+            with _at(where, getattr(message, "lineno", None)):
+                found = [(term, variant) for term in terms for variant in _found(text, term)]
+            problems += [_problem(locale, where, getattr(message, "lineno", None), t, v) for t, v in found]
     return problems
 
 
@@ -228,6 +274,13 @@ def locale_problems(project, locale: str) -> list[Problem]:
         return [Problem(locale, "term", project.rel(path), str(exc).removeprefix(f"{path}: "))]
     if not terms:
         return []
+    try:
+        return _locale_problems(project, locale, terms)
+    except PatternTooSlow as exc:  # the pattern is the terminology file's fault; the text shows where
+        return [Problem(locale, "term", project.rel(path), str(exc))]
+
+
+def _locale_problems(project, locale: str, terms: list[Term]) -> list[Problem]:
     problems = config_problems(project, locale, terms)
     for page in project.pages(locale):
         file = project.page(locale, page)
@@ -258,10 +311,11 @@ def config_problems(project, locale: str, terms: list[Term]) -> list[Problem]:
         language.get("site_description"),
         *(language.get("nav_translations") or {}).values(),
     ]
-    return [
-        _problem(locale, "mkdocs.yml", None, term, variant)
-        for text in texts
-        if isinstance(text, str)
-        for term in terms
-        for variant in _found(text, term)
-    ]
+    with _at("mkdocs.yml", None):
+        return [
+            _problem(locale, "mkdocs.yml", None, term, variant)
+            for text in texts
+            if isinstance(text, str)
+            for term in terms
+            for variant in _found(text, term)
+        ]
