@@ -332,3 +332,32 @@ def test_a_catalog_that_is_not_utf8_stops_the_build_with_one_line(tmp_path):
     assert error_lines(result) == [
         f"{po}: not UTF-8 text (invalid start byte: byte b'\\xff'); save the catalog as UTF-8"
     ]
+
+
+# -- pages too large or too deep for Markdown ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("markdown", "problem"),
+    [
+        # Attack finding 16: a 2,000-deep nested list (4 MB) was still converting after 600 s.
+        ("\n".join("  " * i + "- x" for i in range(2_000)), "the page holds 4,005,999 characters, over 200,000"),
+        ("# T\n\n" + "\n".join("  " * i + "- x" for i in range(40)), "line 36 is indented 66 columns, over 64"),
+        ("# T\n\n" + ">" * 3_000 + " x\n", "line 3 nests quotes 3000 deep, over 16"),
+        # 20,000 `[` in one paragraph took 46 s: Markdown's time grows with the square of the run.
+        ("# T\n\nok\n\n" + "[" * 20_000, "the block from line 5 holds over 128 '['"),
+        ("# T\n\n" + "<a " * 600, "the block from line 3 holds over 512 '<'"),
+    ],
+)
+def test_a_page_too_large_or_deep_is_refused_before_markdown_runs(markdown, problem):
+    import time
+
+    start = time.process_time()
+    assert (sources_guard.page_shape_problem(markdown) or "").startswith(problem)
+    assert time.process_time() - start < 0.5
+
+
+def test_every_page_of_the_guide_is_inside_the_bounds():
+    """The bounds leave the guide's own pages far inside (the largest: 37 kB, 27 columns, 7 `[` in a block)."""
+    pages = sorted((ROOT / "docs").glob("*/*.md"))
+    assert pages and [p for p in pages if sources_guard.page_shape_problem(p.read_text(encoding="utf-8"))] == []

@@ -154,3 +154,12 @@ def test_one_calculator_placed_twice_on_a_page_fails_the_build_naming_both(tmp_p
         "docs/es/memoria.md: the calculator 'memory' is placed more than once on this page; "
         "place each calculator once per page"
     ) in log
+
+
+def test_a_page_too_deep_for_markdown_stops_the_build_with_one_line(tmp_path):
+    """Attack finding 16: a deep nested list ran the build past 600 s; now refused before Markdown runs."""
+    deep = "# Hola\n\n" + "\n".join("  " * i + "- x" for i in range(2_000))
+    result = _build(tmp_path, {"index.md": "# Inicio\n", "hondo.md": deep})
+    log = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in log, log
+    assert "docs/es/hondo.md: the page holds 4,006,007 characters, over 200,000: split it into pages" in log

@@ -259,8 +259,10 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if not self.config.enabled:
             return markdown
-        if problem := sources_guard.unread_front_matter(markdown) or sources_guard.front_matter_problem(
-            getattr(page, "meta", None) or {}
+        if problem := (
+            sources_guard.page_shape_problem(markdown)
+            or sources_guard.unread_front_matter(markdown)
+            or sources_guard.front_matter_problem(getattr(page, "meta", None) or {})
         ):
             raise PluginError(f"{self._source(page)}: {problem}")
         # A figure marker that starts a line would leave its sentence as a raw HTML block: Markdown gets a

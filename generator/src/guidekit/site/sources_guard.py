@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import math
 import os
+import re
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -144,4 +145,40 @@ def front_matter_problem(meta: Mapping[str, Any]) -> str | None:
     hide = meta.get("hide")
     if hide is not None and not (isinstance(hide, list) and all(isinstance(item, str) for item in hide)):
         return f"its front matter's `hide` is {hide!r}, not a list of names (e.g. `hide: [toc]`)"
+    return None
+
+
+# Python-Markdown's time grows with the square of some runs inside one block (20,000 `[` took 46 s) and
+# faster still with nesting (a 2,000-deep list ran past 600 s), so a page's shape is bounded before it runs.
+# The guide's own pages stay far inside: at most 37 kB, 27 columns of indent, 7 `[` in a block.
+MAX_PAGE_CHARS = 200_000
+MAX_INDENT = 64  # columns (a tab counts 4): a list or quote nested about 16 levels
+MAX_QUOTE_DEPTH = 16
+MAX_PER_BLOCK = {"[": 128, "<": 512}
+_QUOTES = re.compile(r"(?:> ?)*")
+
+
+def page_shape_problem(markdown: str) -> str | None:
+    """Why a page's Markdown is too large or too deep to convert in bounded time, or None."""
+    if len(markdown) > MAX_PAGE_CHARS:
+        return f"the page holds {len(markdown):,} characters, over {MAX_PAGE_CHARS:,}: split it into pages"
+    counts, start = dict.fromkeys(MAX_PER_BLOCK, 0), 1
+    for number, line in enumerate(markdown.split("\n"), 1):
+        if not line.strip():
+            counts, start = dict.fromkeys(MAX_PER_BLOCK, 0), number + 1
+            continue
+        stripped = line.expandtabs(4)
+        indent = len(stripped) - len(stripped.lstrip(" "))
+        if indent > MAX_INDENT:
+            return f"line {number} is indented {indent} columns, over {MAX_INDENT}: nest lists and quotes less deeply"
+        quotes = _QUOTES.match(stripped, indent)
+        if quotes and (depth := quotes.group(0).count(">")) > MAX_QUOTE_DEPTH:
+            return f"line {number} nests quotes {depth} deep, over {MAX_QUOTE_DEPTH}"
+        for char, limit in MAX_PER_BLOCK.items():
+            counts[char] += line.count(char)
+            if counts[char] > limit:
+                return (
+                    f"the block from line {start} holds over {limit} '{char}', which Markdown reads in time that "
+                    "grows with their square: split the block with blank lines"
+                )
     return None
