@@ -8,13 +8,14 @@ Each stage stops at its first kind of trouble, so a reader sees the one fix that
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
 
 from guidekit.calc import jsontext
 
-from ._validator import json_type, pointer_join, validator
+from ._validator import CAP, OMITTED, json_type, pointer_join, validator
 
 MAX_BYTES = 5_000_000
 MAX_DEPTH = 32  # the schema nests 6 levels; deeper is junk, refused before json (and the stack) sees it
@@ -27,8 +28,14 @@ _Path = tuple["_Path", str | int] | None
 class _NonFinite:
     """Stands in for NaN, ±Infinity and numbers beyond a double, so their place can be reported."""
 
+    __slots__ = ("literal",)
+
     def __init__(self, literal: str) -> None:
         self.literal = literal if len(literal) <= 24 else literal[:20] + "…"
+
+
+# One stand-in per literal: a file of 800,000 `1e999` makes one object, not 800,000.
+_stand_in = functools.lru_cache(maxsize=256)(_NonFinite)
 
 
 def supported_versions() -> list[str]:
@@ -53,7 +60,9 @@ def validate(data: object) -> list[dict[str, Any]]:
 
 
 def _finish(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    unique = {(p["pointer"], p["code"], _key(p["params"])): p for p in problems}
+    # The walk built at most about CAP problems per container and counted the rest (OMITTED).
+    omitted = sum(p["params"]["count"] for p in problems if p["code"] == OMITTED)
+    unique = {(p["pointer"], p["code"], _key(p["params"])): p for p in problems if p["code"] != OMITTED}
     # allOf can demand "an object" where anyOf allowed "an object or null": keep the narrower.
     narrowest: dict[str, dict[str, Any]] = {}
     for p in unique.values():
@@ -63,9 +72,9 @@ def _finish(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 narrowest[p["pointer"]] = p
     kept = [p for p in unique.values() if p["code"] != "type" or narrowest[p["pointer"]] is p]
     kept.sort(key=lambda p: (p["pointer"], p["code"], _key(p["params"])))
-    if len(kept) > MAX_PROBLEMS:
-        rest = len(kept) - MAX_PROBLEMS + 1
-        kept = kept[: MAX_PROBLEMS - 1] + [problem("", "too_many", count=rest)]
+    if len(kept) > MAX_PROBLEMS or omitted:
+        shown = kept[: MAX_PROBLEMS - 1]
+        kept = shown + [problem("", "too_many", count=len(kept) - len(shown) + omitted)]
     return kept
 
 
@@ -84,28 +93,46 @@ def _pointer(path: _Path) -> str:
     return ptr
 
 
-def _unrepresentable(data: object) -> list[dict[str, Any]]:
-    """Where the stand-ins and the lone surrogates sit (a page could not be written with them).
-    Iterative (the browser's stack is small); a path is a (parent path, key) pair, joined into a
-    pointer only for a find, since a 5 MB file can hold a million containers."""
+def _unrepresentable(data: object, stand_ins: int, surrogates: bool) -> list[dict[str, Any]]:
+    """Where the first CAP stand-ins and lone surrogates sit (a page could not be written with them), and
+    how many more there are. Iterative (the browser's stack is small); a path is a (parent path, key)
+    pair, joined into a pointer only for a find, since a 5 MB file can hold a million containers. The
+    loader counted the stand-ins, so without surrogates the walk stops at CAP finds."""
     found: list[dict[str, Any]] = []
+    omitted = 0
+
+    def add(path: _Path, code: str, **params: object) -> None:
+        nonlocal omitted
+        if len(found) < CAP:
+            found.append(problem(_pointer(path), code, **params))
+        else:  # only counted: a file can hold a million of them
+            omitted += 1
+
     stack: list[tuple[_Path, object]] = [(None, data)]
-    while stack:
+    while stack and (surrogates or len(found) < CAP):
         path, node = stack.pop()
         if isinstance(node, _NonFinite):
-            found.append(problem(_pointer(path), "non_finite", literal=node.literal))
+            add(path, "non_finite", literal=node.literal)
             continue
         if isinstance(node, str):
             if _SURROGATE.search(node):
-                found.append(problem(_pointer(path), "surrogate"))
+                add(path, "surrogate")
             continue
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        children = []
         for key, value in items:
+            if not surrogates and len(found) >= CAP:
+                break
             if isinstance(key, str) and _SURROGATE.search(key):
-                found.append(problem(_pointer(path), "surrogate"))
-            if isinstance(value, (dict, list, _NonFinite)) or (isinstance(value, str) and _SURROGATE.search(value)):
-                stack.append(((path, key), value))
-    return found
+                add(path, "surrogate")
+            if isinstance(value, _NonFinite):  # at once, not through the stack: a list can hold 800,000
+                add((path, key), "non_finite", literal=value.literal)
+            elif isinstance(value, (dict, list)) or (isinstance(value, str) and _SURROGATE.search(value)):
+                children.append(((path, key), value))
+        stack += reversed(children)  # popped in file order, so the problems listed are the first ones
+    if not surrogates:  # the walk stopped early: the loader's count says how many it did not reach
+        omitted = stand_ins - len(found)
+    return found + ([problem("", OMITTED, count=omitted)] if omitted else [])
 
 
 def parse(text: object, max_bytes: int = MAX_BYTES) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -135,14 +162,15 @@ def parse(text: object, max_bytes: int = MAX_BYTES) -> tuple[dict[str, Any] | No
     if jsontext.nesting_exceeds(text, MAX_DEPTH):
         return None, [problem("", "too_deep", limit=MAX_DEPTH)]
     try:
-        data, stand_ins = jsontext.loads(text, _NonFinite, constants=True)
+        data, stand_ins = jsontext.loads(text, _stand_in, constants=True)
     except json.JSONDecodeError as exc:
         return None, [problem("", "json_syntax", line=exc.lineno, column=exc.colno)]
     except (RecursionError, ValueError):
         return None, [problem("", "too_deep", limit=MAX_DEPTH)]
     # A lone surrogate comes from a \uDXXX escape (or, in a str, is there already).
     may_hold_surrogate = "\\ud" in text or "\\uD" in text or _SURROGATE.search(text)
-    bad = _unrepresentable(data) if stand_ins or may_hold_surrogate else []
+    with jsontext.collection_paused():
+        bad = _unrepresentable(data, stand_ins, bool(may_hold_surrogate)) if stand_ins or may_hold_surrogate else []
     if bad:
         return None, _finish(bad)
     if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in supported_versions():

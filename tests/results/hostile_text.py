@@ -25,6 +25,11 @@ SHAPES = {
     "deep-arrays": ("", "[", ""),
     "deep-objects": ("", '{"a":', ""),
     "brackets-in-a-string": ('["', "[", '"]'),
+    # Valid JSON with a problem in every item (attack finding 5: 15-28 s in Pyodide, every problem built,
+    # encoded and sorted before the list was cut to 50).
+    "string-losses": ('{"schema_version": "1", "losses": [', '"x",', '"x"]}'),
+    "infinite-losses": ('{"schema_version": "1", "losses": [', "1e999,", "1e999]}"),
+    "surrogate-strings": ("[", '"\\ud800",', '"x"]'),
 }
 
 

@@ -153,3 +153,24 @@ def test_a_valid_result_with_400_000_losses_is_accepted():
     data["losses"] = [1.0] * 400_000
     parsed, problems = results.parse(json.dumps(data))
     assert problems == [] and parsed["losses"][-1] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("losses", "code"),
+    [(["x"] * 200_000, "type"), ("[" + ",".join(["1e999"] * 200_000) + "]", "non_finite")],
+)
+def test_a_file_bad_in_every_item_names_the_first_and_counts_the_rest_exactly(losses, code):
+    """Attack finding 5: every problem was built, encoded and sorted before the list was cut to 50 (28 s in
+    Pyodide at 5 MB). Now the first ones are named, in file order, and the rest only counted."""
+    head = {"schema_version": "1"}
+    text = (
+        json.dumps({**head, "losses": losses})
+        if isinstance(losses, list)
+        else (json.dumps(head)[:-1] + ', "losses": ' + losses + "}")
+    )
+    _, problems = results.parse(text)
+    named = [p for p in problems if p["code"] == code]
+    assert named and {p["pointer"] for p in named} <= {f"/losses/{i}" for i in range(50)}
+    assert problems[-1]["code"] == "too_many" and len(problems) == 50
+    found = 200_000 if code == "non_finite" else 200_000 + len([p for p in problems if p["code"] == "required"])
+    assert problems[-1]["params"]["count"] == found - 49
