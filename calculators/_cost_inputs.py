@@ -30,10 +30,29 @@ _MEMORY_SHOWN = {"model", "method", "seq_len", "micro_batch", "parallelism"}
 _PRICING = _data.catalog()["pricing"]
 
 
-def _hours(name: str, default: float, label: str, help_: str = "", advanced: bool = False) -> Input:
+def _hours(
+    name: str, default: float, label: str, help_: str = "", advanced: bool = False, floor: float | None = None
+) -> Input:
     return Input(
-        name, "float", default, label, help_, unit="hours", min=0, max=100000, step=0.1, group=G_IDLE, advanced=advanced
+        name,
+        "float",
+        default,
+        label,
+        help_,
+        unit="hours",
+        min=0,
+        max=100000,
+        step=0.1,
+        group=G_IDLE,
+        advanced=advanced,
+        floor=floor,
     )
+
+
+# Below these, no reader means the value, and the answer's hours grow past what a plan can price.
+MIN_THROUGHPUT = 0.01  # tokens per second per card
+MIN_PRICE = 0.01  # US$ per card-hour
+MIN_INTERVAL = 0.01  # hours between checkpoints (36 s)
 
 
 def measured_field(gpu_id: str) -> str:
@@ -50,7 +69,7 @@ def _share(
     advanced: bool = True,
     optional: bool = False,
 ) -> Input:
-    low = 0 if optional else 0.01
+    # An optional share's 0 means "fitted" or "modelled"; any other value is at least 1 %, as the others are.
     return Input(
         name,
         "float",
@@ -58,12 +77,13 @@ def _share(
         label,
         help_,
         unit="percent",
-        min=low,
+        min=0 if optional else 0.01,
         max=1,
         step=0.01,
         group=group,
         advanced=advanced,
         optional=optional,
+        floor=0.01 if optional else None,
     )
 
 
@@ -288,6 +308,7 @@ OWN_INPUTS = (
         max=1e9,
         group=G_SPEED,
         optional=True,
+        floor=MIN_THROUGHPUT,
     ),
     Input(
         "measurement_cards",
@@ -365,6 +386,7 @@ OWN_INPUTS = (
         1.0,
         N_("Checkpoint interval"),
         N_("An interruption loses the work done since the last checkpoint."),
+        floor=MIN_INTERVAL,
     ),
     _hours(
         "restart_hours", 0.5, N_("Restart per interruption"), N_("Noticing the failure and relaunching."), advanced=True
@@ -420,6 +442,7 @@ OWN_INPUTS = (
         group=G_MEASURED,
         advanced=True,
         optional=True,
+        floor=MIN_THROUGHPUT,
     )
     for g in _data.gpus()
 )
@@ -453,6 +476,7 @@ PRICE_INPUTS = tuple(
         group_params=(("gpu", g["name"]),),
         advanced=True,
         optional=True,
+        floor=MIN_PRICE,
     )
     for g in _data.gpus()
     for t in [*_data.terms(), {"id": HOURLY, "label": HOURLY_LABEL}]

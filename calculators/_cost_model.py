@@ -333,7 +333,14 @@ def cheapest_mixed(
     candidates = [(round(pure["cost"], 6), pure["hours"], len(pure["terms"]), pure)]
     need = _whole_units(needed_hours, cover.unit) if needed_hours > 0 else 0
     b = cover.best
-    if hourly[0] * items[b][1] >= cover.prices[b]:
+    if whole > 0 and all(topup_price(h, hourly) <= price for _, h, price in items):
+        # On demand costs no more than any term for the term's hours, options included: topping up h_i more
+        # hours adds at most that (p h_i + q ceil(h_i / P)), so each term of a mixed plan swaps for on-demand
+        # hours at no loss, and pure on demand (the fewest hours, one entry) is the cheapest. Without this,
+        # a huge job priced below every term walked MIXED_UNITS splits per card count (2 s an answer).
+        candidates.append((round(topup_price(whole, hourly), 6), whole, 1, (0, 0, whole)))
+        need, forced = 0, 0  # no split left to try
+    elif hourly[0] * items[b][1] >= cover.prices[b]:
         # On demand costs at least B (the cheapest term per hour) per B's hours: h_B top-up hours swap for a copy
         # of B at no loss, so some optimal plan tops up less than h_B, and its terms (fewer than `bound` units
         # besides copies of B, see `cheapest_plan`) hold at least this many copies of B.

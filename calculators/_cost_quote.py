@@ -155,7 +155,7 @@ def forget() -> None:
     """Drop everything kept across answers, this engine's and the memory model's it reads: the next
     answer is computed from nothing. For a caller that compares an answer with one from nothing (the
     tests), or that wants the memory back; an answer is the same either way."""
-    for store in (_BUDGETS, _SPEEDS, _PRICES):
+    for store in (_BUDGETS, _SPEEDS, _PRICES, _cost_model._COVERS):
         store.clear()
     _memory_model.forget()
 

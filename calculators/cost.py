@@ -36,6 +36,7 @@ from ._cost_inputs import (
     G_WORK,
     INPUTS,
     MEASURED_FIELDS,
+    MIN_INTERVAL,
     measured_field,
 )
 from ._cost_quote import estimate, memory_values
@@ -69,7 +70,6 @@ TITLE = N_("Fixed-term rental cost")
 # A pilot result dropped on the form is read by this guide's import panels (its measured speeds).
 IMPORTER = "gpuguide.results"
 FOOTNOTE = memory.FOOTNOTE  # the same units and catalog
-MIN_THROUGHPUT = 0.01
 
 
 # A model preset fills the same dimension fields as on the memory page.
@@ -78,14 +78,11 @@ prepare = memory.prepare
 
 def check(values: dict[str, Any]) -> list[dict[str, Any]]:
     errors = [e for e in memory.check(memory_values(values, 1))]
-    for name in ("throughput_per_gpu", *MEASURED_FIELDS.values()):
-        if 0 < values[name] < MIN_THROUGHPUT:
-            errors.append(error(name, "out_of_range", min=MIN_THROUGHPUT, max=1e9))
     # A zero interval is meaningless once checkpoints take time or failures lose work.
     if (values["failures_per_100h"] > 0 or values["checkpoint_write_s"] > 0) and values[
         "checkpoint_interval_hours"
     ] <= 0:
-        errors.append(error("checkpoint_interval_hours", "out_of_range", min=0.01, max=100000))
+        errors.append(error("checkpoint_interval_hours", "out_of_range", min=MIN_INTERVAL, max=100000))
     return errors
 
 

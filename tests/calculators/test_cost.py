@@ -295,11 +295,14 @@ def test_single_gpu_parallelism_becomes_ddp_beyond_one_card():
 
 
 def test_errors():
+    # A value below a field's floor is refused with the other input errors, before the calculator's own checks.
     answer = compute("cost", {"throughput_per_gpu": 0.001, "term": "2y", "heads": 5, "model": "custom"})
-    assert {(e["field"], e["code"]) for e in answer["errors"]} == {("term", "unknown_choice")}
-    answer = compute("cost", {"throughput_per_gpu": 0.001, "heads": 5, "model": "custom"})
     assert {(e["field"], e["code"]) for e in answer["errors"]} == {
+        ("term", "unknown_choice"),
         ("throughput_per_gpu", "out_of_range"),
+    }
+    answer = compute("cost", {"throughput_per_gpu": 0.01, "heads": 5, "model": "custom"})
+    assert {(e["field"], e["code"]) for e in answer["errors"]} == {
         ("heads", "heads_not_divisible"),
         ("kv_heads", "kv_heads_not_divisor"),
     }

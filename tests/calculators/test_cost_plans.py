@@ -131,3 +131,22 @@ def test_long_mixed_plans_take_the_shortcut_and_stay_exact():
             best[max(0, math.ceil((whole - k) / 24 - 1e-9))] + model.topup_price(k, hourly) for k in range(0, whole + 1)
         )
         assert model.cheapest_mixed(needed, items, hourly)["cost"] == pytest.approx(reference, rel=1e-12)
+
+
+def test_on_demand_cheaper_than_every_term_is_bought_alone_and_matches_the_brute_force():
+    """The shortcut for on demand at or below every term's price for its hours (fees per started period
+    included): each term of a mixed plan swaps for top-up hours at no loss, so the plan is pure on demand."""
+    rng = random.Random(41)
+    for _ in range(300):
+        items = [(f"t{i}", h, round(h * rng.uniform(2.0, 4.0), 2)) for i, h in enumerate(rng.sample([4, 8, 24, 48], 3))]
+        period = min(h for _, h, _ in items)
+        fee = rng.choice([0.0, 1.0, 3.0])
+        per_hour = round(
+            min((price - fee * math.ceil(h / period)) / h for _, h, price in items) * rng.uniform(0.5, 1.0), 4
+        )
+        hourly = (per_hour, fee, period)
+        assert all(model.topup_price(h, hourly) <= price + 1e-9 for _, h, price in items)
+        needed = round(rng.uniform(0.1, 150.0), 2)
+        plan = model.cheapest_mixed(needed, items, hourly)
+        assert plan["cost"] == pytest.approx(brute_force(needed, items, hourly), abs=1e-6)
+        assert plan["terms"] == [[model.HOURLY, math.ceil(needed - 1e-9)]]

@@ -101,3 +101,37 @@ def url_values(size: int) -> dict[str, str]:
         "arabic-digits": "١" * size,
         "signs": "+" * size + "1",
     }
+
+
+# Addresses of the cost page (attack findings 6 and 13): tiny shares, prices and intervals that tied the
+# worker up for seconds or ended in a traceback, and the largest jobs still accepted at the floors.
+_GPUS = ("a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb", "rtx-4090-24gb", "rtx-6000-ada-48gb")
+_BIG = {"tokens": "1e15", "epochs": "1000", "runs": "1000", "any_count": "true"}
+
+
+def _hourly(price: str) -> dict[str, str]:
+    return {f"price_{gpu}_hourly": price for gpu in _GPUS}
+
+
+COST_LINKS_REFUSED = {  # name -> (inputs, the field refused)
+    "utilization 1e-12 and a price": ({"utilization": "1e-12", "price_a100-sxm-80gb_hourly": "1e-12"}, "utilization"),
+    "six prices 1e-12, the largest job": ({**_hourly("1e-12"), **_BIG}, "price_a100-sxm-80gb_hourly"),
+    "utilization 1e-300": ({"utilization": "1e-300", **_BIG}, "utilization"),
+    "utilization 5e-324": ({"utilization": "5e-324", "desktop_utilization": "0.01"}, "utilization"),
+    "scaling 1e-300 on 64 cards": ({"scaling_efficiency": "1e-300", "cards": "64"}, "scaling_efficiency"),
+    "checkpoints every 1e-300 h": ({"checkpoint_interval_hours": "1e-300"}, "checkpoint_interval_hours"),
+    "measured 1e-300": ({"throughput_per_gpu": "1e-300"}, "throughput_per_gpu"),
+}
+COST_LINKS_ANSWERED = {
+    "the largest job": _BIG,
+    "the largest job at 1 % of peak": {**_BIG, "utilization": "0.01"},
+    "the largest job, six prices at the floor": {**_BIG, **_hourly("0.01")},
+    "the largest job, six prices below every term": {**_BIG, **_hourly("0.5")},
+    "the largest job on 1,024 cards at 1 % scaling": {**_BIG, "cards": "1024", "scaling_efficiency": "0.01"},
+    "the largest job, checkpoints at the floor": {
+        **_BIG,
+        "checkpoint_interval_hours": "0.01",
+        "failures_per_100h": "100",
+    },
+    "the largest job at the slowest measured speed": {**_BIG, "throughput_per_gpu": "0.01"},
+}

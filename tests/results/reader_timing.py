@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from .hostile_text import BAD_NUMBERS, config_shapes, shapes, url_values
+from .hostile_text import BAD_NUMBERS, COST_LINKS_ANSWERED, COST_LINKS_REFUSED, config_shapes, shapes, url_values
 
 TRIES = 3  # a call over its budget is timed again (up to this many times in all), its best kept:
 # a shared 2-core machine can stall any one call, but not a quadratic one's every try
@@ -69,6 +69,46 @@ def url_values_computed(values: dict[str, str], budget: float) -> dict[str, list
     return out
 
 
+# One cost answer from nothing (a shared link opened fresh): about 200 ms at most, for any input accepted.
+COST_BUDGET = 0.25
+
+
+def cost_links() -> dict[str, list]:
+    """Each cost address answered from nothing (the kept plans and speeds dropped before every try):
+    name -> [seconds, refused fields, error codes]."""
+    import calculators
+    from calculators import _cost_quote
+
+    calculators.compute("cost", {})  # imports and the catalog, as a live page has them
+    out = {}
+    for name, inputs in {**{k: v for k, (v, _) in COST_LINKS_REFUSED.items()}, **COST_LINKS_ANSWERED}.items():
+        best, answer = float("inf"), {}
+        for _ in range(TRIES):
+            _cost_quote.forget()
+            start = cpu_seconds()
+            answer = calculators.compute("cost", inputs)
+            best = min(best, cpu_seconds() - start)
+            if best <= COST_BUDGET:
+                break
+        errors = answer.get("errors", [])
+        out[name] = [best, sorted({e["field"] for e in errors}), sorted({e["code"] for e in errors})]
+    return out
+
+
+def cost_link_faults(answers: dict[str, list]) -> dict[str, object]:
+    """The cost addresses of `cost_links` answered wrongly or over COST_BUDGET ({} when none): a refused
+    one must name its field with out_of_range, an accepted one must have no error."""
+    faults: dict[str, object] = {}
+    for name, (seconds, fields, codes) in answers.items():
+        if name in COST_LINKS_REFUSED and (COST_LINKS_REFUSED[name][1] not in fields or codes != ["out_of_range"]):
+            faults[name] = [fields, codes]
+        elif name in COST_LINKS_ANSWERED and (fields or codes):
+            faults[name] = [fields, codes]
+        elif seconds > COST_BUDGET:
+            faults[name] = round(seconds, 3)
+    return faults
+
+
 def hostile_url_values(size: int) -> dict[str, str]:
     return {**url_values(size), **{f"short {value!r}": value for value in BAD_NUMBERS}}
 
@@ -80,6 +120,7 @@ def run(pack: dict, results_size: int, config_size: int, url_size: int, budget: 
         "config-page": page_imports(configs, pack, budget),
         "config-cli": cli_configs(configs, budget),
         "url": url_values_computed(hostile_url_values(url_size), budget),
+        "cost-links": cost_links(),
     }
 
 

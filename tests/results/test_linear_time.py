@@ -17,7 +17,7 @@ from guidekit.calc._inputs import number_from_text
 from guidekit.site.locale_pack import locale_pack
 
 from .hostile_text import config_shapes, shapes, url_values
-from .reader_timing import cpu_seconds, run
+from .reader_timing import cost_link_faults, cpu_seconds, run
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
 BUDGET = 1.0  # seconds, per refusal, at the size limit
@@ -103,3 +103,10 @@ def test_the_walk_for_surrogates_and_stand_ins_still_runs_when_one_may_be_there(
     """Most files hold neither, and skip the walk over every container that finds them."""
     _, problems = results.parse(text)
     assert [p["code"] for p in problems] in (["surrogate"], ["non_finite"])
+
+
+def test_a_cost_address_is_answered_in_about_200_ms_or_refused_naming_its_field(at_the_limits):
+    """Attack findings 6 and 13: tiny shares and prices tied the worker up for 2-20 s or ended in a
+    traceback. Each is now refused as out of range, naming its field; the largest jobs accepted at the
+    floors are answered from nothing within the budget."""
+    assert cost_link_faults(at_the_limits["cost-links"]) == {}

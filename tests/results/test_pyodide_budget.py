@@ -15,6 +15,7 @@ from calculators import hf_config
 from gpuguide import results
 from guidekit.site.locale_pack import locale_pack
 
+from .reader_timing import cost_link_faults
 from .test_linear_time import BUDGET, URL_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,3 +68,10 @@ def test_each_hostile_text_is_refused_within_a_second_in_pyodide(in_pyodide, rea
     assert len(answers) >= 8
     assert {name: got for name, (_, refused, got) in answers.items() if not refused} == {}
     assert {name: round(s, 2) for name, (s, _, _) in answers.items() if s > BUDGET} == {}
+
+
+def test_a_cost_address_is_answered_in_about_200_ms_or_refused_naming_its_field(in_pyodide):
+    """Attack findings 6 and 13: tiny shares and prices tied the worker up for 2-20 s or ended in a
+    traceback. Each is now refused as out of range, naming its field; the largest jobs accepted at the
+    floors are answered from nothing within the budget."""
+    assert cost_link_faults(in_pyodide["cost-links"]) == {}

@@ -142,6 +142,13 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
     hung = _calculator_worker(page.workers)
     hung.evaluate("() => { setTimeout(() => { for (;;) {} }, 0); }")
     shown = root.locator(".guide-calc__live").inner_text()
+    # A field in a closed fold, set in the answer that stops (as a shared link sets "More options"):
+    # the restart sends it again, so it comes into view (attack finding 6: the fields to fix stayed folded).
+    folded = root.locator("details:has(#calc-memory-extra_temp_gb)")
+    expect(folded).not_to_have_attribute("open", "")
+    page.locator("#calc-memory-extra_temp_gb").evaluate(
+        "e => { e.value = '2'; e.dispatchEvent(new Event('input', { bubbles: true })); }"
+    )
     page.locator("#calc-memory-micro_batch").fill("7")
     hung_at = time.monotonic()
     expect(status).to_have_attribute("data-state", "stopped", timeout=20_000)
@@ -169,7 +176,9 @@ def test_a_worker_that_hangs_is_noticed_within_seconds_and_a_restart_brings_the_
     restart.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"calc-stopped-{locale}-412-restart.png"))
 
+    folded.evaluate("d => { d.open = false; }")  # as a reader who folded it again would leave it
     restart.click()  # a fresh worker, which answers the form as it stands
+    expect(folded).to_have_attribute("open", "")
     page.wait_for_function(SETTLED, arg="memory", timeout=90_000)
     page.remove_listener("worker", started)
     assert len([w for w in new_workers if "calculator-worker" in w.url]) == 1  # one restart, one new worker

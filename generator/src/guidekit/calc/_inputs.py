@@ -49,10 +49,16 @@ class Input:
     # out the rest of the time, so `normalize` never reports an error on it then: a value it
     # refuses gives way to the default, silently (a reader cannot fix a field they cannot edit).
     only_when: tuple[str, tuple[str, ...]] | None = None
+    # For a field whose 0 means "not given" (the calculator's own value): a value other than 0 must be at
+    # least this. A share of 1e-12 or a price of 1e-300 turned one answer into seconds of work, or an
+    # overflow, where no reader means it; they are refused as out of range (floor to max).
+    floor: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: unknown kind {self.kind!r}")
+        if self.floor is not None and not (self.min == 0 and self.floor > 0):
+            raise ValueError(f"{self.name}: a floor is for a field whose minimum is 0 (0: not given)")
 
     def describe(self) -> dict[str, Any]:
         """JSON-able description used by the form renderer and the docs."""
@@ -70,6 +76,7 @@ class Input:
             "group_params": dict(self.group_params),
             "advanced": self.advanced,
             "optional": self.optional,
+            "floor": self.floor,
             "only_when": ({"field": self.only_when[0], "values": list(self.only_when[1])} if self.only_when else None),
             "choices": [{"value": c.value, "label": c.label} for c in self.choices],
         }
@@ -134,6 +141,8 @@ def _number(inp: Input, raw: object) -> Coerced:
         value = float(value)
     if (inp.min is not None and value < inp.min) or (inp.max is not None and value > inp.max):
         return None, error(inp.name, "out_of_range", min=inp.min, max=inp.max)
+    if inp.floor is not None and 0 < value < inp.floor:
+        return None, error(inp.name, "out_of_range", min=inp.floor, max=inp.max)
     return value, None
 
 

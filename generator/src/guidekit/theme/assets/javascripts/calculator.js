@@ -420,6 +420,8 @@ class Calculator {
     this.ready = false;
     this.stopped = true;
     this.pending = true;
+    // The inputs it stopped on, when an answer was being computed: a restart shows where they were set.
+    this.stoppedOn = waiting.has(`${this.name}:${this.latest}`) ? this.inputs() : null;
     if (waiting.has(`${this.name}:${this.latest}`) && this.root.dataset.answer === "current") this.markAnswer("stale");
     if (waiting.has(this.importId) || this.importBytes !== undefined) this.importStopped();
     this.setState("stopped");
@@ -429,6 +431,16 @@ class Calculator {
   onRestarting() {
     this.stopped = false;
     this.setState("loading");
+    // The same inputs go to the fresh worker. If they were what stopped the old one, the reader needs
+    // them in view: every field set away from its default comes out of its fold (a shared link's
+    // values often sit in "More options").
+    if (this.stoppedOn) {
+      for (const [name, value] of Object.entries(this.stoppedOn)) {
+        const field = this.form.querySelector(`[data-field="${CSS.escape(name)}"]`);
+        if (field && !sameValue(value, this.defaults[name])) openFolds(field);
+      }
+      this.stoppedOn = null;
+    }
   }
 
   /** A Python error while computing this calculator's answer or reading its file (the runtime is up). */
