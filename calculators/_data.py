@@ -34,7 +34,12 @@ _CATALOG_MSGIDS = (
 def _load(name: str) -> dict[str, Any]:
     # A file loader or zipimport's: both have get_data, which the Loader base class does not declare.
     loader: Any = __spec__.loader
-    data: dict[str, Any] = json.loads(loader.get_data(os.path.join(os.path.dirname(__file__), "data", name)))
+    try:
+        data = json.loads(loader.get_data(os.path.join(os.path.dirname(__file__), "data", name)))
+    except json.JSONDecodeError as exc:  # the site owner's edit: name the file and the place
+        raise ValueError(f"calculators/data/{name} is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"calculators/data/{name} must hold a JSON object")
     return data
 
 

@@ -7,6 +7,7 @@ lists those older than an age."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -63,12 +64,74 @@ def shape_problems(pricing: dict[str, Any], gpu_ids: Iterable[str]) -> list[str]
     return problems
 
 
+# The largest price per card-hour or per TB a calculator input accepts (its fields' max).
+MAX_USD = 10000.0
+
+
+def _price(value: object, free: bool = False) -> bool:
+    """A price the planner can add up: a finite number above 0 (or 0, where `free`) and at most MAX_USD."""
+    if type(value) not in (int, float):
+        return False
+    number = float(value)  # type: ignore[arg-type]  # an int or a float, checked above
+    return math.isfinite(number) and (0 <= number if free else 0 < number) and number <= MAX_USD
+
+
+def price_problems(pricing: dict[str, Any], gpu_ids: Iterable[str]) -> list[str]:
+    """One line per term length or price the planner could not use: a term of 0 or half an hour divided by
+    zero or never ended; NaN or Infinity made every plan NaN. [] when all are fine."""
+    problems = []
+    terms = pricing["terms"]
+    for term in terms:
+        hours = term.get("hours") if isinstance(term, dict) else None
+        if not (type(hours) is int and 1 <= hours <= 100000):
+            problems.append(
+                f"term {term.get('id') if isinstance(term, dict) else term!r}: 'hours' must be a whole number "
+                f"of hours from 1 to 100000 (got {hours!r})"
+            )
+    ids = [t.get("id") for t in terms if isinstance(t, dict)]
+    rows, on_demand = pricing["usd_per_card_hour"], pricing.get("on_demand_usd_per_card_hour", {})
+    for gid in gpu_ids:
+        row = rows.get(gid)
+        for tid in ids:
+            value = row.get(tid) if isinstance(row, dict) else None
+            if not _price(value):
+                problems.append(
+                    f"usd_per_card_hour[{gid!r}][{tid!r}]: a price above 0 and at most {MAX_USD:g} (got {value!r})"
+                )
+        if gid in on_demand and not _price(on_demand[gid]):
+            problems.append(
+                f"on_demand_usd_per_card_hour[{gid!r}]: a price above 0 and at most {MAX_USD:g} "
+                f"(got {on_demand[gid]!r}); leave the GPU out where it is not offered on demand"
+            )
+    for option in pricing["options"]:
+        usd = option.get("usd")
+        values = [usd.get(tid) for tid in ids] if option.get("per") == "term" and isinstance(usd, dict) else [usd]
+        if not all(_price(v, free=True) for v in values):
+            problems.append(f"option {option.get('id')!r}: 'usd' must be prices from 0 to {MAX_USD:g}")
+    return problems
+
+
+def _structure_problems(catalog: object) -> list[str]:
+    """What the other checks need to read at all."""
+    pricing = catalog.get("pricing") if isinstance(catalog, dict) else None
+    if not (isinstance(catalog, dict) and isinstance(catalog.get("gpus"), list) and isinstance(pricing, dict)):
+        return ["the catalog must be an object with 'gpus' (a list) and 'pricing' (an object)"]
+    kinds = {"terms": list, "usd_per_card_hour": dict, "options": list, "shapes": dict}
+    return [
+        f"pricing[{key!r}] must be {'a list' if kind is list else 'an object'}"
+        for key, kind in kinds.items()
+        if not isinstance(pricing.get(key), kind)
+    ] + [f"gpus[{i}] needs an 'id'" for i, g in enumerate(catalog["gpus"]) if not isinstance(g, dict) or "id" not in g]
+
+
 def catalog_problems(catalog: dict[str, Any] | None = None) -> list[str]:
     """One line per thing in `catalog` (the package's own by default) that the cost calculator could not
-    price: its options, then its GPUs' shapes; [] when every one is fine."""
+    price: its layout, its options, its GPUs' shapes and prices; [] when every one is fine."""
     catalog = _data.catalog() if catalog is None else catalog
-    pricing = catalog["pricing"]
-    return option_problems(pricing["options"]) + shape_problems(pricing, [g["id"] for g in catalog["gpus"]])
+    if problems := _structure_problems(catalog):
+        return problems
+    pricing, gpu_ids = catalog["pricing"], [g["id"] for g in catalog["gpus"]]
+    return option_problems(pricing["options"]) + shape_problems(pricing, gpu_ids) + price_problems(pricing, gpu_ids)
 
 
 def check_catalog() -> None:

@@ -500,3 +500,37 @@ def test_several_cards_that_do_not_fit_get_the_least_sharding_that_does(parallel
     assert fixes == [{"parallelism": near["parallelism"]}]
     applied = compute("cost", {**inputs, **fixes[0]})["result"]
     assert applied["fits_memory"] and applied["usd_per_output"] == pytest.approx(near["usd_per_output"])
+
+
+@pytest.mark.parametrize(
+    ("edit", "line"),
+    [
+        # Attack finding 13: NaN and Infinity made every plan NaN; a term of 0 or half an hour divided by zero.
+        (lambda p: p["usd_per_card_hour"]["a100-sxm-80gb"].update({"1w": float("nan")}), "['a100-sxm-80gb']['1w']"),
+        (lambda p: p["on_demand_usd_per_card_hour"].update({"h100-sxm-80gb": float("inf")}), "on_demand_usd_per"),
+        (lambda p: p["usd_per_card_hour"]["h200-141gb"].update({"1d": -1}), "['h200-141gb']['1d']: a price above 0"),
+        (lambda p: p["usd_per_card_hour"]["h200-141gb"].pop("1m"), "['h200-141gb']['1m']: a price above 0"),
+        (lambda p: p["terms"][0].update({"hours": 0}), "term '1d': 'hours' must be a whole number"),
+        (lambda p: p["terms"][0].update({"hours": 0.5}), "term '1d': 'hours' must be a whole number"),
+        (lambda p: p["options"][0].update({"usd": float("nan")}), "option 'checkpoint_storage': 'usd' must be"),
+        # Attack finding 16: a catalog without `terms` was a KeyError traceback.
+        (lambda p: p.pop("terms"), "pricing['terms'] must be a list"),
+    ],
+)
+def test_a_price_or_term_the_planner_cannot_use_is_named(edit, line):
+    broken = json.loads(json.dumps(catalog()))
+    edit(broken["pricing"])
+    problems = _prices.catalog_problems(broken)
+    assert any(line in p for p in problems), problems
+
+
+def test_a_catalog_that_is_not_json_is_named_with_its_place(tmp_path):
+    package = tmp_path / "calculators"
+    shutil.copytree(Path(cost.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "data" / "catalog.json").write_text('{"gpus": [', encoding="utf-8")
+    script = "import sys; sys.path[:0] = sys.argv[1:]\nimport calculators"
+    generator = Path(guidekit.__file__).parents[1]
+    run = subprocess.run(
+        [sys.executable, "-S", "-c", script, str(tmp_path), str(generator)], capture_output=True, text=True
+    )
+    assert "ValueError: calculators/data/catalog.json is not JSON: Expecting value: line 1 column 11" in run.stderr

@@ -83,3 +83,12 @@ def test_json_numbers_are_untouched():
     assert compute("memory", {"seq_len": 512})["inputs"]["seq_len"] == 512
     assert compute("memory", {"margin": 0.25})["inputs"]["margin"] == 0.25
     assert [e["code"] for e in compute("memory", {"margin": float("nan")})["errors"]] == ["not_a_number"]
+
+
+def test_leading_zeros_do_not_count_toward_the_length_guard():
+    """Attack finding 14: `?micro_batch=` with 5,000 zeros and an 8 showed 8 in the field (the page reads it
+    so) and was refused as not a number: the 308-digit guard counted the zeros."""
+    assert number_from_text("0" * 5_000 + "8") == 8
+    assert number_from_text("-" + "0" * 400 + "7") == -7
+    assert number_from_text("0" * 400) == 0
+    assert number_from_text("1" + "0" * 400) is None  # a number beyond a double is still refused

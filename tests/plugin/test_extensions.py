@@ -48,6 +48,25 @@ def test_an_extension_that_does_not_import_is_named(tmp_path):
         extensions.start({"no_such_extension": {}}, tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [
+        ('DATA = {}\nTERMS = DATA["terms"]\n', "KeyError: 'terms'"),  # attack finding 16: a catalog missing a key
+        ("import json\njson.loads('{')\n", "JSONDecodeError: Expecting property name enclosed in double quotes"),
+        ("import missing_dependency_of_it\n", "ModuleNotFoundError: No module named 'missing_dependency_of_it'"),
+    ],
+)
+def test_an_extension_whose_import_fails_is_one_line_naming_where(tmp_path, monkeypatch, code, error):
+    (tmp_path / "broken_ext.py").write_text(code, encoding="utf-8")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with pytest.raises(ValueError) as caught:
+        extensions.start({"broken_ext": {}}, tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"extension 'broken_ext': importing it failed with {error}") and "\n" not in message
+    assert "broken_ext.py:" in message
+    sys.modules.pop("broken_ext", None)
+
+
 def test_an_extension_beside_mkdocs_yml_is_found_and_options_need_a_configure(tmp_path, monkeypatch):
     (tmp_path / "tables_ext.py").write_text("def check(state):\n    return ['look']\n", encoding="utf-8")
     monkeypatch.setattr(sys, "path", list(sys.path))

@@ -361,3 +361,21 @@ def test_every_page_of_the_guide_is_inside_the_bounds():
     """The bounds leave the guide's own pages far inside (the largest: 37 kB, 27 columns, 7 `[` in a block)."""
     pages = sorted((ROOT / "docs").glob("*/*.md"))
     assert pages and [p for p in pages if sources_guard.page_shape_problem(p.read_text(encoding="utf-8"))] == []
+
+
+@pytest.mark.parametrize(
+    ("meta", "problem"),
+    [
+        # Attack finding 16: a TemplateNotFound traceback each.
+        ({"template": "../../../../etc/passwd"}, "its front matter's `template` is '../../../../etc/passwd', not a"),
+        ({"template": "nowhere.html"}, "its front matter's `template` is 'nowhere.html', not a template"),
+        ({"icon": "../../etc/passwd"}, "its front matter's `icon` is '../../etc/passwd', not one of the theme's"),
+        ({"icon": 5}, "its front matter's `icon` is 5, not one of the theme's icons"),
+        ({"template": "main.html", "icon": "material/chip"}, None),
+    ],
+)
+def test_a_template_or_icon_the_theme_lacks_is_one_line(meta, problem):
+    import material
+
+    found = sources_guard.front_matter_paths_problem(meta, [str(Path(material.__file__).parent / "templates")])
+    assert found is None if problem is None else (found or "").startswith(problem), found

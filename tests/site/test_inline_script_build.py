@@ -163,3 +163,12 @@ def test_a_page_too_deep_for_markdown_stops_the_build_with_one_line(tmp_path):
     log = result.stdout + result.stderr
     assert result.returncode != 0 and "Traceback" not in log, log
     assert "docs/es/hondo.md: the page holds 4,006,007 characters, over 200,000: split it into pages" in log
+
+
+def test_a_template_outside_the_theme_stops_the_build_with_one_line(tmp_path):
+    """Attack finding 16: `template: ../../../../etc/passwd` was a TemplateNotFound traceback."""
+    page = "---\ntemplate: ../../../../etc/passwd\n---\n\n# Hola\n"
+    result = _build(tmp_path, {"index.md": "# Inicio\n", "plantilla.md": page})
+    log = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in log, log
+    assert "docs/es/plantilla.md: its front matter's `template` is '../../../../etc/passwd', not a template" in log

@@ -114,7 +114,9 @@ def number_from_text(text: str) -> int | float | None:
         return None
     if not point and not e:
         # A double's range ends at 309 digits; int() would also spend quadratic time past thousands.
-        return int(text) if len(whole) <= 308 else None
+        # Leading zeros count for nothing: the page shows "000…08" as 8, so 8 it is.
+        whole = whole.lstrip("0") or "0"
+        return int(("-" if text.startswith("-") else "") + whole) if len(whole) <= 308 else None
     value = float(text)
     return value if math.isfinite(value) else None
 

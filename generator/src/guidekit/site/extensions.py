@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+import sysconfig
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
@@ -35,12 +37,25 @@ def load(names: list[str], root: Path) -> list[ModuleType]:
             modules.append(importlib.import_module(name))
         except ModuleNotFoundError as exc:
             if exc.name != name and not name.startswith(f"{exc.name}."):
-                raise
+                raise ValueError(f"extension {name!r}: {import_failure(exc)}") from None
             raise ValueError(
                 f"extension {name!r}: no module of that name on the build's Python path; install it, "
                 f"or put it beside mkdocs.yml"
             ) from None
+        except Exception as exc:  # its data or code is broken: one line naming where, not a traceback
+            raise ValueError(f"extension {name!r}: {import_failure(exc)}") from None
     return modules
+
+
+def import_failure(exc: BaseException) -> str:
+    """What stopped a module's import, on one line: the error and the file and line that raised it (a
+    catalog that is not JSON, a missing key, a bug in the author's own code)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    # The deepest frame of the project's own code: not Python's library, not the import machinery.
+    stdlib = sysconfig.get_paths()["stdlib"]
+    own = [f for f in frames if not f.filename.startswith((stdlib, "<frozen"))] or frames
+    where = f" ({own[-1].filename}:{own[-1].lineno})" if own else ""
+    return f"importing it failed with {type(exc).__name__}: {' '.join(str(exc).split())}{where}"
 
 
 def start(extensions: Mapping[str, object], root: Path) -> tuple[dict[str, object], list[str]]:

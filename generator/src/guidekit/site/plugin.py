@@ -142,7 +142,10 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         self.wheels: list[Path] | None = None
         self.packs: dict[str, LocalePack] = {}
         for module in self.config.calculator_modules:
-            importlib.import_module(module)  # registers its calculators
+            try:
+                importlib.import_module(module)  # registers its calculators
+            except Exception as exc:  # one line naming where, as for an extension
+                raise PluginError(f"calculator module {module!r}: {extensions.import_failure(exc)}") from None
 
     # -- helpers -------------------------------------------------------------------------------
     def _worker_modules(self) -> list[str]:
@@ -259,10 +262,13 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if not self.config.enabled:
             return markdown
+        meta = getattr(page, "meta", None) or {}
         if problem := (
             sources_guard.page_shape_problem(markdown)
             or sources_guard.unread_front_matter(markdown)
-            or sources_guard.front_matter_problem(getattr(page, "meta", None) or {})
+            or sources_guard.front_matter_problem(meta)
+            or ("template" in meta or "icon" in meta)
+            and sources_guard.front_matter_paths_problem(meta, config.theme.dirs)
         ):
             raise PluginError(f"{self._source(page)}: {problem}")
         # A figure marker that starts a line would leave its sentence as a raw HTML block: Markdown gets a

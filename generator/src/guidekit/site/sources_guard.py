@@ -148,6 +148,30 @@ def front_matter_problem(meta: Mapping[str, Any]) -> str | None:
     return None
 
 
+_TEMPLATE_NAME = re.compile(r"[\w-]+(?:/[\w-]+)*\.html")
+_ICON_NAME = re.compile(r"[\w-]+(?:/[\w-]+)+")
+
+
+def front_matter_paths_problem(meta: Mapping[str, Any], theme_dirs: list[str]) -> str | None:
+    """What in a page's front matter names a template or an icon the theme does not have, or None:
+    `template: ../../etc/passwd` and `icon: ../../x` stopped the build with a TemplateNotFound traceback."""
+    template = meta.get("template")
+    if template is not None and not (
+        isinstance(template, str)
+        and _TEMPLATE_NAME.fullmatch(template)
+        and any(Path(d, template).is_file() for d in theme_dirs)
+    ):
+        return f"its front matter's `template` is {template!r}, not a template of the theme (such as main.html)"
+    icon = meta.get("icon")
+    if icon is not None and not (
+        isinstance(icon, str)
+        and _ICON_NAME.fullmatch(icon)
+        and any(Path(d, ".icons", f"{icon}.svg").is_file() for d in theme_dirs)
+    ):
+        return f"its front matter's `icon` is {icon!r}, not one of the theme's icons (such as material/chip)"
+    return None
+
+
 # Python-Markdown's time grows with the square of some runs inside one block (20,000 `[` took 46 s) and
 # faster still with nesting (a 2,000-deep list ran past 600 s), so a page's shape is bounded before it runs.
 # The guide's own pages stay far inside: at most 37 kB, 27 columns of indent, 7 `[` in a block.
