@@ -89,6 +89,11 @@ def test_add_locale_refuses_known_or_unknown_locales(capsys, copy_of_project):
         2,
         "guide-i18n add-locale: ja is already in mkdocs.yml\n",
     )
+    # Attack finding 17: an empty name was accepted, and the switcher showed an empty entry.
+    assert guide_i18n(capsys, copy_of_project, "add-locale", "fr", "--name", " ") == (
+        2,
+        "guide-i18n add-locale: --name is empty: give the language's name in itself, such as Français\n",
+    )
     code, out = guide_i18n(capsys, copy_of_project, "add-locale", "zz-nope", "--name", "Nope")
     assert code == 2 and "'zz-nope': Material has no translation of its interface" in out
     # Material translates its interface into Portuguese and Brazilian Portuguese, not into European Portuguese.

@@ -245,3 +245,24 @@ def test_a_plural_count_outside_1_to_6_is_refused_before_babel_reads_the_file(tm
 def test_every_shipped_plural_count_is_accepted():
     counts = {len(plurals.forms(locale)) for locale in ("ja", "es", "ar", "fr", "he", "zh", "de", "en", "ru", "pl")}
     assert max(counts) <= MAX_PLURALS and min(counts) >= 1
+
+
+def test_what_gnu_msgfmt_refuses_and_babel_lets_through_is_broken(copy_of_project, capsys):
+    """Attack finding 17: a msgid given twice (Babel keeps the first), msgstr[9999999] and a bidi override
+    in a translation passed `guide-i18n check`. Each is now a `po` problem with its line, and GNU msgfmt,
+    which refuses the same file, agrees."""
+    from guidekit.i18n import cli as i18n_cli
+
+    po = copy_of_project / "locales" / "ja" / "LC_MESSAGES" / "messages.po"
+    text = po.read_text(encoding="utf-8")
+    text = text.replace('msgstr "結果"', 'msgstr "結\u202e果"', 1)
+    text += '\nmsgid "Outcome"\nmsgstr "結果"\n\nmsgid "one run"\nmsgid_plural "{count} runs"\nmsgstr[0] "{count} 件"\nmsgstr[9999999] "x"\n'
+    po.write_text(text, encoding="utf-8")
+    assert i18n_cli.main(["--root", str(copy_of_project), "check"]) == 1
+    out = capsys.readouterr().out
+    assert "po: '\"Outcome\"': the same msgid as line" in out, out
+    assert "WARNING" not in out  # Babel's own prints, about what the check now says
+    assert "po: '\"one run\"': msgstr[9999999], where the header has 1 forms" in out, out
+    assert "the control character U+202E" in out, out
+    gnu = subprocess.run(["msgfmt", "--check", "-o", "/dev/null", str(po)], capture_output=True, text=True)
+    assert gnu.returncode != 0

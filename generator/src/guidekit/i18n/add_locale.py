@@ -133,6 +133,8 @@ def add_locale(
     the paths it created or changed). Raises ValueError, touching nothing, when Material or CLDR does
     not know the locale, it is already configured, or a name holds markup."""
     project = Project(Path(root))
+    if not name.strip():  # the language switcher would show an empty entry
+        raise ValueError("--name is empty: give the language's name in itself, such as Français")
     for option, text in (("--name", name), ("--site-name", site_name), ("--site-description", site_description)):
         piece = markup_in(text)
         if piece is not None:  # Material puts it into every page as it is (plain_text)

@@ -30,7 +30,7 @@ KEYWORDS = ("N_", "_")
 
 @dataclass(frozen=True)
 class EntryProblem:
-    kind: str  # untranslated | fuzzy | unmerged | placeholder | html
+    kind: str  # untranslated | fuzzy | unmerged | placeholder | html | po
     lineno: int
     msgid: str
     message: str
@@ -93,6 +93,62 @@ def _forms(message: Message) -> tuple[str, list[str]]:
     if isinstance(message.id, (list, tuple)):
         return " | ".join(message.id), list(message.string or ())
     return message.id, [message.string or ""]
+
+
+# Characters no translation needs and GNU msgfmt or a reader's screen mishandles: C0 and C1 controls other
+# than a tab, and the bidi embeddings and overrides (U+202A-U+202E), which can reverse the text around them.
+# The isolates (U+2066-U+2069) are how right-to-left translations keep a figure in order, and stay.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
+_ENTRY_KEY = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[(\d+)\])?) "')
+
+
+def file_problems(text: str, nplurals: int) -> list[EntryProblem]:
+    """What GNU msgfmt refuses and Babel lets through, read from the file's text: a msgid given twice (Babel
+    keeps the first and drops the other silently), a plural form beyond the header's count, a control or
+    bidi override character in a translation. Obsolete `#~` entries are not read."""
+    problems: list[EntryProblem] = []
+    seen: dict[tuple[str, str], int] = {}
+    context, msgid, start, field = "", "", 0, ""
+
+    def close() -> None:
+        if msgid and (context, msgid) in seen:
+            problems.append(EntryProblem("po", start, _shown(msgid), f"the same msgid as line {seen[context, msgid]}"))
+        elif msgid:
+            seen[context, msgid] = start
+
+    for number, line in enumerate(text.splitlines(), 1):
+        if match := _ENTRY_KEY.match(line):
+            keyword, index = match.group(1), match.group(2)
+            if keyword in ("msgctxt", "msgid") and field == "msgstr":  # a new entry without a blank line
+                close()
+                context, msgid = "", ""
+            field = keyword.split("[")[0]
+            if keyword == "msgctxt":
+                context = line
+            elif keyword == "msgid":
+                msgid, start = line, number
+            if index is not None and int(index) >= nplurals:
+                problems.append(
+                    EntryProblem("po", number, _shown(msgid), f"msgstr[{index}], where the header has {nplurals} forms")
+                )
+        elif line.startswith('"'):
+            if field == "msgid":
+                msgid += line
+            elif field == "msgctxt":
+                context += line
+        elif not line.strip():
+            close()
+            context, msgid, field = "", "", ""
+        if field == "msgstr" and (bad := _CONTROL.search(line)):
+            problems.append(
+                EntryProblem("po", number, _shown(msgid), f"the control character U+{ord(bad.group(0)):04X}")
+            )
+    close()
+    return problems
+
+
+def _shown(msgid_lines: str) -> str:
+    return msgid_lines.removeprefix("msgid ").replace('""', "")[:60]
 
 
 def entry_problems(catalog: Catalog, template: Catalog | None = None) -> list[EntryProblem]:

@@ -11,6 +11,7 @@ translator's Last-Translator, Language-Team and PO-Revision-Date are kept.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import io
 import re
@@ -124,7 +125,8 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
         ) from None
     if problem := plural_header_problem(path, raw):
         raise ValueError(problem)
-    catalog = read_po(io.BytesIO(raw), locale=locale)
+    with contextlib.redirect_stdout(io.StringIO()):  # Babel prints its warnings; po_checks.file_problems names them
+        catalog = read_po(io.BytesIO(raw), locale=locale)
     for message in [*catalog, *catalog.obsolete.values()]:
         previous = [c[1:].strip() for c in message.user_comments if c.startswith("|")]
         if previous:

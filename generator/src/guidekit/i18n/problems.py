@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 # Problems that make a translation wrong: the build and `check` refuse them, whatever the policy.
-BROKEN = frozenset({"structure", "orphan", "placeholder", "html"})
+BROKEN = frozenset({"structure", "orphan", "placeholder", "html", "po"})
 # Problems that only say a translation is behind (or, for "term", not yet in the agreed words): `status
 # --strict` tolerates them in a locale declared `in progress` (readers get the notice) and fails on them
 # in a `complete` one. Everything else
@@ -16,7 +16,7 @@ BEHIND = frozenset({"missing", "outdated", "unstamped", "untranslated", "fuzzy",
 @dataclass(frozen=True)
 class Problem:
     locale: str  # "" for what the whole project shares (template, folders, policy)
-    kind: str  # missing orphan outdated unstamped structure rule untranslated fuzzy unmerged placeholder html
+    kind: str  # missing orphan outdated unstamped structure rule untranslated fuzzy unmerged placeholder html po
     #            template nav site stray policy term
     where: str  # a project-relative path
     message: str

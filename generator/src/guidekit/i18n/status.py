@@ -235,7 +235,10 @@ def catalog_problems(project: Project, locale: str, template=None) -> tuple[list
             _short(entry.msgid) + (f": {entry.message}" if entry.message else ""),
             line=entry.lineno or None,
         )
-        for entry in po_checks.entry_problems(catalog, template)
+        for entry in [
+            *po_checks.file_problems(po.read_text(encoding="utf-8"), catalog.num_plurals),
+            *po_checks.entry_problems(catalog, template),
+        ]
     ]
     entries = [m for m in catalog if m.id]
     translated = sum(

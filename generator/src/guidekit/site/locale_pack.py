@@ -6,6 +6,7 @@ time and shipped beside the page for the browser worker, so both format identica
 
 from __future__ import annotations
 
+import contextlib
 import io
 from functools import lru_cache
 from pathlib import Path
@@ -103,7 +104,8 @@ def catalog_messages(po_file: Path) -> dict[str, str | list[str]]:
     if problem := plural_header_problem(po_file, raw):
         raise ValueError(problem)
     try:
-        catalog = read_po(io.BytesIO(raw))
+        with contextlib.redirect_stdout(io.StringIO()):  # Babel prints its warnings; the translation check names them
+            catalog = read_po(io.BytesIO(raw))
     except UnicodeDecodeError as exc:  # a ValueError: the plugin reports it as one line
         raise ValueError(
             f"{po_file}: not UTF-8 text ({exc.reason}: byte {exc.object[exc.start : exc.start + 1]!r}); "
