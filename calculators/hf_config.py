@@ -210,6 +210,13 @@ def _fixed(config: dict[str, Any], spec: ModelType) -> dict[str, Any] | None:
     return None
 
 
+def _bounds() -> dict[str, tuple[float | None, float | None]]:
+    """(min, max) of the memory calculator's whole-number fields, which a config.json fills."""
+    from ._memory_inputs import INPUTS  # here: the CLI's config check imports this module alone
+
+    return {i.name: (i.min, i.max) for i in INPUTS if i.kind == "int"}
+
+
 def inputs_from_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Memory-calculator inputs (a custom model) from a parsed config.json, or its first field error.
 
@@ -250,6 +257,17 @@ def inputs_from_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[dic
     if errors:
         return {}, errors[:1]
     out.update({name: value for name, (value, _) in taken.items()}, fused_projections=spec.fused)
+    # Beyond what the calculator's fields take (hidden_size 10^30 fits a double): named by its key, not
+    # left to fail later as "the file could not be read".
+    keys = {**_DIMENSIONS, "kv_heads": "num_key_value_heads", "head_dim": "head_dim", "experts": experts_key}
+    keys |= {"experts_per_token": "num_experts_per_tok", "shared_expert_intermediate": spec.shared_width or ""}
+    for name, key in keys.items():
+        low, high = _bounds().get(name, (None, None))
+        value = out.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and high is not None and value > high:
+            return {}, [error("model_config", "config_unsupported_value", key=key, got=_shown(value))]
+        if isinstance(value, int) and low is not None and value < low and not (name == "head_dim" and value == 0):
+            return {}, [error("model_config", "config_unsupported_value", key=key, got=_shown(value))]
     if out["head_dim"] == out["hidden"] // out["heads"]:
         out["head_dim"] = 0
     return out, []

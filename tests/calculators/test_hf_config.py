@@ -332,3 +332,25 @@ def test_the_pilot_reads_a_config_file_with_the_same_reader(text, message, tmp_p
     with pytest.raises(PilotSetupError) as refused:
         resolve(PilotConfig(model={"config_file": str(path)}).model)
     assert str(refused.value).endswith(message) and str(path) in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("hidden_size", 10**30), ("num_attention_heads", 1_000_000), ("vocab_size", 10**12), ("num_hidden_layers", 10**6)],
+)
+def test_a_dimension_beyond_the_calculators_fields_is_named_by_its_key(key, value):
+    """Attack finding 19: hidden_size of 10^30 (it fits a double) fell to "the file could not be read"."""
+    config = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8}
+    config |= {"intermediate_size": 128, "vocab_size": 100, key: value}
+    _, errors = hf_config.inputs_from_config(config)
+    assert [(e["code"], e["key"], e["got"]) for e in errors] == [("config_unsupported_value", key, str(value))]
+
+
+def test_a_figure_past_1e28_is_formatted():
+    """The default Decimal context's 28 digits raised InvalidOperation on such a figure (finding 13 too)."""
+    from guidekit.l10n import Localizer
+    from tests.conftest import locale_packs
+
+    fmt = Localizer(locale_packs()["es"]).fmt
+    assert fmt.number(1e29, max_frac=2) == "100.000.000.000.000.000.000.000.000.000"
+    assert fmt.number(1.5e308, max_frac=0).startswith("150.000.000")

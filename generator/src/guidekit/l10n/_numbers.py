@@ -9,13 +9,16 @@ the number as shown (CLDR rules from the pack): "1 día", "3 días"; Arabic "3 �
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 from functools import lru_cache
 from typing import Any
 
 from ._lists import ENGLISH, join
 from ._pack import LocalePack, PluralData
 from ._plural import category
+
+# Enough digits for any double with the decimals a figure shows (309 + a few).
+_WIDE = Context(prec=340)
 
 _CATEGORIES: dict[str, dict[str, str]] = {}
 
@@ -66,7 +69,9 @@ class NumberFormat:
             whole, _, frac = text.lstrip("-").partition(".")
         else:
             quantum = Decimal(1).scaleb(-max_frac)
-            dec = Decimal(shown).quantize(quantum, rounding=ROUND_HALF_EVEN)
+            # The default context holds 28 digits: a figure past 1e28 (a total in US$ of an absurd job)
+            # raised InvalidOperation. A double has at most 309 integer digits.
+            dec = Decimal(shown).quantize(quantum, rounding=ROUND_HALF_EVEN, context=_WIDE)
             negative = dec < 0
             whole, _, frac = f"{abs(dec):f}".partition(".")
         frac = frac.rstrip("0")
