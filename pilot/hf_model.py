@@ -99,7 +99,13 @@ def hf_config(model: ModelConfig):
         if errors:
             raise _refused(model.config_file, errors[0])
         data = {k: v for k, v in data.items() if k not in ("architectures", "transformers_version")}
-        return transformers.AutoConfig.for_model(**data)
+        try:
+            return transformers.AutoConfig.for_model(**data)
+        except Exception as exc:  # transformers' own validation (a family the calculators do not read)
+            why = " ".join(str(exc).split())  # its message spans lines: kept whole, on one
+            raise PilotSetupError(
+                f"model {model.config_file}: transformers refuses this configuration: {why}"
+            ) from None
     preset = _preset(model.source)
     if preset is not None:
         from calculators.hf_config import config_keys

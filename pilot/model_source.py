@@ -30,11 +30,12 @@ def refused(source: str, e: dict) -> ModelSourceError:
     """One line for the first field error of the calculators' config reader."""
     from guidekit.calc import ERROR_CODES
 
-    detail = (
-        f"model type {e['got']!r} is not supported (supported: {', '.join(e['choices'])})"
-        if e["code"] == "unsupported_model_type"
-        else ERROR_CODES[e["code"]].format(**e)
-    )
+    if e["code"] == "unsupported_model_type":
+        detail = f"model type {e['got']!r} is not supported (supported: {', '.join(e['choices'])})"
+    elif e["code"] == "config_shape":  # a rule of the shape, named by the key the file sets
+        detail = f"{e['key']}: {e['why']}"
+    else:
+        detail = ERROR_CODES[e["code"]].format(**e)
     return ModelSourceError(f"model {source}: {detail}")
 
 
@@ -61,11 +62,53 @@ def read_config(model: ModelConfig, any_family: bool = False) -> dict | None:
         raise ModelSourceError(f"model {path}: cannot be read ({exc.strerror or exc})") from exc
     if not errors and "model_type" not in data:
         raise ModelSourceError(f"model {path}: no model_type, so not a Hugging Face config.json")
-    if not any_family:
-        errors = errors or reader.inputs_from_config(data)[1]
+    if not errors:
+        errors = _shape_errors(data, any_family)
     if errors:
         raise refused(str(path), errors[0])
     return data
+
+
+# The memory calculator's fields, as the config.json keys that fill them (for a line naming the key).
+_KEYS = {
+    "layers": "num_hidden_layers",
+    "hidden": "hidden_size",
+    "heads": "num_attention_heads",
+    "kv_heads": "num_key_value_heads",
+    "head_dim": "head_dim",
+    "intermediate": "intermediate_size",
+    "vocab": "vocab_size",
+    "experts": "num_experts",
+    "experts_per_token": "num_experts_per_tok",
+}
+
+
+def _shape_errors(data: dict, any_family: bool) -> list[dict]:
+    """The calculators' checks of a config.json of a family they read, before torch: its keys (hf_config)
+    and the shape's rules (the memory calculator's: heads that divide the hidden size, ...), so a bad
+    file costs a second and one line, not transformers' import and a multi-line error. A trace of another
+    family (a multimodal wrapper such as Gemma 3's included) passes here: transformers decides, and its
+    refusal is one line too (hf_model.hf_config)."""
+    import calculators
+    from calculators import hf_config as reader
+
+    if any_family and data.get("model_type") not in reader.MODEL_TYPES:
+        return []
+    inputs, errors = reader.inputs_from_config(data)
+    if any_family and errors and errors[0]["code"] == "config_missing_key":
+        return []  # transformers has a default for it, and a trace builds what transformers builds
+    if errors:
+        return errors
+    checked = calculators.compute("memory", inputs)
+    return [
+        {
+            **e,
+            "code": "config_shape",
+            "key": _KEYS.get(e["field"], e["field"]),
+            "why": calculators.ERROR_CODES[e["code"]].format(**e),
+        }
+        for e in checked.get("errors", [])
+    ]
 
 
 def _canonical_sha256(data) -> str:

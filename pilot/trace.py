@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+from collections.abc import Iterator
 from typing import Callable
 
 from .config import PilotConfig
@@ -121,6 +122,29 @@ def _whole_sequences():
         yield
 
 
+@contextlib.contextmanager
+def _fake_safe_init(cfg: PilotConfig) -> Iterator[None]:
+    """A truncated normal reads a value back, which a fake tensor cannot give: SigLIP's initializer (Gemma 3's
+    vision tower) stopped the trace of that config.json (exit 70). A traced weight's values never matter, so
+    the truncated normal draws a plain normal there; every other initializer runs as it would."""
+    if not cfg.model.is_transformers:
+        yield
+        return
+    from unittest import mock
+
+    import torch
+    from transformers.initialization import TORCH_INIT_FUNCTIONS
+
+    def normal_instead(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+        return tensor.normal_(mean, std, generator=generator)
+
+    with (
+        mock.patch.dict(TORCH_INIT_FUNCTIONS, {"trunc_normal_": normal_instead}),
+        mock.patch.object(torch.nn.init, "trunc_normal_", normal_instead),
+    ):
+        yield
+
+
 def trace_step(cfg: PilotConfig, seen: Callable | None = None) -> Trace:
     """Two optimizer steps of ``cfg`` (the second with the optimizer state) traced under fake tensors;
     ``seen``, if given, is called with the model built (to count its parameters) before the steps."""
@@ -130,6 +154,15 @@ def trace_step(cfg: PilotConfig, seen: Callable | None = None) -> Trace:
     from .trainer import Trainer, resolved
 
     cfg = resolved(dataclasses.replace(cfg, device="cpu", memory_limit_gb=0.0, threads=0))
+    if cfg.model.experts and cfg.model.dtype == "fp32":
+        # transformers runs routed experts through torch._grouped_mm, whose fake kernel takes bf16 only: an
+        # fp32 Mixtral stopped the trace with "Expected inputs of BF16 type" (exit 70) after building it.
+        from .hf_model import PilotSetupError
+
+        raise PilotSetupError(
+            "a mixture of experts is traced with bf16 weights (PyTorch's fake kernel for transformers' "
+            "grouped experts takes bf16 only): use --dtype bf16; a run on the GPU or the CPU takes fp32"
+        )
     t = cfg.train
     # The data never enter the trace (the pilot's tracker ignores them too): a tiny real set for the
     # Trainer's constructor, and each batch made fake, of the shape BatchSource yields.
@@ -140,7 +173,7 @@ def trace_step(cfg: PilotConfig, seen: Callable | None = None) -> Trace:
     # tables built before the mode) take part without being counted twice.
     # The moves peft makes for its adapters, and the built-in model's move to its device.
     with FakeTensorMode(allow_non_fake_inputs=True), _whole_sequences():
-        with _rebinding_module_moves():
+        with _rebinding_module_moves(), _fake_safe_init(cfg):
             trainer = Trainer(cfg, torch.device("cpu"), tokens=tokens)
         model, module = trainer.model, trainer.module
         if seen is not None:

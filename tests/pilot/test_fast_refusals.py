@@ -120,3 +120,26 @@ def test_a_bad_scale_option_is_refused_before_torch(tmp_path, options, message):
     assert (imported, code) == (False, 1)
     assert err.startswith(f"gpu-pilot: error: {message}") and err.count("\n") == 1, err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        # Issue 52 item 3 and attack finding 18: both exited 70 ("unexpected") after transformers' import,
+        # the first with its cause cut off at the end of the line.
+        (
+            {"num_attention_heads": 5, "num_key_value_heads": 5, "head_dim": None},
+            "num_attention_heads: The hidden size must be divisible by the number of attention heads.",
+        ),
+        ({"num_attention_heads": 5}, "num_key_value_heads: The number of KV heads must divide the number of"),
+        ({"num_attention_heads": 1_000_000}, "In the config.json, num_attention_heads is 1000000: a layout"),
+    ],
+)
+@pytest.mark.parametrize("command", ["trace", "run"])
+def test_a_config_whose_shape_breaks_a_rule_is_one_line_before_torch(tmp_path, change, line, command):
+    spec = json.loads((CONFIGS / "llama-tiny.json").read_text(encoding="utf-8"))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({**spec, **change}), encoding="utf-8")
+    imported, code, err = _cli(command, "--model-config", str(config), "-o", str(tmp_path / "r.json"))
+    assert (imported, code) == (False, 1), err
+    assert err == f"gpu-pilot: error: model {config}: {line}" + err.split(line, 1)[1] and err.count("\n") == 1, err

@@ -2,6 +2,7 @@
 against the calculator, without allocating the model."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,44 @@ def test_a_reduced_full_width_matrix_traces_within_3_percent_of_the_estimate(cas
     traced = trace_step(cfg)
     row = estimate({"traced_bytes": traced.peak_bytes}, resolved(cfg))
     assert abs(row["relative_error"]) <= TRACED_GOAL, (row["relative_error"], traced)
+
+
+def test_a_multimodal_wrapper_traces_through_its_vision_towers_initializer(tmp_path, capsys):
+    """Issue 52 item 3: Gemma 3's published config.json (a `gemma3` wrapper: a `gemma3_text` model in
+    `text_config` and a SigLIP vision tower) exited 70, "unexpected DataDependentOutputException": the
+    tower's truncated-normal initializer reads a value back, which a fake tensor cannot give. This is its
+    shape at a tiny width; the full 12B one traces too (13.2 B parameters, in about 45 s)."""
+    from pilot import cli
+
+    out = tmp_path / "trace.json"
+    config = Path(__file__).parents[1] / "fixtures" / "hf-configs" / "gemma3-multimodal-tiny.json"
+    assert cli.main(["trace", "--model-config", str(config), "-o", str(out)]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["model"]["family"] == "gemma3" and result["trace"]["parameters"] > 0, result["model"]
+    assert "traced (FakeTensorMode" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("config", "line"),
+    [
+        # Attack finding 18: "unexpected RuntimeError: Expected inputs of BF16 type" (exit 70).
+        (
+            {"model_type": "mixtral", "num_local_experts": 4, "num_experts_per_tok": 2, "dtype": "float32"},
+            "a mixture of experts is traced with bf16 weights",
+        ),
+        # A family the calculators do not read: transformers' own refusal, whole, on one line.
+        (
+            {"model_type": "gpt_neox", "num_attention_heads": 5},
+            "transformers refuses this configuration: Class validation error for validator",
+        ),
+    ],
+)
+def test_a_config_transformers_or_the_fake_kernels_refuse_is_one_line_and_exit_1(tmp_path, capsys, config, line):
+    from pilot import cli
+
+    spec = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**spec, "intermediate_size": 128, "vocab_size": 100, **config}), encoding="utf-8")
+    assert cli.main(["trace", "--model-config", str(path), "-o", str(tmp_path / "t.json")]) == 1
+    err = capsys.readouterr().err
+    assert line in err and err.count("\n") == 1, err
