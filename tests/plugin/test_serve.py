@@ -222,3 +222,22 @@ def test_a_folder_without_its_slash_is_redirected_to_the_normalized_path(site):
     assert status == 301 and headers["Location"] == "/guia/ja/?x=1"
     status, _, body = _raw(site, "/guia/ja/")
     assert status == 200 and "ホーム" in body.decode("utf-8")
+
+
+def test_a_silent_connection_is_closed_and_frees_its_thread(served, monkeypatch):
+    """Attack finding 22: `GET /` and nothing more (HTTP/0.9-style, left open) held a thread for as long
+    as the client kept the socket; the handler now gives up after its timeout."""
+    import socket
+    import time
+
+    from guidekit.site.serve import Handler
+
+    monkeypatch.setattr(Handler, "timeout", 0.5)  # read at each connection: the server made above uses it
+    url, _ = served
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(b"GET /")  # no line end: the server waits for the rest of the request line
+        sock.settimeout(5)
+        start = time.monotonic()
+        assert sock.recv(1024) == b""  # closed by the server, not by this client
+        assert time.monotonic() - start < 3

@@ -293,3 +293,15 @@ def test_a_number_python_refuses_shows_its_error_and_stays_in_the_address_as_wri
                 address[field] = str(value)
     expect(page.locator("#calc-memory .guide-calc__result")).to_have_attribute("data-ok", "false")
     assert _query(page) == address
+
+
+def test_an_edit_then_a_reload_within_the_debounce_keeps_the_edit(page: Page, site_url):
+    """Attack finding 21: typing 16 and reloading at once brought the page back with 4 and no query: the
+    address followed the answer, after the debounce, and the fields opt out of form restoration."""
+    page.goto(site_url + "memory/")
+    expect(_status(page)).not_to_have_attribute("data-state", "static")  # the calculator has read its form
+    page.locator("#calc-memory-micro_batch").fill("16")
+    # At once, before any answer: the address the reload below asks for.
+    assert page.evaluate("location.search") == "?micro_batch=16"
+    page.reload()
+    expect(page.locator("#calc-memory-micro_batch")).to_have_value("16")

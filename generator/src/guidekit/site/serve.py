@@ -90,6 +90,9 @@ class SiteServer(ThreadingHTTPServer):
 class Handler(SimpleHTTPRequestHandler):
     prefix = "/"
     server: SiteServer  # made only by make_server
+    # Seconds a connection may stay silent: each holds a thread, and one left open mid-request (an
+    # HTTP/0.9 `GET /` and no more) held its thread until the client went away.
+    timeout = 10
 
     def send_head(self) -> BinaryIO | None:
         path = request_path(self.path)

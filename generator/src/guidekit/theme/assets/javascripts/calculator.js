@@ -223,7 +223,9 @@ class Calculator {
     applyConditions(this.form);
     // Typing waits for a pause; a committed change (a choice, a box, an arrow step, leaving a field)
     // is computed at once.
-    this.form.addEventListener("input", (event) => { this.edited(event); applyConditions(this.form); this.schedule(); });
+    // The address follows each edit at once, not after the debounce: a reload within it kept the old
+    // address and lost the edit (the fields opt out of the browser's form restoration).
+    this.form.addEventListener("input", (event) => { this.edited(event); applyConditions(this.form); this.syncUrl(this.inputs()); this.schedule(); });
     this.form.addEventListener("change", (event) => { this.reveal = true; this.edited(event); applyConditions(this.form); clearTimeout(this.timer); this.compute(); });
     this.form.addEventListener("submit", (event) => event.preventDefault());
     this.form.addEventListener("keydown", (event) => stepNumber(event, this.form));
