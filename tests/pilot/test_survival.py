@@ -116,6 +116,7 @@ def test_sigkill_while_a_child_runs_takes_the_child_with_it(tmp_path, command, s
         env=dict(os.environ, TMPDIR=str(tmp_path)),
     )
     deadline = time.monotonic() + WAIT_S
+    children: list[int] = []
     try:
         while not (_stage_on_disk(out) == stage and (children := _descendants(proc.pid))):
             assert proc.poll() is None, f"the run ended before a child ran in {stage}"
@@ -132,8 +133,8 @@ def test_sigkill_while_a_child_runs_takes_the_child_with_it(tmp_path, command, s
     finally:
         proc.kill()
         proc.wait()
-        for pid in _descendants(os.getpid()):
-            if pid != proc.pid and _running(pid):
+        for pid in children:  # only the pilot's: this worker's other children (the browser) are not ours
+            if _running(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
