@@ -1,7 +1,9 @@
 """What the guide says to act on, found in a result: one `Flag` per figure outside its range.
 
 The thresholds are the guide's (docs/<lang>/pilot.md, "Leer el resumen"): a step-time CV above 10 %,
-a loss that grows more than tenfold, data waits above 5 % of step time, a validation or a checkpoint
+a loss that grows more than tenfold at any step (a spike that collapses again counts), a loss that stops
+changing for its last steps (what a divergence often collapses into), a gradient norm that grows more than
+a hundredfold over the first step's, data waits above 5 % of step time, a validation or a checkpoint
 that costs more than 5 % of the steps between two of them (500, the Hugging Face Trainer's default
 interval), and a scaling efficiency above 100 %, which no real speed-up gives. Each flag carries its
 value and limit, so the site words it in the reader's language; `message` is the terminal's English.
@@ -19,6 +21,9 @@ DATA_WAIT_LIMIT = 0.05
 OVERHEAD_SHARE_LIMIT = 0.05
 OVERHEAD_BUDGET_STEPS = 500
 EFFICIENCY_LIMIT = 1.0
+PLATEAU_STEPS = 5  # this many last steps with the same loss (to 1e-6): no batch of real data gives that
+PLATEAU_MIN_RUN = 8  # steps in the run before a plateau can be told from a short run
+GRAD_GROWTH_LIMIT = 100.0
 _CAP = 1e12  # the schema's bound: a ratio past it says no more
 
 
@@ -84,6 +89,7 @@ def _run_flags(result: PilotResult) -> list[Flag]:
         )
     growth = loss_growth(result.losses)
     if growth is not None and growth > LOSS_GROWTH_LIMIT:
+        peak = max(x for x in result.losses if math.isfinite(x))
         out.append(
             Flag(
                 "loss_growth",
@@ -91,18 +97,67 @@ def _run_flags(result: PilotResult) -> list[Flag]:
                 _capped(growth),
                 LOSS_GROWTH_LIMIT,
                 True,
-                f"the loss grew {growth:,.4g}x over the run ({result.losses[0]:.4g} to {result.losses[-1]:.4g}), "
+                f"the loss grew {growth:,.4g}x over the run ({result.losses[0]:.4g} to a peak of {peak:.4g}), "
                 f"more than {LOSS_GROWTH_LIMIT:g}x: training diverges; lower the learning rate",
+            )
+        )
+    flat = loss_plateau(result.losses)
+    if flat >= PLATEAU_STEPS:
+        out.append(
+            Flag(
+                "loss_plateau",
+                "run",
+                float(flat),
+                float(PLATEAU_STEPS),
+                True,
+                f"the loss stayed at {result.losses[-1]:.6g} for the last {flat} steps: the model stopped learning, "
+                "often after a divergence; lower the learning rate or the weight decay",
+            )
+        )
+    norms = grad_norm_growth(result.grad_norms)
+    if norms is not None and norms > GRAD_GROWTH_LIMIT:
+        out.append(
+            Flag(
+                "grad_norm_growth",
+                "run",
+                _capped(norms),
+                GRAD_GROWTH_LIMIT,
+                True,
+                f"the gradient norm grew {norms:,.4g}x over the first step's (to {max(result.grad_norms):.4g}), more "
+                f"than {GRAD_GROWTH_LIMIT:g}x: training is becoming unstable; lower the learning rate or clip "
+                "the gradients",
             )
         )
     return out
 
 
 def loss_growth(losses: list[float]) -> float | None:
-    """The last loss over the first; None when there is nothing to compare."""
-    if len(losses) < 2 or not all(math.isfinite(x) for x in (losses[0], losses[-1])) or losses[0] <= 0:
+    """The highest finite loss over the first (a spike that collapses again counts); None when there is
+    nothing to compare."""
+    finite = [x for x in losses if math.isfinite(x)]
+    if len(losses) < 2 or len(finite) < 2 or not math.isfinite(losses[0]) or losses[0] <= 0:
         return None
-    return losses[-1] / losses[0]
+    return max(finite) / losses[0]
+
+
+def loss_plateau(losses: list[float]) -> int:
+    """How many last steps have the same loss (to a relative 1e-6); 0 for a run too short to tell."""
+    if len(losses) < PLATEAU_MIN_RUN or not math.isfinite(losses[-1]):
+        return 0
+    last, run = losses[-1], 0
+    for x in reversed(losses):
+        if not (math.isfinite(x) and abs(x - last) <= 1e-6 * max(abs(last), 1e-12)):
+            break
+        run += 1
+    return run
+
+
+def grad_norm_growth(norms: list[float]) -> float | None:
+    """The largest gradient norm over the first step's, taken before any update (an explosion can start at
+    the second step: AdamW at lr 1000 went from 1.5 to 3e11); None without a reference."""
+    if len(norms) < 2 or norms[0] <= 0:
+        return None
+    return max(norms[1:]) / norms[0]
 
 
 def _label(run: ScaleRun) -> str:

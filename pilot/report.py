@@ -310,6 +310,7 @@ class PilotResult(JsonMixin):
     scaling: Scaling | None = None
     trace: TraceFigures | None = None  # kind "trace" only
     losses: list[float] = field(default_factory=list)
+    grad_norms: list[float] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
     command: str = ""
     schema_version: str = SCHEMA_VERSION
@@ -318,4 +319,6 @@ class PilotResult(JsonMixin):
         data = super().to_dict()
         if data["trace"] is None:  # a run or scale file has no trace (files before traces never had the key)
             del data["trace"]
+        if not data["grad_norms"]:  # not measured (a trace, FSDP, a file from before): the key stays out
+            del data["grad_norms"]
         return {"schema_version": data.pop("schema_version"), **data}  # the version reads first in the file

@@ -288,6 +288,7 @@ def _noter(cfg: PilotConfig, result: PilotResult, done: Measured, record: Record
         if record is None:
             return
         result.losses, result.timing = list(done.losses), _timing(cfg, done)
+        result.grad_norms = list(done.grad_norms)
         record(result, done.stage, done.steps_done)
 
     return note
@@ -341,7 +342,7 @@ def run(
             finally:
                 del trainer
                 release(device)
-            result.losses = done.losses
+            result.losses, result.grad_norms = done.losses, done.grad_norms
             result.timing = _timing(cfg, done)
             result.estimate = estimate.compare(cfg, result.memory.peak_tensor_bytes, device.type)
             if reference is not None:
@@ -350,6 +351,7 @@ def run(
                 result.restore = restore.verify(cfg, device, reference, workdir, show=show_progress)
         except (Exception, KeyboardInterrupt, Interrupted) as exc:
             result.losses, result.timing = done.losses, _timing(cfg, done)
+            result.grad_norms = done.grad_norms
             raise PartialRun(_finished(_partial(result, exc, done)), exc) from exc
     if result.checkpoint is not None and result.checkpoint.error:
         result.outcome = Outcome(

@@ -53,6 +53,9 @@ def peak_bytes(trainer: Trainer, tracker: LiveTensorTracker | None) -> int:
     return torch.cuda.max_memory_allocated(trainer.device)
 
 
+GRAD_NORM_CAP = 1e12  # the schema's bound
+
+
 @dataclasses.dataclass
 class Measured:
     """What the loop has measured so far; enough to write a partial result at any moment."""
@@ -62,6 +65,7 @@ class Measured:
     times: list[float] = dataclasses.field(default_factory=list)
     waits: list[float] = dataclasses.field(default_factory=list)
     losses: list[float] = dataclasses.field(default_factory=list)
+    grad_norms: list[float] = dataclasses.field(default_factory=list)
     validation: tuple[float, float] | None = None  # (seconds, loss)
 
 
@@ -100,6 +104,9 @@ def measure(
                     f"the loss became {loss} at step {step} (train.lr {cfg.train.lr:g}); lower the learning rate"
                 )
             done.losses.append(loss)
+            if trainer.last_grad_norm is not None:  # capped: JSON holds no infinity (the loss stays finite)
+                norm = trainer.last_grad_norm
+                done.grad_norms.append(min(norm, GRAD_NORM_CAP) if math.isfinite(norm) else GRAD_NORM_CAP)
             done.steps_done = step
             meters.sampler.sample()
             if not in_warmup:

@@ -118,6 +118,7 @@ class Trainer:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, _schedule(cfg))
         self.tokens = tokens if tokens is not None else load_tokens(cfg.data, cfg.model, t.seq_len, cfg.seed)
         self.steps_done = 0
+        self.last_grad_norm: float | None = None  # of the latest step (see _grad_norm)
         self.set_position(DataPosition())
 
     def _wrap(self, model: nn.Module) -> nn.Module:
@@ -180,11 +181,25 @@ class Trainer:
                         loss = self.model(batch)
                     (loss / self.grad_accum).backward()
                 total += loss.detach().float()
+            norm = self._grad_norm()
             self.optimizer.step()
             self.scheduler.step()
             self.optimizer.zero_grad(set_to_none=True)
         self.steps_done += 1
-        return (total / self.grad_accum).item(), waited, timer.seconds
+        if norm is None:
+            return (total / self.grad_accum).item(), waited, timer.seconds
+        # One transfer for both: the loss's .item() synchronises anyway.
+        mean, self.last_grad_norm = torch.stack([total / self.grad_accum, norm.float()]).tolist()
+        return mean, waited, timer.seconds
+
+    def _grad_norm(self) -> torch.Tensor | None:
+        """The gradients' total L2 norm before the optimizer step (pilot.flags looks for its explosion); None
+        under FSDP, whose gradients are each rank's shards, and without gradients."""
+        grads = [p.grad for _, p in self.trainable if p.grad is not None]
+        if self.strategy == "fsdp" or not grads:
+            self.last_grad_norm = None
+            return None
+        return torch.nn.utils.get_total_norm(grads, error_if_nonfinite=False)
 
     @torch.no_grad()
     def validate(self, batches: int) -> float:

@@ -20,6 +20,8 @@ LABELS = {
     "validation_share": N_("validation time"),
     "checkpoint_share": N_("checkpoint write time"),
     "efficiency_above_one": N_("efficiency above 100 %"),
+    "loss_plateau": N_("loss stopped changing"),
+    "grad_norm_growth": N_("gradient norm growth"),
 }
 # What a flag on the run means and what to do; {value} and {limit} are percentages, except for the loss.
 RUN = {
@@ -28,13 +30,26 @@ RUN = {
         "The step time varies by {value} (coefficient of variation), above {limit}: look for another load "
         "on the machine, clock throttling or uneven batches before you trust the throughput."
     ),
-    # TRANSLATORS: {value} and {limit} are plain numbers: the last loss of the run divided by the first.
+    # TRANSLATORS: {value} and {limit} are plain numbers: the highest loss of the run divided by the first.
     "loss_growth": N_(
         "The loss grew {value}-fold over the run, more than {limit}-fold: training is diverging; "
         "lower the learning rate."
     ),
     "data_wait": N_(
         "Waiting for data takes {value} of the step time, above {limit}: the data loader holds the device back."
+    ),
+    # TRANSLATORS: {count} is a number of training steps (at least 5); the loss was exactly the same in each.
+    "loss_plateau": NN_(
+        "The loss stayed the same for the last {count} step: the model stopped learning, often after a "
+        "divergence; lower the learning rate or the weight decay.",
+        "The loss stayed the same for the last {count} steps: the model stopped learning, often after a "
+        "divergence; lower the learning rate or the weight decay.",
+    ),
+    # TRANSLATORS: {value} and {limit} are plain numbers: the largest gradient norm of the run divided by the
+    # first step's. Clipping the gradients: capping their norm (e.g. max_grad_norm in Hugging Face's Trainer).
+    "grad_norm_growth": N_(
+        "The gradient norm grew {value}-fold over the first step's, more than {limit}-fold: training is "
+        "becoming unstable; lower the learning rate or clip the gradients."
     ),
     "validation_share": NN_(
         "One validation takes {value} of the time of {count} training step, above {limit}: "
@@ -76,8 +91,10 @@ def subject_name(data: dict, strategy: str, t: Translator) -> str:
 def sentence(flag: dict, data: dict, loc: Localizer) -> str:
     """One flag as a plain-text sentence in the reader's language."""
     t, fmt = loc.t, loc.fmt
-    if flag["code"] == "loss_growth":
+    if flag["code"] in ("loss_growth", "grad_norm_growth"):
         value, limit = safe_number(flag["value"], fmt, 1), safe_number(flag["limit"], fmt, 1)
+    elif flag["code"] == "loss_plateau":  # a count of steps, said by the message's plural
+        value = limit = ""
     else:
         value, limit = fmt.percent_of(flag["value"]), fmt.percent_of(flag["limit"])
     if flag["subject"] != "run":
@@ -88,7 +105,7 @@ def sentence(flag: dict, data: dict, loc: Localizer) -> str:
     msg = RUN.get(flag["code"])
     if msg is None:
         return flag["message"]
-    count = flag.get("budget_steps") or 0
+    count = int(flag["value"]) if flag["code"] == "loss_plateau" else flag.get("budget_steps") or 0
     return t(msg, n=count, count=fmt.number(count, 0), value=value, limit=limit)
 
 

@@ -45,6 +45,10 @@ def _timing(times, waits=None, validation_s=0.001):
         ({"timing": _timing([0.1] * 4, validation_s=5.0)}, "validation_share", 0.1),
         ({"checkpoint": Checkpoint(step=4, write_s=0.5, size_bytes=10)}, "checkpoint_share", 0.1),
         ({"losses": [6.3, 7.0, 1e3, 2e7]}, "loss_growth", 2e7 / 6.3),
+        # Issue 52 item 4: a spike that collapses again (the last loss below the first) was not flagged.
+        ({"losses": [6.3, 7.0, 1e3, 2e7, 6.0, 5.9]}, "loss_growth", 2e7 / 6.3),
+        ({"losses": [6.0, 5.9, 5.8] + [5.703782] * 6}, "loss_plateau", 6),
+        ({"grad_norms": [1.5, 1.6, 300.0, 2.0]}, "grad_norm_growth", 200.0),
     ],
 )
 def test_each_flag_the_guide_asks_for(completed, change, code, value):
@@ -54,7 +58,7 @@ def test_each_flag_the_guide_asks_for(completed, change, code, value):
 
     result = copy.deepcopy(completed)
     result.timing = _timing([0.01] * 4) if "timing" not in change else None
-    result.checkpoint, result.losses = None, [6.0, 5.0]
+    result.checkpoint, result.losses, result.grad_norms = None, [6.0, 5.0], [1.5, 1.4]
     for key, v in change.items():
         setattr(result, key, v)
     found = flags.evaluate(result)
@@ -70,7 +74,7 @@ def test_a_clean_run_has_no_flags(completed):
 
     result = copy.deepcopy(completed)
     result.timing, result.checkpoint, result.losses = _timing([0.01] * 4), None, [6.0, 5.0]
-    assert flags.evaluate(result) == []
+    assert result.grad_norms and flags.evaluate(result) == []  # a real run's gradient norms, unflagged
 
 
 def test_a_loss_that_explodes_but_stays_finite_is_flagged_in_the_file(monkeypatch, validate):
@@ -86,6 +90,34 @@ def test_a_loss_that_explodes_but_stays_finite_is_flagged_in_the_file(monkeypatc
     assert data["outcome"]["status"] == "completed"
     growth = [f for f in data["flags"] if f["code"] == "loss_growth"]
     assert len(growth) == 1 and growth[0]["value"] > 1e4 and growth[0]["limit"] == 10.0
+
+
+@pytest.mark.parametrize(
+    ("train", "codes", "status"),
+    [
+        # AdamW at lr 1000: the loss leaps to 2e7 and collapses onto ln(300) = 5.7038, exactly, for good.
+        ({"optimizer": "adamw", "lr": 1000.0}, {"loss_growth", "loss_plateau", "grad_norm_growth"}, "completed"),
+        # A weight decay of 100 at lr 0.01 zeroes every weight in a step: the same loss ever after.
+        ({"optimizer": "adamw", "lr": 0.01, "weight_decay": 100.0}, {"loss_plateau"}, "completed"),
+        # SGD at lr 5: the gradient norm grows steps before the loss overflows.
+        ({"optimizer": "sgd", "lr": 5.0}, {"loss_growth", "grad_norm_growth"}, "partial"),
+        ({"optimizer": "adamw", "lr": 1e-3}, set(), "completed"),
+    ],
+)
+def test_training_into_each_divergence_shape_raises_its_flags(validate, train, codes, status):
+    """Issue 52 item 4: spike then collapse passed unflagged with exit 0; a plateau at a constant and a
+    gradient-norm explosion had no flag. Each shape trained into for real, in the tiny model."""
+    from pilot.errors import PartialRun
+
+    try:
+        result = runner.run(tiny(restore_check=False, steps=20, train=train), show_progress=False)
+    except PartialRun as partial:  # the loss overflowed: the partial result keeps what it measured
+        result = partial.result
+    data = validate(result)
+    assert data["outcome"]["status"] == status
+    divergence = {"loss_growth", "loss_plateau", "grad_norm_growth"}  # timing flags depend on the machine's load
+    assert {f["code"] for f in data["flags"] if f["code"] in divergence} == codes, data["flags"]
+    assert len(data["grad_norms"]) == len(data["losses"]) or status == "partial"
 
 
 def _fake_torchrun(step_s: float, threads: int = 1):

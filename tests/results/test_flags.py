@@ -45,6 +45,8 @@ def _flagged_run():
         _flag("data_wait", 0.12, 0.05),
         _flag("validation_share", 0.2, 0.05, budget=500),
         _flag("checkpoint_share", 0.08, 0.05, budget=500),
+        _flag("loss_plateau", 13.0, 5.0),
+        _flag("grad_norm_growth", 1234.5, 100.0),
     ]
     assert results.validate(data) == []
     return data
@@ -63,6 +65,8 @@ def _flagged_run():
                 "La espera de datos ocupa el 12",
                 "del tiempo de 500 pasos de entrenamiento",
                 "Una escritura del punto de control ocupa el 8",
+                "La pérdida no cambió en los últimos 13 pasos",
+                "La norma del gradiente se multiplicó por 1.234,5",
             ],
         ),
         (
@@ -75,6 +79,8 @@ def _flagged_run():
                 "データ待ちがステップ時間の 12",
                 "学習 500 ステップ分",
                 "チェックポイント書き込みに",
+                "最後の 13 ステップの間、損失がまったく変わりませんでした",
+                "勾配ノルムが最初のステップの 1,234.5 倍",
             ],
         ),
         (
@@ -87,6 +93,8 @@ def _flagged_run():
                 "يستغرق انتظار البيانات",
                 "500 خطوة تدريب",
                 "كتابة نقطة الحفظ الواحدة",
+                "بقيت الخسارة ثابتة في آخر 13 خطوةً",
+                "بلغ معيار التدرجات",
             ],
         ),
     ],
@@ -95,7 +103,7 @@ def test_each_flag_is_worded_in_the_readers_language(code, words):
     page = results.results_page([("flagged.json", _flagged_run())], PACKS[code])
     assert (
         page.count('<ul class="guide-results__flags">') == 1
-        and page.count("<li>", page.index("guide-results__flags")) >= 5
+        and page.count("<li>", page.index("guide-results__flags")) >= 7
     )
     for word in words:
         assert word in page, word
