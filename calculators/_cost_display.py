@@ -23,7 +23,8 @@ from guidekit.l10n import N_, NN_, NP_, Msg
 
 from . import _data, memory
 from ._cost_inputs import HOURLY_LABEL
-from ._cost_model import HOURLY, MAX_LOST_HOURS, NODE_CARDS
+from ._cost_model import MAX_LOST_HOURS, NODE_CARDS
+from ._cost_plans import HOURLY
 from ._cost_quote import card_counts
 from ._cost_speed_notes import speed_notes
 

@@ -14,7 +14,7 @@ from guidekit.calc import Choice, Input
 from guidekit.l10n import N_
 
 from . import _data, memory, throughput
-from ._cost_model import HOURLY
+from ._cost_plans import HOURLY
 
 G_RENT, G_WORK, G_SPEED = N_("Rental"), N_("Workload"), N_("Throughput")
 G_IDLE, G_MEM = N_("Hours that do not train"), N_("Memory budget")

@@ -3,8 +3,8 @@ range, hours with interruptions, booking and cheapest plan (or copies of a pinne
 successful output; then the ranking of the GPUs, whether it survives the throughput range, and the
 nearest configuration that fits when the reader's does not.
 
-The formulas it applies are ``_cost_model``'s (roofline, interruptions, the reservation planner,
-prices); the inputs it reads are declared in ``_cost_inputs``; the calculator that shows its answer is
+The formulas it applies are ``_cost_model``'s (roofline, interruptions) and ``_cost_plans``' (the
+reservation planner, prices); the inputs it reads are declared in ``_cost_inputs``; the calculator that shows its answer is
 ``cost``. What only some inputs move (the memory budget, each configuration's throughput and hours,
 the term prices) is kept across answers, keyed by those inputs (``_kept``); ``forget`` drops it.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from guidekit.calc import kept, key_of
 
-from . import _cost_model, _data, _memory_model, memory, throughput
+from . import _cost_model, _cost_plans, _data, _memory_model, memory, throughput
 from ._cost_inputs import (
     BEST,
     EXPECTED,
@@ -30,20 +30,15 @@ from ._cost_inputs import (
     PRICE_FIELDS,
     QUANTITIES,
 )
-from ._cost_model import (
+from ._cost_model import NODE_CARDS, StepWork, card_step, modelled_scaling, on_stack, run_hours
+from ._cost_plans import (
     HOURLY,
-    NODE_CARDS,
     OptionPrices,
-    StepWork,
-    card_step,
     cheapest_mixed,
     cheapest_plan,
     hourly_terms,
-    modelled_scaling,
     on_demand_price,
-    on_stack,
     plan_breakdown,
-    run_hours,
     term_price,
     topup_price,
 )
@@ -155,7 +150,7 @@ def forget() -> None:
     """Drop everything kept across answers, this engine's and the memory model's it reads: the next
     answer is computed from nothing. For a caller that compares an answer with one from nothing (the
     tests), or that wants the memory back; an answer is the same either way."""
-    for store in (_BUDGETS, _SPEEDS, _PRICES, _cost_model._COVERS):
+    for store in (_BUDGETS, _SPEEDS, _PRICES, _cost_plans._COVERS):
         store.clear()
     _memory_model.forget()
 

@@ -111,17 +111,17 @@ def test_the_calculators_import_only_the_standard_library_the_generators_browser
     assert _violations(_files("calculators"), allowed) == []
 
 
-# The cost calculator in layers, each importing only the layers before it: the formulas, the inputs, the
+# The cost calculator in layers, each importing only the layers before it: the formulas, the planner, the inputs, the
 # quoting engine (which keys what it keeps by the inputs), the display, the calculator (check, run). The
 # catalog's price check reads the inputs' quantities and nothing above them.
-COST_LAYERS = ("_cost_model", "_cost_inputs", "_cost_quote", "_cost_display", "cost")
+COST_LAYERS = ("_cost_model", "_cost_plans", "_cost_inputs", "_cost_quote", "_cost_display", "cost")
 # The memory calculator in the same shape: the model, the inputs, the display, the calculator.
 MEMORY_LAYERS = ("_memory_model", "_memory_inputs", "_memory_display", "memory")
 
 
 @pytest.mark.parametrize("module", [*COST_LAYERS[:-1], "_prices"])
 def test_the_cost_calculators_layers_import_only_those_below(module):
-    above = COST_LAYERS[COST_LAYERS.index(module) + 1 :] if module in COST_LAYERS else COST_LAYERS[2:]
+    above = COST_LAYERS[COST_LAYERS.index(module if module in COST_LAYERS else "_cost_inputs") + 1 :]
     forbidden = tuple(f"calculators.{name}" for name in above)
     assert (
         _violations(

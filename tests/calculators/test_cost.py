@@ -12,7 +12,16 @@ import pytest
 from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 
 import guidekit
-from calculators import _cost_model as model, _cost_quote as quote, _prices, catalog, compute, cost, memory
+from calculators import (
+    _cost_model as model,
+    _cost_plans as plans,
+    _cost_quote as quote,
+    _prices,
+    catalog,
+    compute,
+    cost,
+    memory,
+)
 
 # The catalog's prices are illustrative and the site owner is told to edit them, so these tests price
 # with their own: H100 per card-hour by term 1d 3.20, 1w 2.90, 1m 2.60, 3m 2.30, on demand 3.70.
@@ -115,10 +124,10 @@ def _plain_cover(needed, items):
 
 def test_ties_go_to_fewer_hours_then_fewer_terms():
     items = [("a", 24, 10.0), ("b", 48, 20.0), ("c", 72, 30.0)]
-    assert model.cheapest_plan(48, items)["terms"] == [["b", 1]]  # 2 x a costs the same
-    assert model.cheapest_plan(50, items)["terms"] == [["c", 1]]
+    assert plans.cheapest_plan(48, items)["terms"] == [["b", 1]]  # 2 x a costs the same
+    assert plans.cheapest_plan(50, items)["terms"] == [["c", 1]]
     cheaper_long = [("day", 24, 10.0), ("week", 168, 60.0)]
-    assert model.cheapest_plan(30, cheaper_long) == {"terms": [["day", 2]], "hours": 48, "cost": 20.0}
+    assert plans.cheapest_plan(30, cheaper_long) == {"terms": [["day", 2]], "hours": 48, "cost": 20.0}
 
 
 def test_pinned_term_books_copies_of_it_and_shows_the_cheapest_plan_beside(terms_only):
@@ -412,8 +421,8 @@ def test_totals_are_exactly_rounded_in_every_python():
     terms = {"a": {"id": "a", "hours": 1}, "b": {"id": "b", "hours": 1}}
     rates = {"a": 0.1, "b": 0.2}
     egress = {"id": "egress", "per": "tb", "usd": 0.3, "quantity": "egress_tb"}
-    options = model.OptionPrices([egress], terms, {"egress_tb": 1})
-    out = model.plan_breakdown({"terms": [["a", 1], ["b", 1]]}, rates.get, 1, terms, options)
+    options = plans.OptionPrices([egress], terms, {"egress_tb": 1})
+    out = plans.plan_breakdown({"terms": [["a", 1], ["b", 1]]}, rates.get, 1, terms, options)
     assert out["total_usd"] == 0.6
 
 

@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from calculators import _cost_model as model, compute
+from calculators import _cost_plans as model, compute
 
 TERMS = [("1d", 24, 76.8), ("1w", 168, 487.2), ("1m", 720, 1872.0)]
 HOURLY = (3.7, 0.0, 24)  # $3.70 per hour, no flat fee

@@ -16,7 +16,7 @@ from calc_checks import assert_display, assert_finite
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from calculators import ERROR_CODES, catalog, compute, cost, memory
-from calculators._cost_model import cheapest_plan
+from calculators._cost_plans import cheapest_plan
 from calculators._data import presets, terms
 from guidekit.calc._inputs import active
 from guidekit.calc._registry import get
