@@ -20,6 +20,8 @@ CASES = {
     "pinned week": {"term": "1w"},
     "sweep of 6, 64 cards": {"runs": 6, "cards": 64},
     "long job (1e11 tokens)": {"tokens": 1e11, "epochs": 3},
+    "sweep of 6, 8 cards, 48 h deadline": {"runs": 6, "cards": 8, "deadline_hours": 48},
+    "spot, billed by the second": {"capacity": "spot", "billing": "second"},
 }
 
 

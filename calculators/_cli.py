@@ -20,6 +20,12 @@ from guidekit.l10n import Msg
 from . import _prices, hf_config
 
 
+def _plan_entry(count: float, label: str, *by_the_hour: str) -> str:
+    if by_the_hour:  # hours billed by the hour: "12.50 h on demand"
+        return label.format(hours=fmt(count, "hours"))
+    return label if count == 1 else f"{count:,} × {label}"
+
+
 def fmt(number: Any, unit: str) -> str:
     """English plain-text rendering of one value in a display unit (which decides the value's type)."""
     if number is None:
@@ -27,7 +33,7 @@ def fmt(number: Any, unit: str) -> str:
     if unit == "bool":
         return "yes" if number else "no"
     if unit == "plan":  # a single term is its label alone, as on the site: "1 × 1 day" says it twice
-        return " + ".join(label if count == 1 else f"{count:,} × {label}" for count, label in number) or "—"
+        return " + ".join(_plan_entry(*entry) for entry in number) or "—"
     if unit in ("text", "raw"):
         return str(number)
     if unit == "bytes":

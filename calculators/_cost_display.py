@@ -22,9 +22,9 @@ from guidekit.calc.display import (
 from guidekit.l10n import N_, NN_, NP_, Msg
 
 from . import _data, memory
-from ._cost_inputs import HOURLY_LABEL
+from ._cost_inputs import ON_SPOT
 from ._cost_model import MAX_LOST_HOURS, NODE_CARDS
-from ._cost_plans import HOURLY
+from ._cost_plans import HOURLY, SPOT
 from ._cost_quote import card_counts
 from ._cost_speed_notes import speed_notes
 
@@ -35,10 +35,15 @@ def _status(ok: bool, warn: bool = False) -> str:
     return "bad" if not ok else ("warn" if warn else "ok")
 
 
+# Hours billed by the hour, in a plan: "12.5 hours on demand".
+BY_THE_HOUR = {HOURLY: N_("{hours} on demand"), SPOT: N_("{hours} on spot")}
+
+
 def plan_text(plan: list[list[Any]]) -> list[list[Any]]:
-    """A plan as display data: [[count, term label msgid], ...] (the "plan" display unit)."""
-    terms = {t["id"]: t["label"] for t in _data.terms()} | {HOURLY: HOURLY_LABEL}
-    return [[count, terms[tid]] for tid, count in plan]
+    """A plan as display data (the "plan" display unit): [[count, term label msgid], ...], and
+    [hours, msgid, "hours"] for hours billed by the hour."""
+    terms = {t["id"]: t["label"] for t in _data.terms()}
+    return [[count, BY_THE_HOUR[tid], "hours"] if tid in BY_THE_HOUR else [count, terms[tid]] for tid, count in plan]
 
 
 def _source(q: dict[str, Any]) -> str:
@@ -94,6 +99,22 @@ def _config(q: dict[str, Any], micro_batch: int | None = None) -> dict[str, Any]
 def _verdict(values: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     """One sentence first: the cheapest configuration, its price, whether it survives the throughput range,
     and the reader's own choice beside it when that differs (or does not fit)."""
+    if not r["ranking"] and r["fastest"]:
+        fastest = r["fastest"]
+        return verdict(
+            N_(
+                "No configuration finishes within the deadline of {deadline}: the fastest that fits, {config}, "
+                "takes {hours} at {price} per successful output."
+            ),
+            {
+                "deadline": value(r["deadline_hours"], "hours"),
+                "config": _config(fastest),
+                "hours": value(fastest["booked_hours"], "hours"),
+                "price": value(fastest["usd_per_output"], "usd"),
+            },
+            "bad",
+            short=phrase(N_("No configuration finishes within the deadline.")),
+        )
     if not r["ranking"]:
         return verdict(
             N_(
@@ -176,6 +197,68 @@ def _booking_note(q: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     )
 
 
+def _rental_notes(values: dict[str, Any], r: dict[str, Any], q: dict[str, Any]) -> list[Note]:
+    """What the priced configuration's rental does that a reader may not expect: outputs trained side by
+    side, whole nodes billed, spot capacity, billing by the minute or second, the deadline."""
+    items: list[Note] = []
+    if q["streams"] > 1:
+        items.append(
+            (
+                NN_(
+                    "Outputs train side by side, {streams} at a time on {cards} card each: the rental lasts "
+                    "{hours}, where one after another on all the cards it would last {sequential}.",
+                    "Outputs train side by side, {streams} at a time on {cards} cards each: the rental lasts "
+                    "{hours}, where one after another on all the cards it would last {sequential}.",
+                    n="cards",
+                ),
+                {
+                    "streams": value(q["streams"], "count"),
+                    "cards": value(q["cards_per_run"], "count"),
+                    "hours": value(q["booked_hours"], "hours"),
+                    "sequential": value(q["one_after_another_hours"], "hours"),
+                },
+            )
+        )
+    if q["billed_cards"] > q["cards"]:
+        items.append(
+            (
+                NN_(
+                    "{gpu} is rented only as whole nodes: {count} card is billed as {billed}.",
+                    "{gpu} is rented only as whole nodes: {count} cards are billed as {billed}.",
+                ),
+                {"gpu": q["name"], "count": value(q["cards"], "count"), "billed": value(q["billed_cards"], "count")},
+            )
+        )
+    if q["on_spot"]:
+        items.append(
+            (
+                N_(
+                    "On spot, {gpu} is priced by the hour at its spot price, and each preemption ({rate} per 100 "
+                    "card-hours, an assumption) interrupts the run like a failure."
+                ),
+                {"gpu": q["name"], "rate": value(values["preemptions_per_100h"], "number")},
+            )
+        )
+    elif values["capacity"] == ON_SPOT:
+        items.append((N_("{gpu} has no spot price: it is priced on terms and on-demand hours."), {"gpu": q["name"]}))
+    if r["deadline_hours"] and q["fits_memory"]:
+        items.append(
+            (
+                N_(
+                    "Only configurations that finish within {deadline} at the hours booked are ranked; this one "
+                    "finishes in {hours}."
+                )
+                if q["meets_deadline"]
+                else N_(
+                    "This configuration finishes in {hours}, after the deadline of {deadline}: the ranking "
+                    "leaves it out."
+                ),
+                {"deadline": value(r["deadline_hours"], "hours"), "hours": value(q["booked_hours"], "hours")},
+            )
+        )
+    return items
+
+
 def display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's blocks: the verdict, the booking, the figures, the per-card tables and the notes."""
     names = {g["id"]: g["name"] for g in _data.gpus()}
@@ -219,7 +302,7 @@ def display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
             N_("Hourly billing, per output"),
         }
         head = [m for m in head if m["label"] not in priced_tiles]
-    runs, h = values["runs"], q["run_hours"]
+    runs, h = q["rounds"], q["run_hours"]  # outputs one after another: all of them, or a group's share
     hours: list[tuple[Msg, float]]
     hours = [
         (N_("Training"), runs * h["train"]),
@@ -235,7 +318,8 @@ def display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
         (NP_("hours in the plan", "Unused"), q["unused_hours"]),
     ]
     option_labels = {o["id"]: o["label"] for o in _PRICING["options"]}
-    terms = {t["id"]: t["label"] for t in _data.terms()} | {HOURLY: HOURLY_LABEL}
+    # Hours billed by the hour are one line each, however many: not "1 hour on demand" beside their whole price.
+    terms = {t["id"]: t["label"] for t in _data.terms()} | {HOURLY: N_("Hours on demand"), SPOT: N_("Hours on spot")}
     # None: the configuration does not fit, and has no price (nor a breakdown) of its own.
     breakdown = [[terms[tid], v] for tid, v in (q["gpu_usd"] or {}).items()]
     breakdown += [[option_labels[k], v] for k, v in (q["options_usd"] or {}).items()]
@@ -342,6 +426,7 @@ def display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
             )
     if q["fits_memory"]:
         note_items.append(_booking_note(q))
+    note_items += _rental_notes(values, r, q)
     mtbf = q["run_hours"]["mtbf_hours"]
     if mtbf is not None and mtbf < values["checkpoint_interval_hours"]:
         note_items.append(
@@ -379,7 +464,7 @@ def display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                 {"count": value(NODE_CARDS, "count")},
             )
         )
-    if not r["ranking"]:
+    if not r["ranking"] and not r["fastest"]:  # with a fastest, some fit: the deadline ruled them all out
         note_items.append(
             (
                 NN_(

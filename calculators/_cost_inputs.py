@@ -14,17 +14,19 @@ from guidekit.calc import Choice, Input
 from guidekit.l10n import N_
 
 from . import _data, memory, throughput
-from ._cost_plans import HOURLY
+from ._cost_own_inputs import G_MEASURED, MEASURED_INPUTS, MIN_THROUGHPUT, PRICE_INPUTS
+from ._cost_plans import INCREMENTS
 
 G_RENT, G_WORK, G_SPEED = N_("Rental"), N_("Workload"), N_("Throughput")
 G_IDLE, G_MEM = N_("Hours that do not train"), N_("Memory budget")
-G_MEASURED = N_("Measured throughput per card")
 # Where in its throughput range each estimated card is priced (a measured card is priced at its measurement).
 LOW, EXPECTED, HIGH = "low", "expected", "high"
 BEST = "best"  # the term input's value for "the cheapest plan"
 MARGIN = "margin"
-# A plan entry of on-demand hours, labelled like a term ("3 × 1 hour on demand").
-HOURLY_LABEL = N_("1 hour on demand")
+RESERVED, ON_SPOT = "reserved", "spot"  # the capacity input's values
+CATALOG = "catalog"  # the billing input's value for "as the catalog bills each card"
+# Below this, no reader means the value, and the answer's hours grow past what a plan can price.
+MIN_INTERVAL = 0.01  # hours between checkpoints (36 s)
 # The rest of the memory inputs start collapsed.
 _MEMORY_SHOWN = {"model", "method", "seq_len", "micro_batch", "parallelism"}
 _PRICING = _data.catalog()["pricing"]
@@ -47,17 +49,6 @@ def _hours(
         advanced=advanced,
         floor=floor,
     )
-
-
-# Below these, no reader means the value, and the answer's hours grow past what a plan can price.
-MIN_THROUGHPUT = 0.01  # tokens per second per card
-MIN_PRICE = 0.01  # US$ per card-hour
-MIN_INTERVAL = 0.01  # hours between checkpoints (36 s)
-
-
-def measured_field(gpu_id: str) -> str:
-    """The input that holds a throughput measured on one catalog GPU (a pilot result fills its card's)."""
-    return f"measured_{gpu_id}"
 
 
 def _share(
@@ -85,6 +76,11 @@ def _share(
         optional=optional,
         floor=0.01 if optional else None,
     )
+
+
+def _terabytes(name: str, default: float, label: str) -> Input:
+    """A quantity an option may be billed by (per TB per day, or once): see `QUANTITIES`."""
+    return Input(name, "float", default, label, unit="tb", min=0, max=10000, step=0.1, group=G_RENT, advanced=True)
 
 
 # The workload is given one way or the other (see Input.only_when).
@@ -158,41 +154,61 @@ OWN_INPUTS = (
         group=G_RENT,
     ),
     Input(
-        "storage_tb",
-        "float",
-        1.0,
-        N_("Checkpoint storage"),
-        unit="tb",
-        min=0,
-        max=10000,
-        step=0.1,
+        "capacity",
+        "choice",
+        RESERVED,
+        N_("Capacity"),
+        N_(
+            "Spot (preemptible) capacity is cheaper but can be taken back at any time: where a card has a spot "
+            "price (the catalog's or yours), it is priced by the hour at that price, and each preemption "
+            "interrupts the run like a failure."
+        ),
+        choices=(
+            Choice(RESERVED, N_("Terms and on-demand hours")),
+            Choice(ON_SPOT, N_("Spot where it is priced")),
+        ),
+        group=G_RENT,
+    ),
+    Input(
+        "billing",
+        "choice",
+        CATALOG,
+        N_("Hourly billing increment"),
+        N_(
+            "How on-demand and spot time is billed: every started hour, minute or second. The catalog says it per card."
+        ),
+        choices=(
+            Choice(CATALOG, N_("As the catalog bills each card")),
+            *(
+                Choice(k, label)
+                for k, label in zip(
+                    INCREMENTS, (N_("Every started hour"), N_("Every started minute"), N_("Every second"))
+                )
+            ),
+        ),
         group=G_RENT,
         advanced=True,
     ),
     Input(
-        "scratch_tb",
+        "deadline_hours",
         "float",
-        2.0,
-        N_("Extra scratch"),
-        unit="tb",
+        0.0,
+        N_("Deadline"),
+        N_(
+            "Wall-clock hours from the start to the last output, at the hours booked. Only configurations that "
+            "finish in time are ranked. 0: no deadline."
+        ),
+        unit="hours",
         min=0,
-        max=10000,
-        step=0.1,
+        max=1e6,
+        step=1,
         group=G_RENT,
-        advanced=True,
+        optional=True,
+        floor=MIN_INTERVAL,
     ),
-    Input(
-        "egress_tb",
-        "float",
-        0.5,
-        N_("Data moved out"),
-        unit="tb",
-        min=0,
-        max=10000,
-        step=0.1,
-        group=G_RENT,
-        advanced=True,
-    ),
+    _terabytes("storage_tb", 1.0, N_("Checkpoint storage")),
+    _terabytes("scratch_tb", 2.0, N_("Extra scratch")),
+    _terabytes("egress_tb", 0.5, N_("Data moved out")),
     Input(
         "workload",
         "choice",
@@ -263,6 +279,19 @@ OWN_INPUTS = (
         min=1,
         max=1000,
         group=G_WORK,
+    ),
+    Input(
+        "parallel_runs",
+        "bool",
+        True,
+        N_("Train outputs side by side"),
+        N_(
+            "With several outputs, the cards may be split into groups that each train one output at a time, "
+            "when each group fits in memory and the outputs finish sooner that way. Off: one output after "
+            "another on all the cards."
+        ),
+        group=G_WORK,
+        advanced=True,
     ),
     Input(
         "stack",
@@ -381,6 +410,22 @@ OWN_INPUTS = (
         step=0.01,
         group=G_IDLE,
     ),
+    Input(
+        "preemptions_per_100h",
+        "float",
+        1.0,
+        N_("Spot preemptions per 100 card-hours"),
+        N_(
+            "An assumption: providers do not publish it, and it varies by region and hour. Added to the "
+            "interruptions of a card rented on spot."
+        ),
+        unit="number",
+        min=0,
+        max=100,
+        step=0.01,
+        group=G_IDLE,
+        only_when=("capacity", (ON_SPOT,)),
+    ),
     _hours(
         "checkpoint_interval_hours",
         1.0,
@@ -427,60 +472,7 @@ OWN_INPUTS = (
         group=G_MEM,
         optional=True,
     ),
-) + tuple(
-    # One per catalog GPU, labelled with its name (a proper noun): a measurement stays with its card
-    # whichever GPU the form has chosen.
-    Input(
-        measured_field(g["id"]),
-        "float",
-        0.0,
-        g["name"],
-        N_("Tokens per second per card, measured on this GPU (the pilot's figure); 0 keeps the estimate."),
-        unit="tokens_per_s",
-        min=0,
-        max=1e9,
-        group=G_MEASURED,
-        advanced=True,
-        optional=True,
-        floor=MIN_THROUGHPUT,
-    )
-    for g in _data.gpus()
-)
-MEASURED_FIELDS = {g["id"]: measured_field(g["id"]) for g in _data.gpus()}
-
-
-def price_field(gpu_id: str, term_id: str) -> str:
-    """The input that holds the reader's own price of one GPU for one term (`HOURLY`: on demand)."""
-    return f"price_{gpu_id}_{term_id}"
-
-
-# The reader's prices, per GPU and term, on demand included: 0 keeps the site owner's catalog price. Each
-# GPU's own fieldset, titled as prices with their currency and the GPU's name (a proper noun), its fields
-# labelled with the terms.
-G_PRICES = N_("Your prices per card-hour, US$ — {gpu}")
-PRICE_FIELDS = {
-    (g["id"], t["id"]): price_field(g["id"], t["id"]) for g in _data.gpus() for t in [*_data.terms(), {"id": HOURLY}]
-}
-PRICE_INPUTS = tuple(
-    Input(
-        PRICE_FIELDS[g["id"], t["id"]],
-        "float",
-        0.0,
-        t["label"],
-        N_("Your price per card-hour for this GPU and term; 0 keeps the site owner's catalog price."),
-        unit="usd_per_hour",
-        min=0,
-        max=10000,
-        step=0.01,
-        group=G_PRICES,
-        group_params=(("gpu", g["name"]),),
-        advanced=True,
-        optional=True,
-        floor=MIN_PRICE,
-    )
-    for g in _data.gpus()
-    for t in [*_data.terms(), {"id": HOURLY, "label": HOURLY_LABEL}]
-)
+) + MEASURED_INPUTS
 # What a catalog option may be billed by per TB (per day, or once): one of these inputs (`_prices` checks the
 # catalog against them).
 QUANTITIES = tuple(i.name for i in OWN_INPUTS if i.unit == "tb")

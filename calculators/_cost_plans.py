@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import reduce
-from typing import Any
+from typing import Any, NamedTuple
 
 # -- the reservation planner -----------------------------------------------------------------------
 
@@ -56,48 +56,77 @@ def _plan(cover: _Cover, need: int, items: list[tuple[str, int, float]]) -> dict
     return {"terms": terms, "hours": hours, "cost": math.fsum(c * items[i][2] for i, c in enumerate(counts))}
 
 
-HOURLY = "hourly"  # the plan entry of on-demand hours: [HOURLY, started hours]
+HOURLY = "hourly"  # the plan entry of on-demand hours: [HOURLY, hours billed]
+SPOT = "spot"  # the plan entry of spot (preemptible) hours: [SPOT, hours billed]
 # Where on demand is cheaper per hour than every term, past this many units (24 h each with the catalog's
 # terms: 480,000 hours) a mixed plan first takes copies of the cheapest term per hour; below it, every split
 # of terms and hours is tried.
 MIXED_UNITS = 20000
+# Billing increments a price may have, as increments per hour: every started hour, minute or second.
+INCREMENTS = {"hour": 1, "minute": 60, "second": 3600}
 
 
-def topup_price(hours: int, hourly: tuple[float, float, float]) -> float:
-    """`hours` started on-demand hours at `hourly` = (per hour, per started period, period hours): the
-    cards' rate plus options billed by day, pro rata; options billed by term once per started period."""
-    per_hour, per_period, period = hourly
-    return hours * per_hour + per_period * math.ceil(hours / period) if hours > 0 else 0.0
+class Hourly(NamedTuple):
+    """Billing by the hour (on demand, or spot): the cards' rate plus options billed by day, pro rata;
+    options billed by term once per started period; time billed in increments (`per_hour` per hour)."""
+
+    rate: float  # US$ per hour of the whole rental
+    per_period: float  # US$ per started period
+    period: int  # hours of a period (the shortest term)
+    per_hour: int = 1  # billing increments per hour: 1 (started hours), 60 (minutes), 3600 (seconds)
+
+    def increments(self, hours: float) -> int:
+        """The started increments billed for `hours` (a rounding residue of 1e-9 h bills none)."""
+        return math.ceil(hours * self.per_hour - 1e-9) if hours > 0 else 0
 
 
-def cheapest_mixed(
-    needed_hours: float, items: list[tuple[str, int, float]], hourly: tuple[float, float, float]
-) -> dict[str, Any]:
+def topup_price(increments: int, hourly: Hourly) -> float:
+    """`increments` billed increments of `hourly` (hours, minutes or seconds): the rate pro rata, and the
+    flat fees once per started period."""
+    if increments <= 0:
+        return 0.0
+    return increments / hourly.per_hour * hourly.rate + hourly.per_period * -(
+        -increments // (hourly.period * hourly.per_hour)
+    )
+
+
+def hours_plan(entry: str, hours: float, hourly: Hourly) -> dict[str, Any]:
+    """Billed hours alone (`entry` is HOURLY or SPOT): the increments that cover `hours`."""
+    billed = hourly.increments(hours)
+    return {
+        "terms": [[entry, billed / hourly.per_hour]],
+        "hours": billed / hourly.per_hour,
+        "cost": topup_price(billed, hourly),
+    }
+
+
+def cheapest_mixed(needed_hours: float, items: list[tuple[str, int, float]], hourly: Hourly) -> dict[str, Any]:
     """The cheapest plan of terms plus on-demand hours as a top-up (either may be empty) covering `needed_hours`.
 
     Exact: for every u, the cheapest cover of at least u units is the cheapest terms with at least that
-    many hours, and the top-up pays for the whole hours they leave; any mixed plan whose terms hold u
+    many hours, and the top-up pays for the increments they leave; any mixed plan whose terms hold u
     units costs at least that. The pure-term plan (`cheapest_plan`) and pure hourly are among the
-    candidates. `hourly` as in `topup_price`. Ties go to fewer hours, then fewer entries."""
+    candidates. Ties go to fewer hours, then fewer entries."""
     cover = _cover(tuple(items))
-    whole = math.ceil(needed_hours - 1e-9) if needed_hours > 0 else 0  # the top-up bills started hours
+    m = hourly.per_hour
+    whole = hourly.increments(needed_hours)  # the top-up bills started increments
     key = (HOURLY, whole, hourly)
     if key in cover.plans:
         return cover.plans[key]
     pure = cheapest_plan(needed_hours, items)
-    # (cost, hours, entries, the plan or the (copies of B, cover units, top-up hours) that make it)
-    candidates: list[tuple[float, int, int, dict[str, Any] | tuple[int, int, int]]]
+    # (cost, hours, entries, the plan or the (copies of B, cover units, top-up increments) that make it)
+    candidates: list[tuple[float, float, int, dict[str, Any] | tuple[int, int, int]]]
     candidates = [(round(pure["cost"], 6), pure["hours"], len(pure["terms"]), pure)]
     need = _whole_units(needed_hours, cover.unit) if needed_hours > 0 else 0
     b = cover.best
-    if whole > 0 and all(topup_price(h, hourly) <= price for _, h, price in items):
+    if whole > 0 and all(topup_price(h * m, hourly) <= price for _, h, price in items):
         # On demand costs no more than any term for the term's hours, options included: topping up h_i more
-        # hours adds at most that (p h_i + q ceil(h_i / P)), so each term of a mixed plan swaps for on-demand
-        # hours at no loss, and pure on demand (the fewest hours, one entry) is the cheapest. Without this,
-        # a huge job priced below every term walked MIXED_UNITS splits per card count (2 s an answer).
-        candidates.append((round(topup_price(whole, hourly), 6), whole, 1, (0, 0, whole)))
+        # hours adds at most that, so each term of a mixed plan swaps for on-demand hours at no loss, and
+        # pure on demand (the fewest hours, one entry) is the cheapest. Without this, a huge job priced below
+        # every term walked MIXED_UNITS splits per card count (2 s an answer).
+        candidates.append((round(topup_price(whole, hourly), 6), whole / m, 1, (0, 0, whole)))
         need, forced = 0, 0  # no split left to try
-    elif hourly[0] * items[b][1] >= cover.prices[b]:
+    elif hourly.rate * items[b][1] >= cover.prices[b]:
         # On demand costs at least B (the cheapest term per hour) per B's hours: h_B top-up hours swap for a copy
         # of B at no loss, so some optimal plan tops up less than h_B, and its terms (fewer than `bound` units
         # besides copies of B, see `cheapest_plan`) hold at least this many copies of B.
@@ -112,9 +141,9 @@ def cheapest_mixed(
         hours = units * cover.unit
         if hours >= needed_hours - 1e-9:
             continue  # no top-up: a pure-term plan, already a candidate
-        extra = whole - hours
+        extra = whole - hours * m
         cost = forced_cost + table[u][0] + topup_price(extra, hourly)
-        candidates.append((round(cost, 6), hours + extra, table[u][2] + 1 + forced, (forced, u, extra)))
+        candidates.append((round(cost, 6), hours + extra / m, table[u][2] + 1 + forced, (forced, u, extra)))
     best = min(candidates, key=lambda c: c[:3])
     plan = best[3]
     if not isinstance(plan, dict):  # rebuild the terms of the winning split
@@ -127,8 +156,8 @@ def cheapest_mixed(
             u = max(0, u - cover.sizes[i])
         terms = [[items[i][0], c] for i, c in enumerate(counts) if c]
         plan = {
-            "terms": terms + [[HOURLY, extra]],
-            "hours": sum(c * items[i][1] for i, c in enumerate(counts)) + extra,
+            "terms": terms + [[HOURLY, extra / m]],
+            "hours": sum(c * items[i][1] for i, c in enumerate(counts)) + extra / m,
             "cost": math.fsum([*(c * items[i][2] for i, c in enumerate(counts)), topup_price(extra, hourly)]),
         }
     if len(cover.plans) >= 256:
@@ -165,7 +194,7 @@ class _Cover:
         )
         self.table = [(0.0, 0, 0, -1)]
         # need in units -> its plan; (HOURLY, started hours, hourly terms) -> a mixed plan (`cheapest_mixed`)
-        self.plans: dict[int | tuple[str, int, tuple[float, float, float]], dict[str, Any]] = {}
+        self.plans: dict[int | tuple[str, int, Hourly], dict[str, Any]] = {}
 
     def table_upto(self, upto: int) -> list[tuple[float, int, int, int]]:
         """table[u] = (cost, units, count, item) of the cheapest cover of at least u units, grown on demand."""
@@ -234,49 +263,51 @@ def term_price(rate: float, cards: int, term: dict[str, Any], options: OptionPri
 def plan_breakdown(
     plan: dict[str, Any], rate_of: Callable[[str], float], cards: int, terms: dict[str, Any], options: OptionPrices
 ) -> dict[str, Any]:
-    """GPU time per term of the plan (and of its on-demand top-up, `rate_of(HOURLY)`) and each option's
-    share of the plan's price."""
-    fixed = [(tid, count) for tid, count in plan["terms"] if tid != HOURLY]
+    """GPU time per term of the plan (and of its on-demand or spot hours, `rate_of(HOURLY)`, `rate_of(SPOT)`)
+    and each option's share of the plan's price."""
+    fixed = [(tid, count) for tid, count in plan["terms"] if tid not in BY_THE_HOUR]
     gpu = {tid: count * cards * terms[tid]["hours"] * rate_of(tid) for tid, count in fixed}
     opts = {
         o["id"]: math.fsum(count * options.each[(o["id"], tid)] for tid, count in fixed)
         for o in options.options
         if o["per"] != "tb"
     }
-    for tid, count in plan["terms"]:
-        if tid == HOURLY:
-            gpu[HOURLY], extra = topup_breakdown(
-                count, rate_of(HOURLY), cards, min(terms.values(), key=lambda t: t["hours"]), options
+    for tid, hours in plan["terms"]:
+        if tid in BY_THE_HOUR:
+            gpu[tid], extra = topup_breakdown(
+                hours, rate_of(tid), cards, min(terms.values(), key=lambda t: t["hours"]), options
             )
             opts = {k: v + extra.get(k, 0.0) for k, v in opts.items()}
     opts.update(options.per_plan)
     return {"gpu_usd": gpu, "options_usd": opts, "total_usd": math.fsum([*gpu.values(), *opts.values()])}
 
 
-def hourly_terms(
-    rate: float, cards: int, shortest: dict[str, Any], options: OptionPrices
-) -> tuple[float, float, float]:
-    """On-demand billing as (per hour, per started period, period hours) for `topup_price`: the cards at
-    `rate`, options billed by day pro rata, flat fees once per started shortest term."""
+BY_THE_HOUR = (HOURLY, SPOT)  # plan entries in hours billed, not in terms
+
+
+def hourly_terms(rate: float, cards: int, shortest: dict[str, Any], options: OptionPrices, per_hour: int = 1) -> Hourly:
+    """Billing by the hour for `topup_price`: the cards at `rate`, options billed by day pro rata, flat
+    fees once per started shortest term, time in `per_hour` increments per hour."""
     per_day = math.fsum(
         options.each[(o["id"], shortest["id"])] / shortest["hours"] for o in options.options if o["per"] == "tb_day"
     )
     per_period = math.fsum(options.each[(o["id"], shortest["id"])] for o in options.options if o["per"] == "term")
-    return cards * rate + per_day, per_period, shortest["hours"]
+    return Hourly(cards * rate + per_day, per_period, shortest["hours"], per_hour)
 
 
-def on_demand_price(rate: float, cards: int, hours: float, shortest: dict[str, Any], options: OptionPrices) -> float:
-    """Hourly billing alone: every started hour (at least one period's flat fees), plus per-TB options once."""
-    billed = math.ceil(hours - 1e-9)
-    per_hour, per_period, period = hourly_terms(rate, cards, shortest, options)
-    return math.fsum([billed * per_hour, per_period * max(1, math.ceil(billed / period)), *options.per_plan.values()])
+def on_demand_price(hours: float, hourly: Hourly, options: OptionPrices) -> float:
+    """Hourly billing alone: every started increment (at least one period's flat fees), plus per-TB options once."""
+    billed = hourly.increments(hours)
+    periods = max(1, -(-billed // (hourly.period * hourly.per_hour)))
+    return math.fsum([billed / hourly.per_hour * hourly.rate, hourly.per_period * periods, *options.per_plan.values()])
 
 
 def topup_breakdown(
-    hours: int, rate: float, cards: int, shortest: dict[str, Any], options: OptionPrices
+    hours: float, rate: float, cards: int, shortest: dict[str, Any], options: OptionPrices
 ) -> tuple[float, dict[str, float]]:
-    """A top-up's GPU time and each option's share of it (as `topup_price` bills them)."""
-    periods = math.ceil(hours / shortest["hours"]) if hours > 0 else 0
+    """Billed hours' GPU time and each option's share of them (as `topup_price` bills them: `hours` is
+    a whole number of increments)."""
+    periods = math.ceil(hours / shortest["hours"] - 1e-9) if hours > 0 else 0
     opts = {
         o["id"]: options.each[(o["id"], shortest["id"])]
         * (hours / shortest["hours"] if o["per"] == "tb_day" else periods)

@@ -1,12 +1,12 @@
 """The cost calculator's quoting engine: for one set of inputs, each GPU and card count's throughput
-range, hours with interruptions, booking and cheapest plan (or copies of a pinned term), its price per
-successful output; then the ranking of the GPUs, whether it survives the throughput range, and the
-nearest configuration that fits when the reader's does not.
+range, hours with interruptions, outputs trained side by side, booking and cheapest plan (terms and
+on-demand hours, copies of a pinned term, or spot hours), its price per successful output. The answer
+that ranks the quotes is ``_cost_rank``'s.
 
 The formulas it applies are ``_cost_model``'s (roofline, interruptions) and ``_cost_plans``' (the
-reservation planner, prices); the inputs it reads are declared in ``_cost_inputs``; the calculator that shows its answer is
-``cost``. What only some inputs move (the memory budget, each configuration's throughput and hours,
-the term prices) is kept across answers, keyed by those inputs (``_kept``); ``forget`` drops it.
+reservation planner, prices); the inputs it reads are declared in ``_cost_inputs``, the memory side in
+``_cost_budget``. What only some inputs move (the memory budget, each configuration's throughput and
+hours, the term prices) is kept across answers, keyed by those inputs (``_kept``); ``forget`` drops it.
 """
 
 from __future__ import annotations
@@ -17,32 +17,26 @@ from typing import Any
 
 from guidekit.calc import kept, key_of
 
-from . import _cost_model, _cost_plans, _data, _memory_model, memory, throughput
-from ._cost_inputs import (
-    BEST,
-    EXPECTED,
-    HIGH,
-    INPUTS,
-    LOW,
-    MARGIN,
-    MEASURED_FIELDS,
-    MEMORY_INPUTS,
-    PRICE_FIELDS,
-    QUANTITIES,
-)
-from ._cost_model import NODE_CARDS, StepWork, card_step, modelled_scaling, on_stack, run_hours
+from . import _cost_plans, _data, _memory_model, throughput
+from ._cost_budget import _BUDGETS, _budget
+from ._cost_inputs import BEST, CATALOG, EXPECTED, HIGH, INPUTS, LOW, MARGIN, ON_SPOT, QUANTITIES
+from ._cost_model import NODE_CARDS, card_step, modelled_scaling, on_stack, run_hours
+from ._cost_own_inputs import MEASURED_FIELDS, PRICE_FIELDS
 from ._cost_plans import (
     HOURLY,
+    INCREMENTS,
+    SPOT,
+    Hourly,
     OptionPrices,
     cheapest_mixed,
     cheapest_plan,
     hourly_terms,
+    hours_plan,
     on_demand_price,
     plan_breakdown,
     term_price,
     topup_price,
 )
-from ._memory_model import Unsharded, unsharded
 
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count
 BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers
@@ -52,74 +46,13 @@ _DESKTOP = {"workstation", "consumer"}
 Need = tuple[dict[str, Any], dict[str, Any], float]
 
 
-def _parallelism(values: dict[str, Any], cards: int) -> str:
-    """The parallelism a card count runs: "one GPU" becomes replicated DDP beyond one card."""
-    return "ddp" if values["parallelism"] == "single" and cards > 1 else values["parallelism"]
-
-
-def memory_values(values: dict[str, Any], cards: int) -> dict[str, Any]:
-    """Memory inputs for a card count."""
-    return {
-        **{i.name: values[i.name] for i in MEMORY_INPUTS},
-        "gpus": cards,
-        "parallelism": _parallelism(values, cards),
-    }
-
-
-class _Budget:
-    """The memory model's side of every quote, which only the memory inputs move: each parallelism
-    mode's run and unsharded components, the memory per GPU and whether it fits, per card count.
-    Kept across answers (`_budget`): on the cost page a reader mostly edits the rental and the
-    workload, and these were a quarter of each answer's time."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.values = values
-        self.states: dict[str, Unsharded] = {}  # parallelism mode -> its components
-        self.totals: dict[int, int] = {}  # cards -> memory per GPU
-        self.fitting: dict[tuple[str, int], bool] = {}  # (GPU id, cards) -> fits
-        self.works: dict[tuple[int, int], StepWork] = {}  # (cards, tokens per step) -> work
-
-    def state(self, cards: int) -> Unsharded:
-        mode = _parallelism(self.values, cards)
-        if mode not in self.states:
-            self.states[mode] = unsharded(memory.build_run(memory_values(self.values, cards)))
-        return self.states[mode]
-
-    def memory_per_gpu(self, cards: int) -> int:
-        measured: float = self.values["memory_per_gpu_gb"] * 1e9
-        if measured > 0:
-            return round(measured)
-        if cards not in self.totals:
-            self.totals[cards] = self.state(cards).per_gpu(cards)["total"]
-        return self.totals[cards]
-
-    def fits(self, gpu: dict[str, Any], cards: int) -> bool:
-        key = (gpu["id"], cards)  # asked before each quote and again inside it
-        if key not in self.fitting:
-            self.fitting[key] = memory.fits(self.memory_per_gpu(cards), gpu, self.values["margin"])["fits"]
-        return self.fitting[key]
-
-    def work(self, values: dict[str, Any], cards: int) -> StepWork:
-        """The step's work depends on the card count and the global batch, not on the card."""
-        key = (cards, tokens_per_step(values))
-        if key not in self.works:
-            self.works[key] = _cost_model.step_work(self.state(cards), cards, key[1])
-        return self.works[key]
-
-
-_BUDGET_KEYS = tuple(i.name for i in MEMORY_INPUTS) + ("memory_per_gpu_gb",)
-_BUDGETS: dict[tuple[Any, ...], _Budget] = {}
-
-
-def _budget(values: dict[str, Any]) -> _Budget:
-    """The budget of these memory inputs, computed once for as long as they stay the same."""
-    return kept(_BUDGETS, key_of(values, _BUDGET_KEYS), lambda: _Budget({k: values[k] for k in _BUDGET_KEYS}))
-
-
 # What sets only the price of the hours, not the hours: while only these change (the reader trying run
 # counts, terms and options), each GPU and card count keeps its throughput and hours per run.
 _PRICE_KEYS = (
     "runs",
+    "parallel_runs",
+    "billing",
+    "deadline_hours",
     "term",
     "cards",
     "options",
@@ -130,8 +63,8 @@ _PRICE_KEYS = (
     *PRICE_FIELDS.values(),
 )
 _SPEED_KEYS = tuple(i.name for i in INPUTS if i.name not in _PRICE_KEYS)
-# speed inputs -> {(GPU id, cards, end): (throughput, hours per run)}
-_SPEEDS: dict[tuple[Any, ...], dict[tuple[str, int, str], tuple[dict[str, Any], dict[str, Any]]]] = {}
+# speed inputs -> {(GPU id, cards, end, on spot): (throughput, hours per run)}
+_SPEEDS: dict[tuple[Any, ...], dict[tuple[str, int, str, bool], tuple[dict[str, Any], dict[str, Any]]]] = {}
 # And the reverse: the price of each term for a GPU and card count depends on the options alone.
 _OPTION_KEYS = ("options", *QUANTITIES, *PRICE_FIELDS.values())  # the term prices are kept with them
 # option inputs -> (OptionPrices, {(GPU id, cards): its term prices},
@@ -162,23 +95,13 @@ def _tokens_per_run(values: dict[str, Any]) -> float:
     return tokens
 
 
-def tokens_per_step(values: dict[str, Any]) -> int:
-    """The global batch in tokens: micro-batches are accumulated up to it, and the optimizer step and
-    the gradient exchange happen once per global batch, whichever way the workload is given."""
-    if values["workload"] == "steps":
-        per_step: int = values["tokens_per_step"]
-        return per_step
-    sequences: int = values["global_batch"]
-    seq_len: int = values["seq_len"]
-    return sequences * seq_len
-
-
 class _Quoter:
     """Everything shared by the quotes of one input set."""
 
     def __init__(self, values: dict[str, Any]) -> None:
         self.values, self.budget = values, _budget(values)
-        self.needs: dict[tuple[str, int, str], Need] = {}
+        self.needs: dict[tuple[str, int, int, str], Need] = {}  # (GPU id, cards, streams, end)
+        self.streams_of: dict[tuple[str, int], int] = {}
         self.chosen: dict[tuple[str, int, str], tuple[dict[str, Any], dict[str, Any], float, dict[str, Any]]] = {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.shortest = min(self.terms.values(), key=lambda t: t["hours"])
@@ -258,12 +181,13 @@ class _Quoter:
             "tokens_per_s_high": cluster[HIGH],
         }
 
-    def hours(self, tokens_per_s: float, cards: int) -> dict[str, Any]:
+    def hours(self, tokens_per_s: float, cards: int, on_spot: bool) -> dict[str, Any]:
+        """Hours of one output on `cards` cards; on spot, each preemption interrupts it like a failure."""
         v = self.values
         return run_hours(
             self.tokens_per_run / tokens_per_s / 3600,
             cards,
-            v["failures_per_100h"],
+            v["failures_per_100h"] + (v["preemptions_per_100h"] if on_spot else 0.0),
             v["checkpoint_interval_hours"],
             v["checkpoint_write_s"] / 3600,
             v["restart_hours"] + v["restore_s"] / 3600,
@@ -274,8 +198,9 @@ class _Quoter:
         """(term id, hours, price) of every term for one GPU and card count, whatever the hours needed."""
         key = (gpu["id"], cards)
         if key not in self.prices:  # kept across answers while the options and the reader's prices stay the same
+            billed = billed_cards(gpu["id"], cards)
             self.prices[key] = {
-                tid: (tid, term["hours"], term_price(self.held_rate(gpu["id"], tid), cards, term, self.options))
+                tid: (tid, term["hours"], term_price(self.held_rate(gpu["id"], tid), billed, term, self.options))
                 for tid, term in self.terms.items()
             }
         return self.prices[key]
@@ -289,6 +214,8 @@ class _Quoter:
         rate: float | None
         if term_id == HOURLY:
             rate = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu_id)
+        elif term_id == SPOT:
+            rate = _PRICING.get("spot_usd_per_card_hour", {}).get(gpu_id)
         else:
             rate = _PRICING["usd_per_card_hour"][gpu_id][term_id]
         return rate
@@ -300,42 +227,85 @@ class _Quoter:
         assert rate is not None, (gpu_id, term_id)
         return rate
 
-    def hourly(self, gpu: dict[str, Any], cards: int) -> tuple[float, float, float] | None:
-        """On-demand billing of this GPU and card count for `topup_price`, or None without an on-demand price."""
-        rate = self.rate(gpu["id"], HOURLY)
-        return None if rate is None else hourly_terms(rate, cards, self.shortest, self.options)
+    def on_spot(self, gpu_id: str) -> bool:
+        """Whether this GPU is rented on spot: the reader asked for spot, and it has a spot price."""
+        return self.values["capacity"] == ON_SPOT and self.rate(gpu_id, SPOT) is not None
+
+    def hourly(self, gpu: dict[str, Any], cards: int, entry: str = HOURLY) -> Hourly | None:
+        """Billing by the hour (`entry`: on demand or spot) of this GPU and card count for `topup_price`,
+        or None without such a price. Whole nodes bill all their cards; time is billed in increments."""
+        rate = self.rate(gpu["id"], entry)
+        if rate is None:
+            return None
+        billing = self.values["billing"]
+        increment = _PRICING.get("billing_increment", {}).get(gpu["id"], "hour") if billing == CATALOG else billing
+        return hourly_terms(rate, billed_cards(gpu["id"], cards), self.shortest, self.options, INCREMENTS[increment])
 
     def plan(self, gpu: dict[str, Any], cards: int, needed: float, term_ids: list[str]) -> dict[str, Any]:
         """The cheapest plan of these terms: with on-demand hours as a top-up (or alone) when every term
-        may be combined, copies of the one term when the reader pinned it."""
-        prices = self.term_prices(gpu, cards)
-        hourly = self.hourly(gpu, cards) if len(term_ids) == len(self.terms) else None
-        items = [prices[tid] for tid in term_ids]
-        plan = cheapest_plan(needed, items) if hourly is None else cheapest_mixed(needed, items, hourly)
-        return {
-            **plan,
-            **plan_breakdown(plan, lambda tid: self.held_rate(gpu["id"], tid), cards, self.terms, self.options),
-        }
+        may be combined, copies of the one term when the reader pinned it; spot hours alone on spot."""
+        spot = self.hourly(gpu, cards, SPOT) if self.on_spot(gpu["id"]) else None
+        if spot is not None:
+            plan = hours_plan(SPOT, needed, spot)
+        else:
+            prices = self.term_prices(gpu, cards)
+            hourly = self.hourly(gpu, cards) if len(term_ids) == len(self.terms) else None
+            items = [prices[tid] for tid in term_ids]
+            plan = cheapest_plan(needed, items) if hourly is None else cheapest_mixed(needed, items, hourly)
+        rate_of = lambda tid: self.held_rate(gpu["id"], tid)  # noqa: E731
+        return {**plan, **plan_breakdown(plan, rate_of, billed_cards(gpu["id"], cards), self.terms, self.options)}
+
+    def streams(self, gpu: dict[str, Any], cards: int) -> int:
+        """How many outputs train side by side on these cards: groups of cards / k cards, each training one
+        output at a time. The k that books the fewest hours (the plan's price never falls with more hours,
+        so it is also the cheapest), fewer groups on a tie; 1 when the reader trains outputs one after another."""
+        key = (gpu["id"], cards)
+        if key not in self.streams_of:
+            v = self.values
+            ks = [1]
+            if v["parallel_runs"]:
+                ks += [
+                    k
+                    for k in range(2, min(v["runs"], cards) + 1)
+                    if cards % k == 0 and self.budget.fits(gpu, cards // k)
+                ]
+            self.streams_of[key] = min(ks, key=lambda k: (round(self.needed_by(gpu, cards, k, BOOKED)[2], 9), k))
+        return self.streams_of[key]
 
     def needed(self, gpu: dict[str, Any], cards: int, end: str = EXPECTED) -> Need:
-        """(throughput, hours per run, hours needed for every output) at one end of the throughput range."""
-        key = (gpu["id"], cards, end)
+        """(throughput, hours per run, hours needed for every output) at one end of the throughput range, with
+        the outputs trained side by side as `streams` says: the throughput is that of all the cards."""
+        return self.needed_by(gpu, cards, self.streams(gpu, cards), end)
+
+    def needed_by(self, gpu: dict[str, Any], cards: int, streams: int, end: str) -> Need:
+        """`needed` with `streams` groups of cards / streams cards: each group trains ceil(runs / streams)
+        outputs one after another, and the rental lasts as long as a group does."""
+        key = (gpu["id"], cards, streams, end)
         if end == BOOKED and key not in self.needs:
             v = self.values
-            speed, per_run, expected = self.needed(gpu, cards, EXPECTED)
+            speed, per_run, expected = self.needed_by(gpu, cards, streams, EXPECTED)
             bookings: dict[str, Callable[[], float]] = {
-                LOW: lambda: self.needed(gpu, cards, LOW)[2],
+                LOW: lambda: self.needed_by(gpu, cards, streams, LOW)[2],
                 EXPECTED: lambda: expected,
                 MARGIN: lambda: expected * (1 + v["booking_margin"]),
             }
             booked = bookings[v["booking"]]()
             self.needs[key] = speed, per_run, max(booked, expected)  # a low end is never faster than expected
         if key not in self.needs:
-            if key not in self.speeds:
-                speed = self.throughput(gpu, cards, end)
-                self.speeds[key] = speed, self.hours(speed["tokens_per_s"], cards)
-            speed, per_run = self.speeds[key]
-            self.needs[key] = speed, per_run, self.values["runs"] * per_run["total"]
+            group = cards // streams
+            spot = self.on_spot(gpu["id"])
+            at = (gpu["id"], group, end, spot)
+            if at not in self.speeds:
+                speed = self.throughput(gpu, group, end)
+                self.speeds[at] = speed, self.hours(speed["tokens_per_s"], group, spot)
+            speed, per_run = self.speeds[at]
+            rounds = -(-self.values["runs"] // streams)
+            if streams > 1:  # the throughput of every group together
+                speed = {
+                    **speed,
+                    **{k: speed[k] * streams for k in ("tokens_per_s", "tokens_per_s_low", "tokens_per_s_high")},
+                }
+            self.needs[key] = speed, per_run, rounds * per_run["total"]
         return self.needs[key]
 
     def chosen_plan(
@@ -347,6 +317,17 @@ class _Quoter:
             speed, per_run, needed = self.needed(gpu, cards, end)
             self.chosen[key] = speed, per_run, needed, self.plan(gpu, cards, needed, self.term_ids)
         return self.chosen[key]
+
+    def finish_hours(self, gpu: dict[str, Any], cards: int) -> float:
+        """Wall-clock hours from the start to the last output at the hours booked: the rental's length."""
+        return self.needed(gpu, cards, BOOKED)[2]
+
+    def ranked(self, gpu: dict[str, Any], cards: int) -> bool:
+        """Whether a configuration may be ranked: it fits in memory and finishes by the deadline, if any."""
+        deadline: float = self.values["deadline_hours"]
+        return self.budget.fits(gpu, cards) and (
+            deadline <= 0 or self.finish_hours(gpu, cards) <= deadline * (1 + 1e-9)
+        )
 
     def least_usd_per_output(self, gpu: dict[str, Any], cards: int) -> float:
         """A lower bound on `usd_per_output` without the plan search. A plan covers the hours needed
@@ -365,10 +346,13 @@ class _Quoter:
         per_hour, longest, cheapest = self.bounds[key]
         needed = self.needed(gpu, cards, BOOKED)[2]
         hourly = self.hourly(gpu, cards) if len(self.term_ids) == len(self.terms) else None
-        if hourly is None:
+        spot = self.hourly(gpu, cards, SPOT) if self.on_spot(gpu["id"]) else None
+        if spot is not None:  # spot hours alone: each at least the rate
+            floor = needed * spot.rate
+        elif hourly is None:
             floor = max(needed * per_hour, math.ceil(needed / longest - 1e-9) * cheapest)
         else:  # on-demand hours may replace any term: each hour costs at least the cheaper of the two rates
-            floor = needed * min(per_hour, hourly[0])
+            floor = needed * min(per_hour, hourly.rate)
         runs: int = self.values["runs"]
         return (floor + self.options.once) * (1 - 1e-9) / runs
 
@@ -385,20 +369,31 @@ class _Quoter:
         speed, per_run, booked, chosen = self.chosen_plan(gpu, cards, BOOKED)
         needed = self.needed(gpu, cards, EXPECTED)[2]
         low = self.needed(gpu, cards, LOW)[2]
-        best = chosen if v["term"] == BEST else self.plan(gpu, cards, booked, list(self.terms))
-        fit = int(chosen["hours"] // per_run["total"]) if per_run["total"] > 0 else v["runs"]
-        on_demand = self.rate(gpu["id"], HOURLY)
+        spot = self.on_spot(gpu["id"])
+        best = chosen if v["term"] == BEST or spot else self.plan(gpu, cards, booked, list(self.terms))
+        streams = self.streams(gpu, cards)
+        fit = int(chosen["hours"] // per_run["total"]) * streams if per_run["total"] > 0 else v["runs"]
+        on_demand = self.hourly(gpu, cards)
         hourly = topup_low = None
         short = low - chosen["hours"]
         if on_demand is not None:
-            hourly = on_demand_price(on_demand, cards, booked, self.shortest, self.options)
-            terms = hourly_terms(on_demand, cards, self.shortest, self.options)  # `hourly`'s, with a price
-            topup_low = topup_price(math.ceil(short - 1e-9), terms) if short > 1e-9 else 0.0
-        mem = self.budget.memory_per_gpu(cards)
+            hourly = on_demand_price(booked, on_demand, self.options)
+        topup = self.hourly(gpu, cards, SPOT) if spot else on_demand  # a shortfall is bought by the hour
+        if topup is not None:
+            topup_low = topup_price(topup.increments(short), topup) if short > 1e-9 else 0.0
+        mem = self.budget.memory_per_gpu(cards // streams)
+        deadline = v["deadline_hours"]
         return {
             "gpu": gpu["id"],
             "name": gpu["name"],
             "cards": cards,
+            "billed_cards": billed_cards(gpu["id"], cards),
+            "streams": streams,
+            "cards_per_run": cards // streams,
+            "rounds": -(-v["runs"] // streams),
+            "one_after_another_hours": self.needed_by(gpu, cards, 1, BOOKED)[2],
+            "on_spot": spot,
+            "meets_deadline": deadline <= 0 or booked <= deadline * (1 + 1e-9),
             **speed,
             "run_hours": per_run,
             "needed_hours": needed,
@@ -425,123 +420,23 @@ class _Quoter:
         }
 
 
-# The figures of a quote that price it: none of them for a configuration that does not fit in memory.
-UNPRICED = (
-    "usd_per_output",
-    "total_usd",
-    "gpu_usd",
-    "options_usd",
-    "best_usd_per_output",
-    "usd_per_million_tokens",
-    "hourly_usd",
-    "hourly_usd_per_output",
-    "topup_at_low_usd",
-)
-
-
 def card_counts(gpu_id: str, any_count: bool = False) -> tuple[int, ...]:
     """The card counts priced for one GPU: the catalog's shapes (each per-node count, then whole nodes of
-    the largest), or `TABLE_CARDS` when the reader allows any count."""
+    the largest; whole nodes only where the GPU is rented so), or `TABLE_CARDS` when the reader allows any
+    count."""
     if any_count:
         return TABLE_CARDS
     shape = _PRICING["shapes"][gpu_id]
     node = shape["per_node"][-1]
-    return tuple(shape["per_node"]) + tuple(node * n for n in range(2, shape["max_nodes"] + 1))
+    within = () if shape.get("whole_nodes") else tuple(shape["per_node"][:-1])
+    return within + tuple(node * n for n in range(1, shape["max_nodes"] + 1))
 
 
-def _rank_key(usd_per_output: float, cards: int) -> tuple[float, int]:
-    """How configurations compare: cost per output (to the micro-dollar), then fewer cards."""
-    return round(usd_per_output, 6), cards
-
-
-def _cheapest_configuration(quoter: _Quoter, gpu: dict[str, Any]) -> tuple[float, int] | None:
-    """The rank key of a GPU's cheapest card count that fits, or None when none fits. Card counts
-    are priced from the lowest bound up (`least_usd_per_output`), and the search stops once a bound
-    is above the cheapest price found: a plan search per card count was most of an answer's time."""
-    counts = card_counts(gpu["id"], quoter.values["any_count"])
-    bounds = sorted(_rank_key(quoter.least_usd_per_output(gpu, n), n) for n in counts if quoter.budget.fits(gpu, n))
-    best = None
-    for bound, cards in bounds:
-        if best is not None and bound > best[0]:
-            break
-        key = _rank_key(quoter.usd_per_output(gpu, cards, BOOKED), cards)
-        best = key if best is None else min(best, key)
-    return best
-
-
-def estimate(values: dict[str, Any]) -> dict[str, Any]:
-    quoter = _Quoter(values)
-    gpus = {g["id"]: g for g in _data.gpus()}
-    own = gpus[values["gpu"]]
-    chosen = quoter.quote(own, values["cards"])
-    if not chosen["fits_memory"]:  # a configuration that cannot run has no price of its own
-        chosen |= dict.fromkeys(UNPRICED)
-    # Every card count of the chosen GPU that fits, for its table; of each GPU, the cheapest.
-    rows = [quoter.quote(own, n) for n in card_counts(own["id"], values["any_count"]) if quoter.budget.fits(own, n)]
-    best = {gid: key for gid, gpu in gpus.items() if (key := _cheapest_configuration(quoter, gpu)) is not None}
-    ranking = sorted(best, key=best.__getitem__)
-    by_gpu = [quoter.quote(gpus[gid], best[gid][1]) for gid in ranking]
-    # Each GPU's cheapest configuration re-priced at both ends of its throughput range: the question is
-    # whether the pick survives the model's error, and pricing every card count again would take most of
-    # the answer's time. The pick holds when, at its own low end, it costs no more than any other card at
-    # that card's high end.
-    at = {
-        end: {q["gpu"]: _rank_key(quoter.usd_per_output(gpus[q["gpu"]], q["cards"], end), q["cards"]) for q in by_gpu}
-        for end in (LOW, HIGH)
-    }
-    sensitivity = {end: sorted(keys, key=keys.__getitem__) for end, keys in at.items()}
-    rivals = sorted((g for g in ranking[1:] if at[HIGH][g][0] < at[LOW][ranking[0]][0]), key=at[HIGH].__getitem__)
-    prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
-    nearest = None if chosen["fits_memory"] else _nearest_fit(values, quoter, own, by_gpu)
-    edited = [gid for gid in gpus if any(values[PRICE_FIELDS[gid, tid]] > 0 for tid in [*quoter.terms, HOURLY])]
-    return {
-        **chosen,
-        "params": quoter.budget.state(1).run.params,
-        "stack": values["stack"],
-        "tokens_per_run": quoter.tokens_per_run,
-        "nearest_fit": nearest,
-        "prices_edited": edited,
-        "pinned": values["term"] != BEST,
-        "illustrative_prices": bool(_PRICING.get("illustrative")),
-        "prices_as_of": prices.get("as_of"),
-        "currency": _PRICING.get("currency", "USD"),
-        "ranking": ranking,
-        "ranking_low": sensitivity[LOW],
-        "ranking_high": sensitivity[HIGH],
-        "ranking_holds": not rivals,
-        "ranking_rival": rivals[0] if rivals else None,
-        "best_by_gpu": by_gpu,
-        "options_table": rows,
-    }
-
-
-def _nearest_fit(
-    values: dict[str, Any], quoter: _Quoter, own: dict[str, Any], by_gpu: list[dict[str, Any]]
-) -> dict[str, Any] | None:
-    """The configuration nearest the reader's that fits in memory, priced, with what changed ("change"):
-    on several cards, the least sharding that fits them (its collectives cost least), else the same
-    cards with a smaller micro-batch, else more cards of the same GPU, else the cheapest GPU that fits;
-    None when nothing does."""
-    cards, micro = values["cards"], values["micro_batch"] // 2
-    order = memory.SHARDING_ORDER  # "one GPU" on several cards runs as DDP (`_parallelism`)
-    later = order[order.index(_parallelism(values, cards)) + 1 :] if cards > 1 else ()
-    for mode in later if values["memory_per_gpu_gb"] <= 0 else ():
-        sharded = _Quoter({**values, "parallelism": mode})
-        if sharded.budget.fits(own, cards):
-            return {
-                **sharded.quote(own, cards),
-                "change": "parallelism",
-                "parallelism": mode,
-                "micro_batch": values["micro_batch"],
-            }
-    while micro >= 1 and values["memory_per_gpu_gb"] <= 0:  # a measured peak does not move with the batch
-        smaller = _Quoter({**values, "micro_batch": micro})
-        if smaller.budget.fits(own, cards):
-            return {**smaller.quote(own, cards), "change": "micro_batch", "micro_batch": micro}
-        micro //= 2
-    for n in card_counts(own["id"], values["any_count"]):
-        if n > cards and quoter.budget.fits(own, n):
-            return {**quoter.quote(own, n), "change": "cards", "micro_batch": values["micro_batch"]}
-    if by_gpu:
-        return {**by_gpu[0], "change": "gpu", "micro_batch": values["micro_batch"]}
-    return None
+def billed_cards(gpu_id: str, cards: int) -> int:
+    """The cards a rental of `cards` pays for: a GPU rented only as whole nodes bills every card of the
+    nodes it takes."""
+    shape = _PRICING["shapes"][gpu_id]
+    if not shape.get("whole_nodes"):
+        return cards
+    node: int = shape["per_node"][-1]
+    return -(-cards // node) * node

@@ -13,6 +13,7 @@ from typing import Any
 
 from . import _data
 from ._cost_inputs import QUANTITIES
+from ._cost_plans import INCREMENTS
 
 DEFAULT_MAX_AGE_DAYS = 90
 # What a catalog option may be billed by: per term, or per TB (per day, or once) of one of the cost
@@ -61,6 +62,15 @@ def shape_problems(pricing: dict[str, Any], gpu_ids: Iterable[str]) -> list[str]
             problems.append(
                 f"shapes[{gid!r}]: 'max_nodes' must be a whole number of nodes from 1 to 128 (got {nodes!r})"
             )
+        whole = shape.get("whole_nodes", False) if isinstance(shape, dict) else False
+        if type(whole) is not bool:
+            problems.append(f"shapes[{gid!r}]: 'whole_nodes' must be true or false (got {whole!r})")
+    increments = pricing.get("billing_increment", {})
+    for gid, increment in increments.items() if isinstance(increments, dict) else ():
+        if gid != "about" and increment not in INCREMENTS:
+            problems.append(
+                f"billing_increment[{gid!r}]: one of {', '.join(map(repr, INCREMENTS))} (got {increment!r})"
+            )
     return problems
 
 
@@ -89,7 +99,8 @@ def price_problems(pricing: dict[str, Any], gpu_ids: Iterable[str]) -> list[str]
                 f"of hours from 1 to 100000 (got {hours!r})"
             )
     ids = [t.get("id") for t in terms if isinstance(t, dict)]
-    rows, on_demand = pricing["usd_per_card_hour"], pricing.get("on_demand_usd_per_card_hour", {})
+    rows = pricing["usd_per_card_hour"]
+    by_the_hour = {k: pricing.get(k, {}) for k in ("on_demand_usd_per_card_hour", "spot_usd_per_card_hour")}
     for gid in gpu_ids:
         row = rows.get(gid)
         for tid in ids:
@@ -98,11 +109,12 @@ def price_problems(pricing: dict[str, Any], gpu_ids: Iterable[str]) -> list[str]
                 problems.append(
                     f"usd_per_card_hour[{gid!r}][{tid!r}]: a price above 0 and at most {MAX_USD:g} (got {value!r})"
                 )
-        if gid in on_demand and not _price(on_demand[gid]):
-            problems.append(
-                f"on_demand_usd_per_card_hour[{gid!r}]: a price above 0 and at most {MAX_USD:g} "
-                f"(got {on_demand[gid]!r}); leave the GPU out where it is not offered on demand"
-            )
+        for key, prices in by_the_hour.items():
+            if gid in prices and not _price(prices[gid]):
+                problems.append(
+                    f"{key}[{gid!r}]: a price above 0 and at most {MAX_USD:g} "
+                    f"(got {prices[gid]!r}); leave the GPU out where it is not offered so"
+                )
     for option in pricing["options"]:
         usd = option.get("usd")
         values = [usd.get(tid) for tid in ids] if option.get("per") == "term" and isinstance(usd, dict) else [usd]

@@ -13,11 +13,15 @@ def _plan(terms: list[list[Any]], loc: Localizer) -> str:
     """Each term as "2 × 1 day", joined by plus signs. A single term is its label alone: "1 × 1 day"
     says it twice, and Arabic's «1 × يوم واحد» reads "1 × one day"."""
     t = loc.t
-    parts = [
-        t(label) if count == 1 else t(N_("{count} × {term}"), count=loc.fmt.number(count, max_frac=0), term=t(label))
-        for count, label in terms
-    ]
-    return " + ".join(parts) or "—"
+
+    def part(count: float, label: str, *by_the_hour: str) -> str:
+        if by_the_hour:  # hours billed by the hour: "12.5 hours on demand"
+            return t(label, hours=loc.fmt.unit("hour", count))
+        if count == 1:
+            return t(label)
+        return t(N_("{count} × {term}"), count=loc.fmt.number(count, max_frac=0), term=t(label))
+
+    return " + ".join(part(*entry) for entry in terms) or "—"
 
 
 def _tokens(value: Any, loc: Localizer) -> str:
@@ -27,7 +31,7 @@ def _tokens(value: Any, loc: Localizer) -> str:
 
 
 for code, unit in {
-    "plan": Unit(format=_plan),  # a reservation plan: [[count, term label msgid], ...]
+    "plan": Unit(format=_plan),  # a reservation plan: [[count, term label msgid], ...] (see cost.plan_text)
     "usd": Unit("US$", format=lambda v, loc: loc.fmt.money(v)),
     # TRANSLATORS: the unit beside an hourly price field: US dollars per hour (the currency stays "US$").
     "usd_per_hour": Unit(N_("US$/h"), format=lambda v, loc: loc.t(N_("{amount}/h"), amount=loc.fmt.money(v))),

@@ -12,9 +12,10 @@ card count, every card count of that GPU that fits (``options_table``) and each 
 configuration (``best_by_gpu``, in ``ranking`` order).
 
 This module is the calculator the registry runs: its check, its display (the verdict, the metrics,
-the tables and the notes) and ``run``. Its inputs are declared in ``_cost_inputs``, the quotes come
-from the engine in ``_cost_quote``, whose formulas are ``_cost_model``'s; the catalog's prices are
-checked by ``_prices.check_catalog`` (the build and a test run it).
+the tables and the notes) and ``run``. Its inputs are declared in ``_cost_inputs``; the quotes come
+from the engine in ``_cost_quote`` (formulas in ``_cost_model`` and ``_cost_plans``), the answer and
+its ranking from ``_cost_rank``; the catalog's prices are checked by ``_prices.check_catalog`` (the
+build and a test run it).
 """
 
 from __future__ import annotations
@@ -25,21 +26,11 @@ from guidekit.calc import error
 from guidekit.l10n import N_
 
 from . import memory
+from ._cost_budget import memory_values
 from ._cost_display import display, plan_text
-from ._cost_inputs import (
-    G_IDLE,
-    G_MEASURED,
-    G_MEM,
-    G_PRICES,
-    G_RENT,
-    G_SPEED,
-    G_WORK,
-    INPUTS,
-    MEASURED_FIELDS,
-    MIN_INTERVAL,
-    measured_field,
-)
-from ._cost_quote import estimate, memory_values
+from ._cost_inputs import G_IDLE, G_MEM, G_RENT, G_SPEED, G_WORK, INPUTS, MIN_INTERVAL
+from ._cost_own_inputs import G_MEASURED, G_PRICES, MEASURED_FIELDS, measured_field
+from ._cost_rank import estimate
 from ._cost_speed_notes import STACK_SHORT
 
 # What the registry, the other modules and the tests read here; the inputs and the engine's answer

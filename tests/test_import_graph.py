@@ -111,10 +111,21 @@ def test_the_calculators_import_only_the_standard_library_the_generators_browser
     assert _violations(_files("calculators"), allowed) == []
 
 
-# The cost calculator in layers, each importing only the layers before it: the formulas, the planner, the inputs, the
-# quoting engine (which keys what it keeps by the inputs), the display, the calculator (check, run). The
-# catalog's price check reads the inputs' quantities and nothing above them.
-COST_LAYERS = ("_cost_model", "_cost_plans", "_cost_inputs", "_cost_quote", "_cost_display", "cost")
+# The cost calculator in layers, each importing only the layers before it: the formulas, the planner, the
+# reader's own figures per card, the other inputs, the memory budget, the quoting engine (which keys what it keeps by the inputs), the answer and its
+# ranking, the display, the calculator (check, run). The catalog's price check reads the inputs' quantities,
+# and the planner's billing increments, and nothing above them.
+COST_LAYERS = (
+    "_cost_model",
+    "_cost_plans",
+    "_cost_own_inputs",
+    "_cost_inputs",
+    "_cost_budget",
+    "_cost_quote",
+    "_cost_rank",
+    "_cost_display",
+    "cost",
+)
 # The memory calculator in the same shape: the model, the inputs, the display, the calculator.
 MEMORY_LAYERS = ("_memory_model", "_memory_inputs", "_memory_display", "memory")
 

@@ -41,8 +41,8 @@ def assert_display(display):
             for item in block["items"]:
                 assert item["unit"] in UNITS and item["status"] in {"ok", "warn", "bad", None}
                 assert item["label"]
-                if item["unit"] == "plan":  # [[count, term label], ...]
-                    assert all(isinstance(c, int) and c > 0 and isinstance(t, str) for c, t in item["value"])
+                if item["unit"] == "plan":
+                    assert _plan_entries(item["value"])
                 elif item["unit"] == "raw":  # a name as is: "1 × H200 SXM 141 GB"
                     assert isinstance(item["value"], str) and item["value"]
                 else:
@@ -60,6 +60,15 @@ def assert_display(display):
             raise AssertionError(f"unknown block kind {kind}")
 
 
+def _plan_entries(plan) -> bool:
+    """[[count, term label], ...], with [hours, label, "hours"] for hours billed by the hour."""
+    return all(
+        isinstance(e[1], str)
+        and ((len(e) == 2 and isinstance(e[0], int) and e[0] > 0) or (len(e) == 3 and e[2] == "hours" and e[0] > 0))
+        for e in plan
+    )
+
+
 def _assert_sentence(item):
     """A msgid with parameters: each a string, a typed value, a phrase, alternatives of phrases or a list of
     names or phrases (guidekit.calc.display), and every placeholder filled."""
@@ -72,7 +81,7 @@ def _assert_sentence(item):
                 if p["join"] == "or" or not isinstance(phrase, str):
                     _assert_sentence(phrase)
         elif isinstance(p, dict) and p.get("unit") == "plan":  # [[count, term label], ...]
-            assert p["value"] and all(isinstance(c, int) and c > 0 and isinstance(t, str) for c, t in p["value"])
+            assert p["value"] and _plan_entries(p["value"])
         else:
             assert isinstance(p, str) or (
                 p["unit"] in UNITS and (p["value"] is None or isinstance(p["value"], (int, float)))

@@ -11,21 +11,22 @@ from hypothesis import given, settings, strategies as st
 from calculators import _cost_plans as model, compute
 
 TERMS = [("1d", 24, 76.8), ("1w", 168, 487.2), ("1m", 720, 1872.0)]
-HOURLY = (3.7, 0.0, 24)  # $3.70 per hour, no flat fee
+HOURLY = model.Hourly(3.7, 0.0, 24)  # $3.70 per hour, no flat fee, every started hour
 
 
 def brute_force(needed: float, items, hourly) -> float:
-    """Every multiset of terms up to a cover (counts bounded by the need) with the rest on demand."""
-    per_hour, per_period, period = hourly
-    whole = math.ceil(needed - 1e-9)
+    """Every multiset of terms up to a cover (counts bounded by the need) with the rest on demand, billed by
+    the started increment (hour, minute or second)."""
+    rate, per_period, period, m = hourly
+    whole = math.ceil(needed * m - 1e-9)
     best = math.inf
     ranges = [range(0, math.ceil(needed / h) + 1) for _, h, _ in items]
     for counts in itertools.product(*ranges):
         hours = sum(c * h for c, (_, h, _) in zip(counts, items))
         price = sum(c * p for c, (_, _, p) in zip(counts, items))
-        extra = max(0, whole - hours)
+        extra = max(0, whole - hours * m)
         if extra:
-            price += extra * per_hour + per_period * math.ceil(extra / period)
+            price += extra / m * rate + per_period * math.ceil(extra / (period * m))
         best = min(best, price)
     return best
 
@@ -52,7 +53,12 @@ def test_mixed_search_matches_a_brute_force():
         items = [
             (f"t{i}", h, round(h * rng.uniform(1.0, 4.0), 2)) for i, h in enumerate(rng.sample([4, 8, 24, 48, 72], 3))
         ]
-        hourly = (round(rng.uniform(1.0, 5.0), 2), rng.choice([0.0, 0.0, 5.0, 40.0]), min(h for _, h, _ in items))
+        hourly = model.Hourly(
+            round(rng.uniform(1.0, 5.0), 2),
+            rng.choice([0.0, 0.0, 5.0, 40.0]),
+            min(h for _, h, _ in items),
+            rng.choice(list(model.INCREMENTS.values())),
+        )
         needed = round(rng.uniform(0.1, 150.0), 2)
         plan = model.cheapest_mixed(needed, items, hourly)
         if abs(plan["cost"] - brute_force(needed, items, hourly)) > 1e-6:
@@ -73,7 +79,7 @@ terms = st.lists(
 @given(needed=st.floats(0.01, 2000.0), raw=terms, per_hour=st.floats(0.5, 50.0), fee=st.sampled_from([0.0, 10.0]))
 def test_a_mixed_plan_never_costs_more_than_the_best_pure_plan_or_pure_hourly(needed, raw, per_hour, fee):
     items = [(f"t{h}", h, price) for h, price in raw]
-    hourly = (per_hour, fee, min(h for h, _ in raw))
+    hourly = model.Hourly(per_hour, fee, min(h for h, _ in raw))
     plan = model.cheapest_mixed(needed, items, hourly)
     assert plan["hours"] >= needed - 1e-9
     assert plan["cost"] <= model.cheapest_plan(needed, items)["cost"] * (1 + 1e-9)
@@ -121,7 +127,7 @@ def test_long_mixed_plans_take_the_shortcut_and_stay_exact():
     rng = random.Random(33)
     for _ in range(6):
         needed = rng.uniform(22_000, 40_000)
-        hourly = (rng.choice([2.4, 3.7]), rng.choice([0.0, 50.0]), 24)
+        hourly = model.Hourly(rng.choice([2.4, 3.7]), rng.choice([0.0, 50.0]), 24)
         whole = math.ceil(needed)
         days = math.ceil(needed / 24)
         best = [0.0] + [math.inf] * days  # cheapest terms covering d days, no shortcut
@@ -144,7 +150,7 @@ def test_on_demand_cheaper_than_every_term_is_bought_alone_and_matches_the_brute
         per_hour = round(
             min((price - fee * math.ceil(h / period)) / h for _, h, price in items) * rng.uniform(0.5, 1.0), 4
         )
-        hourly = (per_hour, fee, period)
+        hourly = model.Hourly(per_hour, fee, period)
         assert all(model.topup_price(h, hourly) <= price + 1e-9 for _, h, price in items)
         needed = round(rng.uniform(0.1, 150.0), 2)
         plan = model.cheapest_mixed(needed, items, hourly)

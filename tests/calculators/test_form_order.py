@@ -51,7 +51,7 @@ def test_no_fieldset_holds_only_more_options(name):
 def test_each_price_fieldset_names_prices_currency_and_card():
     prices = [g for g in _groups(calculators.describe("cost")["inputs"]) if g["title"] == cost.G_PRICES]
     assert [g["params"]["gpu"] for g in prices] == [g["name"] for g in calculators._data.gpus()]
-    assert all(len(g["advanced"]) == 5 and all(i["unit"] == "usd_per_hour" for i in g["advanced"]) for g in prices)
+    assert all(len(g["advanced"]) == 6 and all(i["unit"] == "usd_per_hour" for i in g["advanced"]) for g in prices)
     assert "US$" in cost.G_PRICES and "{gpu}" in cost.G_PRICES
 
 

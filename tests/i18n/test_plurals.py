@@ -88,6 +88,12 @@ def test_every_count_string_has_every_form_and_each_count_gets_its_own(locale):
                 inside="90 %",
                 pointer="/runs/0",
                 found="F",
+                cards=str(n),
+                streams="2",
+                hours="H",
+                sequential="S",
+                gpu="G",
+                billed="8",
             )
             shown = t(msg, n=n, **params)
             raw = message.string[forms.index(expected_category)]

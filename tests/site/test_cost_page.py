@@ -24,7 +24,7 @@ def _pack(built_site, locale):
     return json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("page_name, expected", [("cost", 34), ("memory", 3), ("compare", 9), ("faq", 3), ("", 3)])
+@pytest.mark.parametrize("page_name, expected", [("cost", 35), ("memory", 3), ("compare", 9), ("faq", 3), ("", 3)])
 @pytest.mark.parametrize("locale", LOCALES)
 def test_prose_figures_are_the_calculators_figures(built_site, locale, page_name, expected):
     site, _, _ = built_site
@@ -220,3 +220,36 @@ def test_a_throughput_measured_on_another_card_marks_its_row_measured(live_pages
     expect(page.locator("#calc-cost .guide-table tr").filter(has_text="H100 SXM 80 GB").first).to_contain_text(
         t("estimated")
     )
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_deadline_and_spot_capacity_answer_in_the_page(live_pages, built_site, locale):
+    """The renter's choices, live on a phone: spot capacity, then a deadline no configuration meets. The
+    answer the page shows is the build's own rendering of the same inputs, in the reader's language."""
+    page = live_pages.get(ROOTS[locale], "cost", "phone")
+    page.set_viewport_size(SCREENS["phone"])
+    page.locator("#calc-cost-capacity").select_option("spot")
+    page.locator("#calc-cost-deadline_hours").fill("0.5")
+    page.wait_for_function(
+        "() => { const r = document.getElementById('calc-cost'); const i = r.guideResponse && r.guideResponse.inputs;"
+        " return i && i.capacity === 'spot' && i.deadline_hours === 0.5; }",
+        timeout=30_000,
+    )
+    inputs = {"capacity": "spot", "deadline_hours": 0.5}
+    rendered = render.render("cost", inputs, _pack(built_site, locale))
+    expect(page.locator("#calc-cost .guide-calc__live")).to_have_text(rendered["summary"])
+    t = l10n.Translator(_pack(built_site, locale))
+    late = t(
+        "No configuration finishes within the deadline of {deadline}: the fastest that fits, {config}, takes {hours} "
+        "at {price} per successful output."
+    )
+    result = page.locator("#calc-cost .guide-calc__result")
+    expect(result).to_contain_text(late.split("{deadline}")[0].strip())
+    expect(result).not_to_contain_text(t("No catalog GPU fits this run in memory."))
+    fastest = calculators.compute("cost", inputs)["result"]["fastest"]
+    assert fastest["on_spot"] and fastest["plan"][0][0] == "spot"
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"page scrolls sideways by {overflow}px"
+    page.locator("#calc-cost .guide-calc__result").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"cost-deadline-{locale}-phone.png"))
