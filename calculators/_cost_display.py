@@ -56,7 +56,7 @@ def _source(q: dict[str, Any]) -> str:
 # price per output and the card count right after the name, so a phone shows what decides before the
 # table scrolls sideways; the rest explains the price.
 BEST_COLUMNS: list[Column] = [
-    (N_("GPU"), "raw", itemgetter("name")),
+    (N_("GPU"), "raw", itemgetter("short_name")),  # the catalog's short name: a table column stays narrow
     (N_("Per successful output"), "usd", itemgetter("usd_per_output")),
     (N_("Cards"), "count", itemgetter("cards")),
     (N_("Hourly billing, per output"), "usd", itemgetter("hourly_usd_per_output")),

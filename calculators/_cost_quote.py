@@ -386,6 +386,7 @@ class _Quoter:
         return {
             "gpu": gpu["id"],
             "name": gpu["name"],
+            "short_name": gpu.get("short_name", gpu["name"]),
             "cards": cards,
             "billed_cards": billed_cards(gpu["id"], cards),
             "streams": streams,

@@ -129,7 +129,7 @@ def _verdict(values: dict[str, Any], r: dict[str, Any], a: dict[str, Any]) -> di
 # The fit table's columns: the answer (fits, cards needed, headroom) right after the name, the card's
 # size last, so a phone shows the deciding columns before the table scrolls.
 FIT_COLUMNS: list[Column] = [
-    (N_("GPU"), "raw", itemgetter("name")),
+    (N_("GPU"), "raw", itemgetter("short_name")),  # the catalog's short name: a table column stays narrow
     (N_("Fits with the reserve"), "bool", itemgetter("fits")),
     (N_("Cards needed"), "count", itemgetter("min_count")),
     (N_("Free memory"), "bytes", itemgetter("headroom_bytes")),

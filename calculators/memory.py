@@ -175,7 +175,15 @@ def fit_table(state: Unsharded, gpus: int, margin: float) -> tuple[list[dict[str
     rows, best = [], None
     for gpu in _data.gpus():
         min_count = next((n for n, t in totals.items() if fits(t, gpu, margin)["fits"]), None)
-        rows.append({"gpu": gpu["id"], "name": gpu["name"], **fits(here, gpu, margin), "min_count": min_count})
+        rows.append(
+            {
+                "gpu": gpu["id"],
+                "name": gpu["name"],
+                "short_name": gpu.get("short_name", gpu["name"]),
+                **fits(here, gpu, margin),
+                "min_count": min_count,
+            }
+        )
         if min_count is not None:
             key = (min_count, min_count * gpu["memory_gb"])
             if best is None or key < best[0]:

@@ -23,7 +23,7 @@ def run_main(capsys, *argv):
 def test_memory_table(capsys):
     code, out, err = run_main(capsys, "memory", "--set", "method=qlora", "--set", "micro_batch=2")
     assert code == 0 and not err
-    assert "== Memory per GPU by component ==" in out and "H200 SXM 141 GB" in out
+    assert "== Memory per GPU by component ==" in out and "H200 141 GB" in out
     assert "Smallest setup that fits" in out
 
 

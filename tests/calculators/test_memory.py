@@ -443,7 +443,7 @@ def test_fit_table_shows_the_answer_before_the_breakdown():
     assert labels == ["GPU", "Fits with the reserve", "Cards needed", "Free memory", "Free share", "Memory"]
     for row, g in zip(table["rows"], r["gpu_fit"], strict=True):
         assert row == [
-            g["name"],
+            g["short_name"],
             g["fits"],
             g["min_count"],
             g["headroom_bytes"],

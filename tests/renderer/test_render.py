@@ -73,7 +73,7 @@ def hostile_calculator():
 
 def test_every_string_is_escaped(hostile_calculator, pack):
     out = render.render("hostile", {"x": "5"}, pack)
-    html = out["html"]
+    html = out["html"].replace("\u00a0", " ")  # a short name's spaces are no-break; the escaping is the point
     for payload in ("<script>", "<i>", "<svg onload", "<a href"):
         assert payload not in html
     assert "&lt;script&gt;" in html and "&lt;svg onload=alert(1)&gt;" in html
@@ -134,14 +134,17 @@ def test_the_verdict_opens_the_result_and_is_the_headline(lang, fits, misses):
         r"([^<]*)</p>",
         out["html"],
     )
-    assert first and plain(first.group(1)).startswith(fits) and out["summary"] == first.group(1)
+    # A card's name keeps its words together (no-break spaces): the line never breaks inside it.
+    assert "H100\u00a0SXM\u00a080\u00a0GB" in first.group(1) and "H100 SXM" not in first.group(1)
+    spaced = lambda text: plain(text).replace("\u00a0", " ")  # noqa: E731
+    assert first and spaced(first.group(1)).startswith(fits) and out["summary"] == first.group(1)
     out = render.render("memory", {"seq_len": 8192}, pack)
     assert '<p class="guide-verdict" data-status="bad">' in out["html"].split("</section>")[0]
-    assert plain(out["summary"]).startswith(misses)
+    assert spaced(out["summary"]).startswith(misses)
     fmt = l10n.NumberFormat(pack)
     # The figure needed as the locale writes it, isolated left to right: Arabic showed "GB 84.7".
-    assert "\u2066" + fmt.unit("gb", 84.73927) + "\u2069" in out["summary"]
-    assert "{" not in out["summary"] and "\u2066H200 SXM 141 GB\u2069" in out["summary"]
+    assert "\u2066" + fmt.unit("gb", 84.73927).replace(" ", "\u00a0") + "\u2069" in out["summary"]
+    assert "{" not in out["summary"] and "\u2066H200\u00a0SXM\u00a0141\u00a0GB\u2069" in out["summary"]
     joined = fmt.join(["a", "b"], "or")  # "a o b", "a または b", "a أو b"
     assert joined.split("a", 1)[1].split("b")[0] in plain(out["summary"])
 

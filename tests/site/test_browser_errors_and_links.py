@@ -98,3 +98,29 @@ def test_the_pre_live_answer_names_the_inputs_it_is_for(screen, site_url):
     page.locator("#calc-memory-micro_batch").blur()
     expect(note).not_to_contain_text(": 4")
     expect(note).to_contain_text("LoRA")
+
+
+@pytest.mark.parametrize(("locale", "sentence"), [("", "Este enlace contiene"), ("ar/", "يحتوي هذا الرابط على")])
+def test_a_link_cut_short_says_which_part_it_did_not_understand(browser, site_url, locale, sentence):
+    """A chat app stopped the link at "&meth": the part it kept applies, and the page says what it could not
+    read, in the reader's language, instead of silently falling back to the defaults."""
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    hold_runtime(page)  # said from the address alone, before the runtime starts
+    page.goto(site_url + locale + "memory/?micro_batch=8&meth&h=gpu")  # `h`: Material's search highlight
+    note = page.locator("#calc-memory .guide-calc__link-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text(sentence)
+    expect(note.locator("bdi")).to_have_text(["meth"])
+    expect(page.locator("#calc-memory-micro_batch")).to_have_value("8")
+    context.close()
+
+
+def test_a_whole_link_shows_no_note(browser, site_url):
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    hold_runtime(page)
+    page.goto(site_url + "memory/?micro_batch=8")
+    expect(page.locator("#calc-memory-micro_batch")).to_have_value("8")
+    expect(page.locator("#calc-memory .guide-calc__link-note")).to_be_hidden()
+    context.close()

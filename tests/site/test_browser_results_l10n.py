@@ -298,3 +298,18 @@ def test_the_file_button_speaks_the_page_language(live_pages, built_site, locale
     picker.set_input_files(str(SAMPLE))
     expect(shown).to_have_text(t("Chosen: {name}", name="sample-cpu.json"))
     expect(shown.locator("bdi")).to_have_text("sample-cpu.json")
+
+
+@pytest.mark.parametrize("locale", ("ar", "ja"))
+def test_a_table_that_fits_shows_no_scroll_cue(opened, locale):
+    """The runs table, with its section headings across the table, fits a desktop column: it neither
+    scrolls nor shows the fade that says more lies beyond the edge (a heading's shadow had made it
+    scroll by 8 px)."""
+    page = opened(locale, "desktop", "results/")
+    boxes = page.evaluate("""[...document.querySelectorAll('.guide-results .guide-scroll')].map((box) =>
+        [box.scrollWidth - box.clientWidth, box.querySelector('table').getBoundingClientRect().width - box.clientWidth,
+         Number(getComputedStyle(box, '::after').opacity)])""")
+    assert boxes
+    for overflow, table_past, cue in boxes:
+        if table_past <= 0.5:  # the table itself fits
+            assert overflow <= 0 and cue == 0, boxes

@@ -73,6 +73,16 @@ def test_every_page_declares_language_and_direction_on_html(built_site, locale, 
         assert (attrs.get("lang"), attrs.get("dir")) == (locale, direction), path
 
 
+@pytest.mark.parametrize(("locale", "credit"), [("es", "Hecho con"), ("ja", "で作成"), ("ar", "أُنشئ باستخدام")])
+def test_the_footer_credit_is_in_the_readers_language(built_site, locale, credit):
+    # Material writes "Made with Material for MkDocs" in English; the generator's partial translates it.
+    site, _, _ = built_site
+    for path in pages(site, locale):
+        footer = path.read_text(encoding="utf-8").split('class="md-copyright"', 1)[1].split("</div>", 1)[0]
+        assert credit in footer and "Made with" not in footer, path
+        assert ">Material for MkDocs</a>" in footer, path
+
+
 def test_root_404_stays_spanish(built_site):
     site, _, SITE_URL = built_site
     assert parse(site / "404.html").html_attrs["lang"] == "es"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import Any
 
 from guidekit.calc import ERROR_CODES, compute, describe
@@ -176,7 +178,8 @@ def _metrics(block: dict[str, Any], loc: Localizer) -> tuple[str, str]:
         label, value = t(item["label"]), figure(item["value"], item["unit"], loc)
         status = f' data-status="{escape(item["status"])}"' if item.get("status") else ""
         cls = "guide-metric guide-metric--headline" if i == 0 else "guide-metric"
-        items.append(f'<div class="{cls}"{status}><dt>{escape(label)}</dt><dd>{_num(value)}</dd></div>')
+        shown = value if item["unit"] == "text" else _unbroken(value)  # "1 × H200 SXM 141 GB" on one line
+        items.append(f'<div class="{cls}"{status}><dt>{escape(label)}</dt><dd>{_num(shown)}</dd></div>')
         if i == 0:
             headline = t(N_("{label}: {value}"), label=label, value=value)
     return _title(block, t) + f'<dl class="guide-metrics">{"".join(items)}</dl>', headline
@@ -188,11 +191,19 @@ def _bars(block: dict[str, Any], loc: Localizer) -> str:
     return _title(block, t) + bars_svg(t(block["title"]), items, rtl=t.dir == "rtl")
 
 
+# How a cell shows its text: a figure isolated in <bdi>; a name (raw) on one line; words and yes/no as they are.
+def _name_cell(text: str) -> str:
+    return escape(_unbroken(text))
+
+
+_CELLS: dict[str, Callable[[str], str]] = {"raw": _name_cell, "text": escape, "bool": escape}
+
+
 def _table(block: dict[str, Any], loc: Localizer) -> str:
     t = loc.t
     head = "".join(f'<th scope="col">{escape(t(c["label"]))}</th>' for c in block["columns"])
     # (unit, whether the cells are figures to isolate) per column, looked up once per table
-    columns = [(c["unit"], _num if c["unit"] not in ("text", "raw", "bool") else escape) for c in block["columns"]]
+    columns = [(c["unit"], _CELLS.get(c["unit"], _num)) for c in block["columns"]]
     body = []
     for row in block["rows"]:
         cells = "".join(f"<td>{html(figure(cell, unit, loc))}</td>" for (unit, html), cell in zip(columns, row))
@@ -220,16 +231,34 @@ def _isolated(text: str) -> str:
     return ("\u2066" if direction(text) == "ltr" else "\u2067") + text + "\u2069"
 
 
+# The spaces inside a figure or a name ("115 GB", "H200 SXM 141 GB"): a line in a sentence may not break
+# there. Those after a list's comma and around a plan's "+" still may ("1 day + 14 h on demand").
+_INNER_SPACE = re.compile(r"(?<![,،、;+]) (?!\+)")
+
+
+_NAME_LENGTH = 32  # the longest text parameter kept on one line: a card's or a model's name
+
+
+def _unbroken(text: str) -> str:
+    """`text` with its inner spaces made no-break (U+00A0), so that a figure or a name stays on one line."""
+    return _INNER_SPACE.sub("\u00a0", text) if " " in text else text
+
+
 def _param(p: Any, loc: Localizer, isolated: bool = False) -> str:
-    """One parameter (see guidekit.calc.display): a typed value, a phrase, or alternatives of phrases."""
+    """One parameter (see guidekit.calc.display): a typed value, a phrase, or alternatives of phrases.
+    A value or a name keeps its words together (`_unbroken`); a phrase of the catalog's may break."""
     fmt = loc.fmt
     if not isinstance(p, dict):
-        return _isolated(str(p)) if isolated else str(p)
+        # A short name ("H200 SXM 141 GB") stays whole; longer text, an echo from a file, may wrap.
+        text = _unbroken(str(p)) if len(str(p)) <= _NAME_LENGTH else str(p)
+        return _isolated(text) if isolated else text
     if "msg" in p:
         return _sentence(p, loc, isolated)
     if "items" in p:
         return fmt.join([_param(i, loc, isolated) for i in p["items"]], p["join"])
     text = figure(p["value"], p["unit"], loc)
+    if p["unit"] != "text":
+        text = _unbroken(text)
     return _isolated(text) if isolated else text
 
 

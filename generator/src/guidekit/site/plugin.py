@@ -75,6 +75,7 @@ class _GuideTemplateContext(TemplateContext, total=False):
     guide_locale_root: str
     guide_calc_runtime: dict[str, str] | None
     guide_translation_banner: str
+    guide_made_with: str
 
 
 def _add_theme(config: MkDocsConfig) -> None:
@@ -355,6 +356,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
             page=page,
             base_url=context["base_url"],
         )
+        # The theme's footer credit, in the reader's language (Material's is English on every page).
+        guide_context["guide_made_with"] = self.env.get_template("partials/made-with.html").render()
         return context
 
     def _source(self, page: Page) -> str:

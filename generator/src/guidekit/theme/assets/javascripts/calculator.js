@@ -117,6 +117,33 @@ function urlInputs(form, names) {
   return values;
 }
 
+/** The address's keys that no calculator on the page has: a link cut short where it was shared (a chat
+ *  app that stops at "&meth"), or mistyped. `h` is Material's search highlight, the theme's own. */
+function strangeKeys() {
+  const known = new Set([...document.querySelectorAll("[data-field]")].map((field) => field.dataset.field));
+  known.add("h");
+  return [...new Set(new URLSearchParams(location.search).keys())].filter((key) => !known.has(key));
+}
+
+/** Say which of the address's keys were not understood, each isolated (text from outside, any
+ *  direction) and clipped, at most five: the rest of the link still applies. */
+function showStrangeKeys(note, keys) {
+  if (!note || !keys.length) return;
+  const [before, after = ""] = note.dataset.text.split("{names}");
+  const shown = keys.slice(0, 5).map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key || "="));
+  if (keys.length > 5) shown.push("…");
+  // Joined as the page's language joins a list ("a、b", «a وb»), each name in its own <bdi>.
+  const parts = new Intl.ListFormat(document.documentElement.lang || "en").formatToParts(shown);
+  const names = parts.map((part) => {
+    if (part.type === "literal") return part.value;
+    const isolated = document.createElement("bdi");
+    isolated.textContent = part.value;
+    return isolated;
+  });
+  note.replaceChildren(before, ...names, after);
+  note.hidden = false;
+}
+
 /** Grey out the inputs that the current choices make irrelevant (declared as `only_when`). */
 function applyConditions(form) {
   const values = readForm(form);
@@ -212,6 +239,7 @@ class Calculator {
     // normalized value then fills the field) or the reader edits the field. A refused one stays, so
     // its error stays the true one ("abc" is not a number, where the emptied control reads "").
     this.fromUrl = urlInputs(this.form, this.defaults);
+    showStrangeKeys(root.querySelector(".guide-calc__link-note"), strangeKeys());
     // An explicit action (a shared link's values, leaving a field) brings its first error into view;
     // typing does not, so the page does not jump under the reader's fingers.
     this.reveal = Object.keys(this.fromUrl).length > 0;
