@@ -23,6 +23,11 @@ pytestmark = pytest.mark.browser
 CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "hf-configs"
 
 
+def unbroken(text: str) -> str:
+    """A figure or a card's name as a sentence shows it: its spaces no-break (guidekit.render)."""
+    return text.replace(" ", "\u00a0")
+
+
 def _query(page: Page) -> dict:
     return dict(parse_qsl(urlparse(page.url).query))
 
@@ -65,7 +70,7 @@ def test_does_my_run_fit(live_pages, built_site, shots, locale, width):
     _wait_for(page, "memory", {"seq_len": "8192"})
     pack = _pack(built_site, locale)
     expected = _answer_first(page, "memory", width, pack, shots, "fit", locale)
-    needed = l10n.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
+    needed = unbroken(l10n.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9))
     assert needed in expected["headline"] and needed in expected["summary"]
     expect(page.locator("#calc-memory .guide-verdict")).to_have_attribute("data-status", "bad")
 
@@ -98,8 +103,8 @@ def test_what_will_this_job_cost(live_pages, built_site, shots, locale, width):
     pack = _pack(built_site, locale)
     expected = _answer_first(page, "cost", width, pack, shots, "cost", locale)
     cheapest = expected["response"]["result"]["best_by_gpu"][0]
-    assert cheapest["name"] in expected["headline"]
-    assert l10n.NumberFormat(pack).money(cheapest["best_usd_per_output"]) in expected["headline"]
+    assert unbroken(cheapest["name"]) in expected["headline"]
+    assert unbroken(l10n.NumberFormat(pack).money(cheapest["best_usd_per_output"])) in expected["headline"]
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -134,7 +139,7 @@ def test_a_mixture_of_experts_under_qlora_says_why_its_figure_is_large(live_page
     _wait_for(page, "memory", {"model": "mixtral-8x7b", "method": "qlora", "seq_len": "4096", "micro_batch": "2"})
     pack = _pack(built_site, "ja")
     expected = _answer_first(page, "memory", "desktop", pack, shots, "moe-qlora", "ja")
-    needed = l10n.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9)
+    needed = unbroken(l10n.NumberFormat(pack).unit("gb", expected["response"]["result"]["per_gpu_bytes"] / 1e9))
     assert needed in expected["summary"]
     why = page.locator("#calc-memory .guide-block--notes").filter(has_text=l10n.Translator(pack)("Why this figure"))
     expect(why).to_have_count(1)
