@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 from guidekit import l10n, render
 from guidekit.render._render import input_labels
 from tests.conftest import LOCALES
+from tests.site.browser import PHONE
 from tests.site.test_browser_calculators import ROOTS, _pack, _set_field, _wait_for
 
 pytestmark = pytest.mark.browser
@@ -146,3 +147,33 @@ def test_a_mixture_of_experts_under_qlora_says_why_its_figure_is_large(live_page
     expect(why).to_contain_text("bitsandbytes")
     why.scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "moe-qlora-why-ja-desktop.png"))
+
+
+def test_a_shared_link_opens_the_same_job_and_answer_in_another_language(browser, live_pages, built_site, shots):
+    """Issue 51 reader task 5, ja phone → ar: a reader shares the address of a job; a fresh browser opens
+    it, then switches to Arabic. The same inputs, the same answer, in each language's words."""
+    page = live_pages.get(ROOTS["ja"], "cost", "phone")
+    job = {"method": "lora", "tokens": "300000000", "runs": "3", "deadline_hours": "48", "capacity": "spot"}
+    for field, value in job.items():
+        _set_field(page, "cost", field, value)
+    _, shared = _wait_for(page, "cost", {"method": "lora", "capacity": "spot"})
+    link = page.evaluate("location.href")
+    context = browser.new_context(**PHONE)
+    try:
+        fresh = context.new_page()
+        fresh.goto(link)
+        _, opened = _wait_for(fresh, "cost", {"method": "lora", "capacity": "spot"})
+        assert opened["result"]["usd_per_output"] == shared["result"]["usd_per_output"]
+        assert (
+            opened["result"]["gpu"] == shared["result"]["gpu"] and opened["result"]["plan"] == shared["result"]["plan"]
+        )
+        # The language menu's link to the Arabic page carries the inputs.
+        arabic = fresh.locator('.md-select__link[hreflang="ar"]').first.get_attribute("href")
+        assert "capacity=spot" in arabic and "deadline_hours=48" in arabic
+        fresh.goto(arabic)
+        _, switched = _wait_for(fresh, "cost", {"method": "lora", "capacity": "spot"})
+        assert switched["result"]["usd_per_output"] == shared["result"]["usd_per_output"]
+        expected = _answer_first(fresh, "cost", "phone", _pack(built_site, "ar"), shots, "shared-link", "ar")
+        assert expected["response"]["result"]["usd_per_output"] == shared["result"]["usd_per_output"]
+    finally:
+        context.close()
