@@ -18,7 +18,7 @@ from typing import Any
 from guidekit.calc import kept, key_of
 
 from . import _cost_plans, _data, _memory_model, throughput
-from ._cost_budget import _BUDGETS, _budget
+from ._cost_budget import _BUDGETS, _budget, _parallelism
 from ._cost_inputs import BEST, CATALOG, EXPECTED, HIGH, INPUTS, LOW, MARGIN, ON_SPOT, QUANTITIES
 from ._cost_model import NODE_CARDS, card_step, modelled_scaling, on_stack, run_hours
 from ._cost_own_inputs import MEASURED_FIELDS, PRICE_FIELDS
@@ -37,6 +37,7 @@ from ._cost_plans import (
     term_price,
     topup_price,
 )
+from ._memory_model import SHARDED_MODES
 
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count
 BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers
@@ -263,7 +264,10 @@ class _Quoter:
         if key not in self.streams_of:
             v = self.values
             ks = [1]
-            if v["parallel_runs"]:
+            # A measured peak holds for the card count it was measured on: a sharded run's does not say what
+            # fewer cards would hold, so such a run is not split into groups.
+            measured_sharded = v["memory_per_gpu_gb"] > 0 and _parallelism(v, cards) in SHARDED_MODES
+            if v["parallel_runs"] and not measured_sharded:
                 ks += [
                     k
                     for k in range(2, min(v["runs"], cards) + 1)

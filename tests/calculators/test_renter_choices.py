@@ -177,3 +177,13 @@ def test_the_catalog_check_names_a_bad_rental_field(change, problem):
     change(broken["pricing"])
     assert any(problem in line for line in _prices.catalog_problems(broken))
     assert _prices.catalog_problems() == []
+
+
+def test_a_measured_sharded_peak_is_not_split_into_groups():
+    # 40 GB per card measured on 8 cards with FSDP says nothing about one card: the outputs stay on all 8.
+    job = {"gpu": "h100-sxm-80gb", "cards": 8, "runs": 8, "tokens": 1e8, "parallelism": "fsdp"}
+    sharded = answer({**job, "memory_per_gpu_gb": 40})
+    assert (sharded["streams"], sharded["cards_per_run"]) == (1, 8)
+    # A replicated run's peak is the same on any card count: its outputs may train one per card.
+    replicated = answer({**job, "parallelism": "ddp", "memory_per_gpu_gb": 40})
+    assert replicated["streams"] > 1
