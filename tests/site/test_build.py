@@ -83,6 +83,19 @@ def test_the_footer_credit_is_in_the_readers_language(built_site, locale, credit
         assert ">Material for MkDocs</a>" in footer, path
 
 
+def test_no_line_break_is_left_between_two_japanese_characters(built_site):
+    """docs/ja/pilot.md wraps some sentences in its source: a browser drew each break as a space inside a
+    word. The build joins them (guidekit.site.cjk_lines), outside code blocks."""
+    site, _, _ = built_site
+    cjk = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef\u3000-\u303f"
+    inline = "(?:a|b|bdi|code|em|i|span|strong)"  # a sentence runs through these; cells and blocks are layout
+    broken = re.compile(rf"[{cjk}](?:</{inline}>)*[ \t]*\n[ \t]*(?:<{inline}(?:\s[^<>]*)?>)*[{cjk}]")
+    for path in pages(site, "ja"):
+        article = path.read_text(encoding="utf-8").split("<article", 1)[1].split("</article>", 1)[0]
+        text = re.sub(r"<pre\b.*?</pre>", "", article, flags=re.DOTALL)
+        assert not broken.search(text), (path, broken.search(text))
+
+
 def test_root_404_stays_spanish(built_site):
     site, _, SITE_URL = built_site
     assert parse(site / "404.html").html_attrs["lang"] == "es"

@@ -34,7 +34,18 @@ from guidekit.i18n.project import Project
 from guidekit.l10n import LocalePack
 from guidekit.runtime import assets, bytecode, offline
 
-from . import content_policy, extensions, headers, html_rewrite, locales, markers, search_split, sitemap, sources_guard
+from . import (
+    cjk_lines,
+    content_policy,
+    extensions,
+    headers,
+    html_rewrite,
+    locales,
+    markers,
+    search_split,
+    sitemap,
+    sources_guard,
+)
 from .config import GuideConfig
 from .locale_pack import locale_pack
 from .partials_env import partials_env
@@ -290,6 +301,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         # Before any template prints them: the theme treats these fields as HTML, the author wrote text.
         if problems := sources_guard.front_matter_as_html(page.meta):
             raise PluginError(f"{self._source(page)}: {'; '.join(problems)}")
+        # A line an editor wrapped inside a Japanese sentence would show as a space inside a word.
+        if cjk_lines.joins_lines(self.locale):
+            html = cjk_lines.join_lines(html)
         names = markers.arguments(html, "calculator")
         if twice := sorted({name for name in names if names.count(name) > 1}):
             # Two forms of one calculator share their element ids and the browser's state for that name.
