@@ -34,6 +34,8 @@ FLAGS = [f"--{k.replace('_', '-')}={v}" for k, v in TINY_MODEL.items()] + [
     "--quiet",
 ]
 WAIT_S = 300
+# How soon after the pilot's kill -9 its children must be gone, per stage (see the test below).
+GRACE_S = {"restore": 1.0, "scaling": 2.5}
 # The writer stops after the write that marks `stage` (the stage the run is then in).
 STOP_AFTER = """
 import sys, time
@@ -124,12 +126,15 @@ def test_sigkill_while_a_child_runs_takes_the_child_with_it(tmp_path, command, s
             time.sleep(0.02)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
-        # Within a second: the kernel sends them SIGTERM at once. Left to themselves, this tiny run's
-        # children end 2.7 s (restore) and 4 s (scaling) after the kill; a real one's, minutes.
-        gone_by = time.monotonic() + 1.0
+        # The kernel sends them SIGTERM at once. Left to themselves, this tiny run's children end 2.7 s
+        # (restore) and 4 s (scaling) after the kill; a real one's, minutes. torchrun answers SIGTERM by
+        # stopping its agent in order, which took over a second on a loaded two-core machine (one full
+        # run in six): it gets 2.5 s, still well short of its own end.
+        grace = GRACE_S[stage]
+        gone_by = time.monotonic() + grace
         while (left := [pid for pid in children if _running(pid)]) and time.monotonic() < gone_by:
             time.sleep(0.02)
-        assert not left, f"{len(left)} of the pilot's {len(children)} children outlived it by a second"
+        assert not left, f"{len(left)} of the pilot's {len(children)} children outlived it by {grace} s"
     finally:
         proc.kill()
         proc.wait()
