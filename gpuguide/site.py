@@ -14,7 +14,7 @@ from pathlib import Path
 import calculators
 from guidekit.site import markers, sources_guard
 
-from . import results
+from . import catalog_prices, results
 from .markers import catalog_table, memory_accuracy, pilot_results, public_prices, throughput_accuracy
 
 # Each option, its default (relative to mkdocs.yml) and what to do when it is missing.
@@ -71,11 +71,14 @@ def configure(options: dict, root: Path) -> State:
 
 
 def check(state: State) -> list[str]:
-    """A catalog price far outside the public band is flagged, not refused: the catalog is the owner's list."""
+    """A catalog price far from the public median, or one that claims the median and is not, is flagged, not
+    refused: the catalog is the owner's list."""
+    catalog = calculators.catalog()
     try:
-        return list(public_prices.check())
+        prices = public_prices.load(catalog=catalog)
     except public_prices.PublicPricesError as exc:
         raise ValueError(str(exc)) from None
+    return public_prices.outliers(prices, catalog) + catalog_prices.drift(catalog, prices)
 
 
 def _state(ctx: markers.PageContext) -> State:
