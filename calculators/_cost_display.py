@@ -96,6 +96,20 @@ def _config(q: dict[str, Any], micro_batch: int | None = None) -> dict[str, Any]
     )
 
 
+def _range(r: dict[str, Any], names: dict[str, str]) -> Any:
+    """How far the pick holds: across the throughput range, and the middle half of public prices where the
+    catalog gives them. A rival on speed is named first: it is the model's own uncertainty."""
+    if not r["ranking_holds"]:
+        return phrase(
+            N_("at the ends of the throughput range, {rival} may be cheaper"), {"rival": names[r["ranking_rival"]]}
+        )
+    if r["price_rival"]:
+        return phrase(N_("at other public prices, {rival} may be cheaper"), {"rival": names[r["price_rival"]["gpu"]]})
+    if r["price_band_known"]:
+        return phrase(N_("it stays the cheapest across the throughput range and the middle half of public prices"))
+    return phrase(N_("it stays the cheapest across the throughput range"))
+
+
 def _verdict(values: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     """One sentence first: the cheapest configuration, its price, whether it survives the throughput range,
     and the reader's own choice beside it when that differs (or does not fit)."""
@@ -131,13 +145,9 @@ def _verdict(values: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
         "config": _config(best),
         "plan": value(plan_text(best["plan"]), "plan"),
         "price": value(best["usd_per_output"], "usd"),
-        "range": phrase(N_("it stays the cheapest across the throughput range"))
-        if r["ranking_holds"]
-        else phrase(
-            N_("at the ends of the throughput range, {rival} may be cheaper"), {"rival": names[r["ranking_rival"]]}
-        ),
+        "range": _range(r, names),
     }
-    status = "ok" if r["ranking_holds"] else "warn"
+    status = "ok" if r["ranking_holds"] and not r["price_rival"] else "warn"
     # The sticky headline: the cheapest configuration and its price; the rest stays in the result.
     short = phrase(
         N_("Cheapest: {config}, {price} per successful output."), {k: params[k] for k in ("config", "price")}
@@ -329,7 +339,12 @@ def display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
     if r["prices_as_of"]:
         note_items.append(
             (
-                N_("Prices as of {date}.")
+                N_(
+                    "Prices as of {date}: the median of public list prices for this card, not a quote; the site "
+                    "owner may set their own in the catalog."
+                )
+                if r["public_median_prices"]
+                else N_("Prices as of {date}.")
                 if not r["illustrative_prices"]
                 else N_("Prices as of {date}; they are illustrative: the site owner sets them in the catalog."),
                 {"date": r["prices_as_of"]},
@@ -374,6 +389,21 @@ def display(values: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
                     {"gpu": names[r["ranking"][0]], "rival": names[r["ranking_rival"]]},
                 )
             )
+    if rival := r["price_rival"]:
+        note_items.append(
+            (
+                N_(
+                    "The pick depends on the price you get: within the middle half of public prices, {rival} at "
+                    "{rival_price} per card-hour costs less per output than {gpu} at {gpu_price}."
+                ),
+                {
+                    "gpu": names[r["ranking"][0]],
+                    "rival": names[rival["gpu"]],
+                    "rival_price": value(rival["usd_per_card_hour"], "usd"),
+                    "gpu_price": value(rival["pick_usd_per_card_hour"], "usd"),
+                },
+            )
+        )
     if r["pinned"] and r["fits_memory"] and r["usd_per_output"] > r["best_usd_per_output"] + 1e-9:
         note_items.append(
             (

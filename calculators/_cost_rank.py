@@ -74,6 +74,7 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
     nearest = None if chosen["fits_memory"] else _nearest_fit(values, quoter, own, by_gpu)
     edited = [gid for gid in gpus if any(values[PRICE_FIELDS[gid, tid]] > 0 for tid in [*quoter.terms, HOURLY])]
+    price_rival = _price_rival(by_gpu, edited)
     return {
         **chosen,
         "params": quoter.budget.state(1).run.params,
@@ -82,7 +83,8 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
         "nearest_fit": nearest,
         "prices_edited": edited,
         "pinned": values["term"] != BEST,
-        "illustrative_prices": bool(_PRICING.get("illustrative")),
+        "illustrative_prices": bool(prices.get("illustrative", True)),
+        "public_median_prices": bool(prices.get("public_median")),
         "prices_as_of": prices.get("as_of"),
         "currency": _PRICING.get("currency", "USD"),
         "ranking": ranking,
@@ -90,11 +92,48 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
         "ranking_high": sensitivity[HIGH],
         "ranking_holds": not rivals,
         "ranking_rival": rivals[0] if rivals else None,
+        "price_band_known": bool(by_gpu) and _band(by_gpu[0]["gpu"], edited) is not None,
+        "price_rival": price_rival,
         "best_by_gpu": by_gpu,
         "deadline_hours": values["deadline_hours"] or None,
         "fastest": fastest,
         "options_table": rows,
     }
+
+
+def _band(gpu: str, edited: list[str]) -> tuple[float, float] | None:
+    """A card's middle half of public on-demand prices as factors of its catalog price; None where the catalog
+    gives no band, or the reader set their own prices for the card (they know what they pay)."""
+    band = _PRICING.get("price_sources", {}).get(gpu, {}).get("band_usd")
+    own = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu)
+    if not band or not own or gpu in edited:
+        return None
+    return band[0] / own, band[1] / own
+
+
+def _price_rival(by_gpu: list[dict[str, Any]], edited: list[str]) -> dict[str, Any] | None:
+    """The first card that, at the low end of its public price band, costs less per output than the pick at
+    the high end of its own, with those prices; None when the pick holds or its band is unknown. A quote's
+    card prices scale by one factor and its options stay, so each card keeps its plan: the question is
+    whether the pick survives the spread of public prices, not what the plan would be at every price."""
+
+    def at(quote: dict[str, Any], factor: float) -> float:
+        gpu_usd, options = sum(quote["gpu_usd"].values()), sum(quote["options_usd"].values())
+        return float(quote["usd_per_output"] * (gpu_usd * factor + options) / (gpu_usd + options))
+
+    if not by_gpu or (pick := _band(by_gpu[0]["gpu"], edited)) is None:
+        return None
+    ceiling = at(by_gpu[0], pick[1])
+    on_demand = _PRICING["on_demand_usd_per_card_hour"]
+    for quote in by_gpu[1:]:
+        band = _band(quote["gpu"], edited)
+        if band is not None and at(quote, band[0]) < ceiling:
+            return {
+                "gpu": quote["gpu"],
+                "usd_per_card_hour": on_demand[quote["gpu"]] * band[0],
+                "pick_usd_per_card_hour": on_demand[by_gpu[0]["gpu"]] * pick[1],
+            }
+    return None
 
 
 def _fastest(quoter: _Quoter, gpus: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
