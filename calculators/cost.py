@@ -60,7 +60,7 @@ NAME = "cost"
 TITLE = N_("Fixed-term rental cost")
 # A pilot result dropped on the form is read by this guide's import panels (its measured speeds).
 IMPORTER = "gpuguide.results"
-FOOTNOTE = memory.FOOTNOTE  # the same units and catalog
+FOOTNOTE = N_("GB = 10⁹ bytes. Prices in US dollars; the notes under the answer say where they come from.")
 
 
 # A model preset fills the same dimension fields as on the memory page.

@@ -167,9 +167,15 @@ register_figure("cost.cheapest_gpu", "raw")(lambda: _cost(booking="expected")["b
 register_figure("cost.cheapest_per_output", "usd")(
     lambda: _cost(booking="expected")["best_by_gpu"][0]["usd_per_output"]
 )
-register_figure("cost.a100_per_output", "usd")(
-    lambda: next(q for q in _cost(booking="expected")["best_by_gpu"] if q["gpu"] == "a100-sxm-80gb")["usd_per_output"]
-)
+for _gpu in ("a100-sxm-80gb", "h100-sxm-80gb"):
+    register_figure(f"cost.{_gpu.split('-')[0]}_per_output", "usd")(
+        lambda gid=_gpu: next(q for q in _cost(booking="expected")["best_by_gpu"] if q["gpu"] == gid)["usd_per_output"]
+    )
+# Each card's default price on demand (the public median, where the catalog says so).
+for _gpu in _data.catalog()["pricing"]["on_demand_usd_per_card_hour"]:
+    register_figure(f"cost.on_demand.{_gpu}", "usd")(
+        lambda gid=_gpu: _data.catalog()["pricing"]["on_demand_usd_per_card_hour"][gid]
+    )
 
 # Catalog ratios the prose explains.
 register_figure("cost.h200_bandwidth_gain", "percent")(

@@ -44,7 +44,7 @@ IMPORT_PANEL = "estimate_vs_measured"
 # A pilot result or a model's config.json dropped on the form is read by this guide's import panels.
 IMPORTER = "gpuguide.results"
 # Under the form: what its units and the catalog's prices mean.
-FOOTNOTE = N_("GB = 10⁹ bytes. Prices are illustrative catalog figures in US dollars.")
+FOOTNOTE = N_("GB = 10⁹ bytes.")
 
 
 def prepare(values: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def _pack(built_site, locale):
     return json.loads((site / "assets" / "calc" / f"pack-{locale}.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("page_name, expected", [("cost", 35), ("memory", 3), ("compare", 9), ("faq", 3), ("", 3)])
+@pytest.mark.parametrize("page_name, expected", [("cost", 38), ("memory", 3), ("compare", 9), ("faq", 4), ("", 5)])
 @pytest.mark.parametrize("locale", LOCALES)
 def test_prose_figures_are_the_calculators_figures(built_site, locale, page_name, expected):
     site, _, _ = built_site
@@ -46,9 +46,10 @@ def test_cost_claims_hold_in_the_calculator():
     # The sentences: the one-off hours raise the hourly premium above training's; the plan's premium is only quoted.
     assert calculators.figure("cost.scaling_premium_hourly")["value"] > premium
     assert calculators.figure("cost.scaling_premium_plan")["value"] > 0
-    pricing = calculators.catalog()["pricing"]["usd_per_card_hour"]
-    cheapest = calculators.compute("cost", {})["result"]["best_by_gpu"][0]["gpu"]
-    assert pricing[cheapest]["1d"] > pricing["a100-sxm-80gb"]["1d"]  # dearer per hour, cheaper per output
+    on_demand = calculators.catalog()["pricing"]["on_demand_usd_per_card_hour"]
+    # The H100 costs more per hour than the A100 and less per output: it finishes sooner.
+    assert on_demand["h100-sxm-80gb"] > on_demand["a100-sxm-80gb"]
+    assert calculators.figure("cost.h100_per_output")["value"] < calculators.figure("cost.a100_per_output")["value"]
     assert calculators.figure("cost.default_one_week")["value"] > calculators.figure("cost.default_per_output")["value"]
 
 
@@ -91,7 +92,7 @@ def test_throughput_table_shows_every_measurement(built_site, locale):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_public_price_table_shows_every_price_with_its_date_and_source(built_site, locale):
     """The `<!-- public-prices -->` table on the cost page: every row of the data file, its price formatted for
-    the locale, its date and its link; the sentence before it says the catalog is the site owner's list."""
+    the locale, its date and its link; the sentence before it says its medians are the calculator's default prices."""
     from gpuguide.markers import public_prices
 
     site, log, _ = built_site
@@ -100,13 +101,13 @@ def test_public_price_table_shows_every_price_with_its_date_and_source(built_sit
     table = html[html.index('class="md-typeset__scrollwrap guide-prices"') :]
     table = table[: table.index("</table>")]
     fmt = l10n.NumberFormat(_pack(built_site, locale))
-    prices = public_prices.load()
+    prices = [p for p in public_prices.load() if p.billing == "on-demand"]  # spot and reserved rows set defaults only
     assert table.count('<th scope="row">') == len(prices)
     for p in prices:
         assert f'href="{escape(p.url)}"' in table and f'datetime="{p.date}"' in table
         assert f">{fmt.money(p.usd_per_gpu_hour)}<" in table
     assert html.index('id="public-prices"') < html.index('class="md-typeset__scrollwrap guide-prices"')
-    assert "public_prices.json" not in log  # the shipped catalog sits inside every public band: no warning
+    assert "public_prices.json" not in log  # the shipped catalog holds the public medians: no warning
 
 
 @pytest.mark.browser
@@ -248,7 +249,9 @@ def test_a_deadline_and_spot_capacity_answer_in_the_page(live_pages, built_site,
     expect(result).to_contain_text(late.split("{deadline}")[0].strip())
     expect(result).not_to_contain_text(t("No catalog GPU fits this run in memory."))
     fastest = calculators.compute("cost", inputs)["result"]["fastest"]
-    assert fastest["on_spot"] and fastest["plan"][0][0] == "spot"
+    # The fastest card is on spot where the catalog sells it so; a card without a spot price stays on demand.
+    spot = fastest["gpu"] in calculators.catalog()["pricing"]["spot_usd_per_card_hour"]
+    assert fastest["on_spot"] == spot and fastest["plan"][0][0] == ("spot" if spot else "hourly")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"page scrolls sideways by {overflow}px"
     page.locator("#calc-cost .guide-calc__result").scroll_into_view_if_needed()
