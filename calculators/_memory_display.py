@@ -160,7 +160,8 @@ def display(values: dict[str, Any], r: dict[str, Any], run: Run) -> list[dict[st
             N_(
                 "The components are not all allocated at once, so the memory per GPU is the higher "
                 "of two peaks, not the sum of the bars: {forward_backward} in the forward and "
-                "backward passes (activations and logits), {optimizer_step} in the optimizer step "
+                "backward passes (activations, logits and the gradients made so far), {optimizer_step} in "
+                "the optimizer step "
                 "(gradients and the step's temporary buffers)."
             ),
             peaks,

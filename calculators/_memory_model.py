@@ -53,8 +53,11 @@ the activations and the logits buffers while the gradients are still being produ
 (each is allocated as the activations it needs are freed), and the optimizer step holds
 all gradients plus the step's temporaries after the activations are gone. With gradient
 checkpointing the logits buffers are freed before the last block is recomputed, so the
-backward pass holds the larger of the two, not both. Checked against the real stack by
-``benchmarks/memory_accuracy.py`` (transformers + peft, 94 configurations over eleven model types), and each
+backward pass holds the larger of the two, not both. The backward pass has a second candidate peak where it
+reaches the first block: that block's activations beside the gradients of everything after it, the larger
+where a block's gradients outweigh its activations (``Unsharded.first_block_backward_bytes``). Checked against
+the real stack by ``benchmarks/memory_accuracy.py`` (transformers + peft, 97 configurations over eleven model
+types), and each
 block's saved bytes against what autograd saves, family by family (``tests/pilot/test_families.py``).
 Gradient accumulation keeps the gradients through the next micro-batches' passes, so they join both phases.
 """
@@ -512,6 +515,7 @@ def activation_bytes(run: Run) -> dict[str, float]:
     final = head_bytes(run)
     return {
         "per_layer": per_layer,
+        "first": first,
         "checkpoints": checkpoints,
         "blocks": blocks,
         "final": final,
@@ -655,6 +659,33 @@ class Unsharded:
         forward = acts["checkpoints"] + acts["cached_weights"] + acts["final"] + logits_forward_bytes(self.run)
         return max(backward, forward)
 
+    def first_block_backward_bytes(self) -> tuple[float, float]:
+        """(activations, gradients) as the backward pass reaches the first block: what that block holds
+        (its input and, with checkpointing, its recomputed forward) with its transients, beside the gradients
+        of everything after it. Gradients accumulate through the backward pass while the saved activations
+        shrink, so where a block's gradients outweigh its saved activations (a full fine-tune with few tokens
+        per micro-batch, and an optimizer whose step needs no buffers, such as SGD with momentum) the peak
+        is here, not where the passes start (issue 52 item 9). The first block's own down projection has its
+        weight gradient by the MLP's transient moment; an untied embedding gets its gradient only after."""
+        run, acts = self.run, self.activations
+        a, layers = run.arch, run.arch.layers
+        sb = run.seq_len * run.micro_batch
+        transient = max(acts["backward_transient"], recompute_transient_bytes(run))
+        if run.checkpointing:
+            own_input = run.p * sb * a.hidden if run.p == 4 else 0
+            held = run.p * sb * a.hidden + acts["per_layer"] - own_input
+        else:
+            held = acts["first"]
+        trainable = sum(t.total for t in run.trainable())
+        first_block: float
+        if run.method == "full":
+            down = None if a.moe else a.linear_shapes().get("down")
+            first_block = a.block_params() - (math.prod(down) if down else 0)
+            embedding = 0 if a.tied else a.vocab * a.hidden  # a tied table takes the head's gradient first
+        else:
+            first_block, embedding = a.lora_params(run.lora_rank, run.lora_targets) / layers, 0
+        return held + transient, (trainable - first_block - embedding) * run.pt
+
     def host_bytes(self, n: int) -> int:
         """Host RAM per GPU under CPU offload: optimizer states and master copy, an fp32 copy
         of the gradients for the CPU optimizer step and, with parameter offload, the weights."""
@@ -689,8 +720,12 @@ class Unsharded:
         # The backward pass ends with every gradient, as the optimizer step starts; a tied embedding's sum
         # happens before any reduce, on the full table (in place of the step's temporaries, freed by then).
         tail = math.ceil(tied_gradient_tail_bytes(run)) if div["gradients"] == 1 else 0
+        held, grads_so_far = self.first_block_backward_bytes()
+        # Gradients kept for accumulation are resident already; sharded ones are each rank's share.
+        grads_so_far = 0 if run.grad_accumulation else grads_so_far / div["gradients"]
+        passes = max(self.passes_bytes(), held + grads_so_far)
         phases = {
-            "forward_backward": resident + math.ceil(self.passes_bytes() + t["fsdp_gather"] + t["dequant_buffer"]),
+            "forward_backward": resident + math.ceil(passes + t["fsdp_gather"] + t["dequant_buffer"]),
             "optimizer_step": resident + parts["gradients"] - kept_grads + max(step, tail),
         }
         context = math.ceil(run.framework_bytes)

@@ -252,6 +252,11 @@ def test_framework_terms():
 
 TINY_PARAMS = 106816
 TINY_ACTS, TINY_LOGITS = 2 * 70016 + 12352, 16 * 256 * 12
+# As the backward pass reaches the first block: that block's activations and the MLP's two transient
+# intermediates, beside the fp32 gradients of everything after it (the second block, the head and the final
+# norm) and of the first block's down projection; the untied embedding's gradient comes last.
+TINY_BLOCK, TINY_DOWN, TINY_EMBEDDING = 36992, 128 * 64, 256 * 64
+TINY_FIRST_BLOCK = 70016 + 2 * 4 * 16 * 128 + 4 * (TINY_PARAMS - TINY_BLOCK + TINY_DOWN - TINY_EMBEDDING)
 
 
 @pytest.mark.parametrize(
@@ -263,11 +268,13 @@ TINY_ACTS, TINY_LOGITS = 2 * 70016 + 12352, 16 * 256 * 12
     ],
 )
 def test_peak_is_the_larger_phase_not_the_sum(impl, step_temp):
-    """Weights + optimizer + max(gradients + step temporaries, activations + logits)."""
+    """Weights + optimizer + max(gradients + step temporaries, the passes), where the passes peak where they
+    start (activations + logits) or at the first block's backward (its activations + the gradients so far)."""
     r = result(**{**TINY, "optimizer_impl": impl})
     b, d = r["bytes"], r["detail"]
     assert d["optimizer_step"] == step_temp and b["temporary"] == step_temp
-    assert d["peak_forward_backward"] == 12 * TINY_PARAMS + TINY_ACTS + TINY_LOGITS
+    assert TINY_FIRST_BLOCK > TINY_ACTS + TINY_LOGITS  # few tokens, so the gradients decide
+    assert d["peak_forward_backward"] == 12 * TINY_PARAMS + TINY_FIRST_BLOCK
     assert d["peak_optimizer_step"] == 16 * TINY_PARAMS + step_temp
     assert r["per_gpu_bytes"] == max(d["peak_forward_backward"], d["peak_optimizer_step"])
     assert r["per_gpu_bytes"] < sum(b.values())
@@ -297,13 +304,20 @@ def test_checkpointing_frees_the_logits_before_recomputing_a_block():
     In fp32 the recomputed block's first norm saves the checkpointed input itself (4*16*64, not counted
     twice); the MLP's backward holds two more intermediates, 2*4*16*128.
     """
-    r = result(**{**TINY, "optimizer_impl": "fused", "gradient_checkpointing": True})
-    block = 70016 - 4 * 16 * 64 + 2 * 4 * 16 * 128
-    assert r["detail"]["peak_forward_backward"] == 12 * TINY_PARAMS + 2 * 4 * 16 * 64 + max(12352 + TINY_LOGITS, block)
-    assert block > 12352 + TINY_LOGITS  # activations outweigh the logits here
+    r = result(**{**TINY, "optimizer_impl": "fused", "gradient_checkpointing": True, "micro_batch": 128})
+    sb, k = 8 * 128, 64  # tokens, and how many times TINY's 16
+    block = 70016 * k - 4 * sb * 64 + 2 * 4 * sb * 128
+    passes = 2 * 4 * sb * 64 + max(12352 * k + TINY_LOGITS * k, block)
+    # the first block's backward: its input (the embedding's output), its recomputed block and transients
+    first = 4 * sb * 64 + block + 4 * (TINY_PARAMS - TINY_BLOCK + TINY_DOWN - TINY_EMBEDDING)
+    assert passes > first  # enough tokens that the passes' start is the peak
+    assert r["detail"]["peak_forward_backward"] == 12 * TINY_PARAMS + passes
+    assert block > 12352 * k + TINY_LOGITS * k  # activations outweigh the logits here
     longer = result(**{**TINY, "optimizer_impl": "fused", "gradient_checkpointing": True, "vocab": 8192})
-    logits = 16 * 8192 * 12
-    assert longer["detail"]["peak_forward_backward"] == 12 * longer["params"] + 2 * 4 * 16 * 64 + 12352 + logits
+    logits, params = 16 * 8192 * 12, longer["params"]
+    start = 2 * 4 * 16 * 64 + 12352 + logits
+    end = 4 * 16 * 64 + (70016 - 4 * 16 * 64 + 2 * 4 * 16 * 128) + 4 * (params - TINY_BLOCK + TINY_DOWN - 8192 * 64)
+    assert longer["detail"]["peak_forward_backward"] == 12 * params + max(start, end)
 
 
 def test_optimizer_step_temporaries_shard_with_the_states():
@@ -372,10 +386,17 @@ def test_a_run_that_does_not_fit_lists_what_fits_and_each_lever_is_the_estimate_
 
 
 def test_levers_that_leave_the_peak_alone_are_not_offered():
-    """A full fine-tune peaks in the optimizer step: the fused loss and a smaller micro-batch change nothing."""
-    r = result(method="full")
+    """A full fine-tune whose foreach step holds a copy of every gradient peaks in that step: the fused loss and
+    a smaller micro-batch change nothing. With the fused step (no copy), the first block's backward pass is the
+    peak by a little, and a smaller micro-batch is offered, since the block's activations shrink with it."""
+    r = result(method="full", optimizer_impl="foreach")
     assert [lv["lever"] for lv in r["answer"]["levers"]] == ["fsdp"]
     assert all(lv["bytes"] < r["per_gpu_bytes"] for lv in r["answer"]["levers"])
+    fused = result(method="full")
+    assert fused["detail"]["peak_forward_backward"] > fused["detail"]["peak_optimizer_step"]
+    assert [lv["lever"] for lv in fused["answer"]["levers"]] == ["micro_batch", "fsdp"]
+    smaller = next(lv for lv in fused["answer"]["levers"] if lv["lever"] == "micro_batch")
+    assert fused["detail"]["peak_optimizer_step"] <= smaller["bytes"] < fused["per_gpu_bytes"]
 
 
 def test_verdict_when_nothing_fits():
