@@ -98,6 +98,21 @@ FAMILIES = {
         "tie_word_embeddings": False,
         "max_position_embeddings": 2048,
     },
+    # Issue 52 item 9's shape: few layers, a wide MLP, a small vocabulary and thousands of tokens per
+    # micro-batch. With SGD's bufferless step the peak is at the first block's backward pass, where the
+    # gradients of the later blocks sit beside that block's recomputed activations.
+    "llama-wide": {
+        "model_type": "llama",
+        "num_hidden_layers": 3,
+        "hidden_size": 512,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 8,
+        "head_dim": 64,
+        "intermediate_size": 4096,
+        "vocab_size": 512,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 2048,
+    },
     "phi3-act": {
         "model_type": "phi3",
         "num_hidden_layers": 4,
@@ -233,6 +248,7 @@ FAMILIES["mixtral-wide"] = {
     "vocab_size": 256,
 }
 LONG = {"seq_len": 512, "micro_batch": 4}
+WIDE = {"seq_len": 1024, "micro_batch": 2}
 ATTENTION_ONLY = ATTENTION_LINEARS  # LoRA targets
 
 
@@ -337,6 +353,10 @@ MATRIX = (
     Case("olmoe", "lora", "fp32", True, impl="fused", targets=("q", "v", "down")),
     Case("olmoe-act", "lora", "bf16", True, ckpt=True, **LONG),
     Case("olmoe-act", "full", "bf16", False, attention="eager", **LONG),
+    # Appended, so the indices above (QUICK, tests/pilot/test_trace.py) keep their cases.
+    Case("llama-wide", "full", "fp32", False, ckpt=True, optimizer="sgd", **WIDE),
+    Case("llama-wide", "full", "fp32", True, ckpt=True, optimizer="sgd", **WIDE),
+    Case("llama-wide", "lora", "fp32", True, ckpt=True, **WIDE),
 )
 # One per family and per method, both precisions, dropout, checkpointing and both kernels: the
 # reduced matrix `make test` runs (tests/pilot/test_memory_accuracy.py).
