@@ -26,3 +26,22 @@ def test_each_family_added_with_transformers_5_is_estimated_within_goal(case, tm
     row = measure(case, tmp_path)
     assert row["relative_error"] is not None, row["reason"]
     assert abs(row["relative_error"]) <= GOAL, row
+
+
+def test_the_wide_shapes_stored_peaks_against_todays_estimate(tmp_path):
+    """Issue 52 item 9: three layers, a wide MLP, a small vocabulary and 2 x 1,024 tokens, whose SGD runs with
+    checkpointing read 13 % (fp32) and 15 % (bf16 autocast) under the real CPU peak when the model counted the
+    backward pass's start only. The stored measurements (benchmarks/results/memory_accuracy.json), re-estimated
+    now, without training again: the first block's backward is the peak, within 2 %."""
+    import json
+
+    from benchmarks.memory_accuracy import DEFAULT_JSON, reestimate
+
+    rows = [r for r in json.loads(DEFAULT_JSON.read_text(encoding="utf-8"))["rows"] if r["family"] == "llama-wide"]
+    assert {(r["method"], r["optimizer"], r["autocast"]) for r in rows} == {
+        ("full", "sgd", False),
+        ("full", "sgd", True),
+        ("lora", "adamw", True),
+    }
+    for row in reestimate(rows, tmp_path):
+        assert row["estimated_bytes"] is not None and abs(row["relative_error"]) <= 0.02, row
