@@ -265,6 +265,14 @@ class DataConfig:
 
     source: str = field(default="synthetic", metadata={"help": "'synthetic' or a .txt / .jsonl file"})
     text_field: str = "text"
+    tokenizer: str = field(
+        default="auto",
+        metadata={
+            "help": "how a data file is tokenized: 'bytes' (UTF-8 bytes, offline), a local directory holding a "
+            "tokenizer, or 'auto': a local model directory's own tokenizer, else bytes (a preset, a config.json "
+            "or the built-in model has none offline; the pilot downloads nothing)"
+        },
+    )
     num_workers: int = 0
     synthetic_sequences: int = 4096
 
@@ -276,8 +284,26 @@ class DataConfig:
             )
         if self.source != "synthetic" and not Path(self.source).is_file():
             raise ValueError(f"{s}.source must be 'synthetic' or an existing .txt/.jsonl file (got {self.source!r})")
+        if not isinstance(self.tokenizer, str) or not (
+            self.tokenizer in ("auto", "bytes")
+            or (0 < len(self.tokenizer) <= MAX_PATH and Path(self.tokenizer).is_dir())
+        ):
+            raise ValueError(
+                f"{s}.tokenizer must be 'auto', 'bytes' or a local directory holding a tokenizer "
+                f"(got {_short(self.tokenizer)}); the pilot downloads nothing"
+            )
         _integer(s, "num_workers", self.num_workers, 0, 256)
         _integer(s, "synthetic_sequences", self.synthetic_sequences, 1)
+
+    def tokenizer_for(self, model_source: str) -> str:
+        return tokenizer_for(self.tokenizer, model_source)
+
+
+def tokenizer_for(tokenizer: str, model_source: str) -> str:
+    """'bytes', or the directory whose tokenizer tokenizes a data file (`DataConfig.tokenizer`)."""
+    if tokenizer != "auto":
+        return tokenizer
+    return model_source if model_source != "builtin" and Path(model_source).is_dir() else "bytes"
 
 
 @dataclass

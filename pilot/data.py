@@ -41,26 +41,35 @@ def _texts(path: Path, text_field: str) -> Iterator[str]:
 
 
 def file_tokens(data: DataConfig, model: ModelConfig, seq_len: int) -> torch.Tensor:
-    """Tokenise a local file (bytes for the built-in model, the model's tokenizer otherwise) and pack it."""
+    """Tokenise a local file and pack it: as UTF-8 bytes (ids 0-255, 256 ends a document), or with a local
+    tokenizer (`DataConfig.tokenizer_for`). Nothing is downloaded: a preset has no tokenizer on the machine,
+    and bytes make the same tokens per step, so the speed per token is the model's either way."""
     path = Path(data.source)
-    if model.source == "builtin":
+    tokenizer = data.tokenizer_for(model.source)
+    ids: list[int] = []
+    if tokenizer == "bytes":
         if model.vocab < 257:
-            raise ValueError(
-                f"model.vocab must be >= 257 to train the built-in model on text bytes (got {model.vocab})"
-            )
-        ids: list[int] = []
+            raise ValueError(f"model.vocab must be >= 257 to train on text bytes (got {model.vocab})")
         for text in _texts(path, data.text_field):
             ids.extend(text.encode("utf-8"))
             ids.append(256)  # end-of-document
     else:
         from transformers import AutoTokenizer
 
-        tok = AutoTokenizer.from_pretrained(model.source)
-        ids = []
+        try:
+            tok = AutoTokenizer.from_pretrained(tokenizer, local_files_only=True)
+        except (OSError, ValueError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"data.tokenizer {tokenizer!r}: no tokenizer loads from it offline ({first})") from None
         for text in _texts(path, data.text_field):
             ids.extend(tok(text)["input_ids"])
             if tok.eos_token_id is not None:
                 ids.append(tok.eos_token_id)
+        if ids and max(ids) >= model.vocab:
+            raise ValueError(
+                f"data.tokenizer {tokenizer!r} gives token ids up to {max(ids)}, beyond the model's vocabulary "
+                f"of {model.vocab}: use the model's own tokenizer, or 'bytes'"
+            )
     rows = len(ids) // (seq_len + 1)
     if rows == 0:
         raise ValueError(f"data.source {str(path)!r} holds {len(ids)} tokens, fewer than one sequence of {seq_len + 1}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .config import tokenizer_for
 from .report import PilotResult
 
 
@@ -23,6 +24,12 @@ def render(result: PilotResult) -> str:
         f"model: {result.model.family}, {result.model.parameters:,} parameters, "
         f"{result.model.trainable_parameters:,} trainable"
     )
+    data = result.config.get("data", {}) if isinstance(result.config, dict) else {}
+    if data.get("source", "synthetic") != "synthetic":
+        model = result.config.get("model", {}).get("source", "builtin")
+        tokenizer = tokenizer_for(data.get("tokenizer", "auto"), model)
+        how = "UTF-8 bytes, offline" if tokenizer == "bytes" else f"the tokenizer in {tokenizer}"
+        lines.append(f"data: {data['source']}, tokenized as {how}")
     if result.batch_search:
         lines.append(f"largest micro-batch that fits: {result.batch_search.largest_fitting}")
     if result.outcome.status == "does_not_fit":
