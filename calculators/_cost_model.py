@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for the annotations only: at run time the memory model is imported where it is used
-    from ._memory_model import Run, Unsharded
+    from ._memory_model import Unsharded
+    from ._memory_run import Run
 
 NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
 
@@ -54,7 +55,7 @@ FP8_SPEEDUP = 2.0
 
 
 def matmul_flops_per_token(run: Run) -> tuple[float, float]:
-    """(linear layers, attention) FLOPs per trained token, as executed, for a ``_memory_model.Run``."""
+    """(linear layers, attention) FLOPs per trained token, as executed, for a ``_memory_run.Run``."""
     a = run.arch
     blocks = a.active_params()  # a mixture of experts: the attention, the router and the experts a token meets
     head = a.vocab * a.hidden  # the output head; the input embedding is a lookup, not a matmul
@@ -104,7 +105,7 @@ class StepWork:
 def step_work(state: Unsharded, cards: int, tokens_per_step: float | None = None) -> StepWork:
     """What one card does per optimizer step of a ``_memory_model.Unsharded`` run on `cards` cards;
     `tokens_per_step` (the global batch) sets the gradient accumulation, else one micro-batch per step."""
-    from ._memory_model import SHARDS
+    from ._memory_run import SHARDS
 
     run = state.run
     a = run.arch

@@ -37,7 +37,7 @@ from ._cost_plans import (
     term_price,
     topup_price,
 )
-from ._memory_model import SHARDED_MODES
+from ._memory_run import SHARDED_MODES
 
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count
 BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers

@@ -23,7 +23,7 @@ from guidekit.l10n import N_, NN_, Msg
 
 from . import memory_why
 from ._memory_inputs import MODE_NAMES
-from ._memory_model import COMPONENTS, Run
+from ._memory_run import COMPONENTS, Run
 
 COMPONENT_LABELS = {
     "weights": N_("Weights"),

@@ -10,7 +10,7 @@ from guidekit.calc import Choice, Input
 from guidekit.l10n import N_
 
 from . import _data
-from ._memory_model import DTYPES, OPTIMIZER_IMPLS
+from ._memory_run import DTYPES, OPTIMIZER_IMPLS
 from .architecture import FAMILIES, LINEARS
 
 G_MODEL, G_METHOD, G_RUN = N_("Model"), N_("Fine-tuning method"), N_("Training run")

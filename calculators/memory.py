@@ -35,7 +35,8 @@ from ._memory_inputs import (
     QUANTIZED as QUANTIZED,
     SHARDING_ORDER as SHARDING_ORDER,
 )
-from ._memory_model import BYTES, SHARDED_MODES, Run, Unsharded, unsharded
+from ._memory_model import Unsharded, unsharded
+from ._memory_run import BYTES, SHARDED_MODES, Run
 from .architecture import FAMILIES, MLP_LINEARS, MOE_FAMILIES, Architecture, partly_targeted, rank_limit
 
 NAME = "memory"

@@ -14,7 +14,7 @@ from typing import Any
 from guidekit.calc.display import Note, value
 from guidekit.l10n import N_
 
-from ._memory_model import BYTES, Run
+from ._memory_run import BYTES, Run
 
 # Each component that can dominate: why it is large, and (when the inputs allow one) the change that
 # shrinks it, as (msgid, its inputs or None when it does not apply).

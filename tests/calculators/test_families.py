@@ -6,7 +6,7 @@ import json
 import pytest
 
 import calculators
-from calculators import _memory_model as memory_model, hf_config, memory
+from calculators import _memory_passes as memory_passes, hf_config, memory
 from calculators.architecture import FAMILIES, MOE_FAMILIES
 from calculators.hf_config import MODEL_TYPES, SUPPORTED
 
@@ -312,7 +312,7 @@ def test_lora_on_the_experts_saves_the_merged_weights():
     )
     experts_bytes = 2 * 8 * 3 * 14336 * 4096  # bf16, 8 experts, gate_up and down
     assert (
-        memory_model.layer_activation_bytes(run) - memory_model.layer_activation_bytes(attention_only) > experts_bytes
+        memory_passes.layer_activation_bytes(run) - memory_passes.layer_activation_bytes(attention_only) > experts_bytes
     )
 
 

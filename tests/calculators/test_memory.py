@@ -8,7 +8,13 @@ from calc_checks import ok_result, valid_edits_answered_as_from_nothing
 from hypothesis import assume, given, settings, strategies as st
 
 import calculators
-from calculators import _memory_model as memory_model, compute, memory
+from calculators import (
+    _memory_model as memory_model,
+    _memory_passes as memory_passes,
+    _memory_run as memory_run,
+    compute,
+    memory,
+)
 from calculators._memory_model import quantized_bytes
 from calculators.architecture import FAMILIES, LINEARS, Architecture
 
@@ -209,7 +215,7 @@ def test_sharding_by_stage(mode, weights, grads, optim):
 def test_the_sharded_modes_are_the_memory_models_and_parallelism_choices():
     """One home: the modes that shard are read from the memory model's SHARDS, and each is a form choice."""
     choices = {c.value for c in next(i for i in memory.INPUTS if i.name == "parallelism").choices}
-    assert memory.SHARDED_MODES == set().union(*memory_model.SHARDS.values()) == {"zero1", "zero2", "fsdp"}
+    assert memory.SHARDED_MODES == set().union(*memory_run.SHARDS.values()) == {"zero1", "zero2", "fsdp"}
     assert memory.SHARDED_MODES < choices
     assert memory.card_counts("ddp") == [1] and all(len(memory.card_counts(m)) > 1 for m in memory.SHARDED_MODES)
 
@@ -510,8 +516,8 @@ def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
     choices = {
         "method": ["full", "lora", "qlora"],
         "optimizer": ["adamw", "adamw_8bit", "sgd_momentum", "adafactor"],
-        "optimizer_impl": list(memory_model.OPTIMIZER_IMPLS),
-        "weights_dtype": list(memory_model.DTYPES),
+        "optimizer_impl": list(memory_run.OPTIMIZER_IMPLS),
+        "weights_dtype": list(memory_run.DTYPES),
         "autocast": ["off", "bf16", "fp16"],
         "quant": ["nf4", "int8"],
         "adapter_dtype": ["fp32", "weights"],
@@ -543,7 +549,7 @@ def test_each_kept_part_of_the_budget_is_keyed_by_every_field_it_reads():
             memory_model.optimizer_step_bytes,
         ):
             model_states |= _reads(run, part)
-        for part in (memory_model.activation_bytes, memory_model.logits_bytes):
+        for part in (memory_passes.activation_bytes, memory_passes.logits_bytes):
             passes |= _reads(run, part)
     assert not model_states - set(memory_model.MODEL_STATE_FIELDS), model_states - set(memory_model.MODEL_STATE_FIELDS)
     assert not passes - set(memory_model.PASS_FIELDS), passes - set(memory_model.PASS_FIELDS)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from calculators import _cost_model as model, _data, compute, cost, pilot_inputs, throughput, throughput_accuracy
-from calculators._memory_model import Run
+from calculators._memory_run import Run
 from calculators.architecture import LINEARS, Architecture
 
 DATA_CENTRE = {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
