@@ -27,11 +27,12 @@ from guidekit.l10n import N_
 
 from . import memory
 from ._cost_budget import memory_values
-from ._cost_display import display, plan_text
+from ._cost_display import display
 from ._cost_inputs import G_IDLE, G_MEM, G_RENT, G_SPEED, G_WORK, INPUTS, MIN_INTERVAL
 from ._cost_own_inputs import G_MEASURED, G_PRICES, MEASURED_FIELDS, measured_field
 from ._cost_rank import estimate
 from ._cost_speed_notes import STACK_SHORT
+from ._cost_verdict import plan_text
 
 # What the registry, the other modules and the tests read here; the inputs and the engine's answer
 # (`estimate`) come from their own modules.
