@@ -13,7 +13,7 @@ pytest.importorskip("peft")
 import calculators  # noqa: E402
 from benchmarks.memory_accuracy import FAMILIES, NEW_FAMILIES, Case, pilot_config  # noqa: E402
 from calculators import (
-    _memory_model as memory_model,  # noqa: E402
+    _memory_passes as memory_passes,  # noqa: E402
     memory,  # noqa: E402
 )
 from calculators.pilot_inputs import memory_inputs  # noqa: E402
@@ -92,8 +92,8 @@ def test_a_blocks_saved_activations_are_what_autograd_saves(family, case, tmp_pa
     measured = _saved_bytes(three) - _saved_bytes(two)
     answer = calculators.compute("memory", {**memory_inputs(three.to_dict(), "cpu"), "gradient_checkpointing": False})
     run = dataclasses.replace(memory.build_run(answer["inputs"]), cpu_masks=True)
-    assert abs(memory_model.layer_activation_bytes(run) - measured) <= 64, (
-        memory_model.layer_activation_bytes(run),
+    assert abs(memory_passes.layer_activation_bytes(run) - measured) <= 64, (
+        memory_passes.layer_activation_bytes(run),
         measured,
     )
 
@@ -120,9 +120,9 @@ def test_the_first_blocks_lora_dropout_keeps_no_mask_where_its_input_needs_no_gr
         answer = calculators.compute("memory", {**memory_inputs(two.to_dict(), "cpu"), "gradient_checkpointing": False})
         run = dataclasses.replace(memory.build_run(answer["inputs"]), cpu_masks=True)
         # two blocks: the first, one later, and the embedding's and the head's, the same with or without dropout
-        return _saved_bytes(two) - 2 * later, memory_model.layer_activation_bytes(
+        return _saved_bytes(two) - 2 * later, memory_passes.layer_activation_bytes(
             run, first=True
-        ) - memory_model.layer_activation_bytes(run)
+        ) - memory_passes.layer_activation_bytes(run)
 
     (measured_on, estimate_on), (measured_off, estimate_off) = first_less_later(True), first_less_later(False)
     assert measured_on - measured_off < 0  # the masks the first block does not keep
