@@ -92,9 +92,11 @@ def test_the_short_cost_headline_is_the_cheapest_and_its_price():
     assert set(block["short"]["params"]) == {"config", "price"}
 
 
-def test_japanese_alternatives_have_no_space_around_mata_wa():
+def test_japanese_alternatives_are_joined_by_a_full_width_slash():
+    """The 2026-12-05 review (Y4): 「{first}または{second}」 glued Latin type names to kana; the house style joins
+    alternatives with ／, with no space around it."""
     from gpuguide.results._messages import type_names
 
     t = l10n.Translator(locale_pack("ja", LOCALES_DIR))
     text = type_names("number,string", t)
-    assert "または" in text and " または" not in text and "または " not in text, text
+    assert text.count("／") == 1 and " ／" not in text and "／ " not in text and "または" not in text, text

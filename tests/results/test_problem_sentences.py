@@ -74,7 +74,7 @@ REVIEWED = {
         "too_many": "el archivo en conjunto: hay 12 problemas más que no se listan",
     },
     "ja": {
-        "type": "/timing/steps：値は整数またはnullである必要がありますが、テキストです",
+        "type": "/timing/steps：値の型は「整数／null」である必要がありますが、「テキスト」です",
         "required": "ファイル全体：プロパティ「timing」がありません",
         "additionalProperties": "/memory/extra：「extra」というプロパティは使えません",
         "const": '/kind：値は "pilot" である必要があります',
@@ -124,7 +124,7 @@ REVIEWED = {
         "encoding": "الملف بأكمله: النص ليس UTF-8 صالحًا (بايت غير صالح عند الإزاحة 17)",
         "json_syntax": "الملف بأكمله: هذا ليس JSON صالحًا (خطأ في السطر 3، العمود 14)",
         "non_finite": "/memory/peak_tensor_bytes: المتوقَّع عدد منتهٍ، لا NaN",
-        "surrogate": "/notes: يحوي النص رمز هروب بديلًا منفردًا (\\ud800–\\udfff)",
+        "surrogate": "/notes: يحوي النص تسلسل هروب بديلًا منفردًا (\\ud800–\\udfff)",
         "too_deep": "الملف بأكمله: التداخل أعمق من الحد (64 مستوًى على الأكثر)",
         "schema_version": '/schema_version: المتوقَّع إصدار المخطط 1، والموجود "2"',
         "too_many": "الملف بأكمله: توجد 12 مشكلةً أخرى لم تُدرج",
