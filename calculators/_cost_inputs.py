@@ -14,7 +14,7 @@ from guidekit.calc import Choice, Input
 from guidekit.l10n import N_
 
 from . import _data, memory, throughput
-from ._cost_own_inputs import G_MEASURED, MEASURED_INPUTS, MIN_THROUGHPUT, PRICE_INPUTS
+from ._cost_own_inputs import G_MEASURED, G_PRICES, MEASURED_INPUTS, MIN_THROUGHPUT, PRICE_INPUTS
 from ._cost_plans import INCREMENTS
 
 G_RENT, G_WORK, G_SPEED = N_("Rental"), N_("Workload"), N_("Throughput")
@@ -482,7 +482,8 @@ MEMORY_INPUTS = tuple(
     if i.name not in ("gpus", "gpu")
 )  # cost has its own card choice
 # The form's fieldsets in the order a reader decides (issue 33 item 7): what is trained and how, the run,
-# the rental, then what refines the estimate; the reader's own prices last. Within a group, declaration order.
+# the rental and the reader's own prices for it (beside the card and term they price, issue 51 item 7),
+# then what refines the estimate. Within a group, declaration order.
 GROUP_ORDER = (
     memory.G_MODEL,
     memory.G_METHOD,
@@ -490,9 +491,10 @@ GROUP_ORDER = (
     memory.G_RUN,
     memory.G_PAR,
     G_RENT,
+    G_PRICES,
     G_SPEED,
     G_IDLE,
     G_MEM,
     G_MEASURED,
 )
-INPUTS = tuple(sorted(OWN_INPUTS + MEMORY_INPUTS, key=lambda i: GROUP_ORDER.index(i.group))) + PRICE_INPUTS
+INPUTS = tuple(sorted(OWN_INPUTS + MEMORY_INPUTS + PRICE_INPUTS, key=lambda i: GROUP_ORDER.index(i.group)))

@@ -1,11 +1,12 @@
 """The reader's own figures per catalog card, in the cost calculator's form: a throughput measured on each
 GPU (a pilot result fills its card's) and a price per card-hour for each GPU and term, on demand and spot
-included. 0 keeps the estimate or the site owner's catalog price. One input per GPU and figure, so that a
+included. A throughput of 0 keeps the estimate; an empty price keeps the catalog's, and a price of 0 is a
+term the reader's provider does not offer. One input per GPU and figure, so that a
 figure stays with its card whichever GPU the form has chosen."""
 
 from __future__ import annotations
 
-from guidekit.calc import Input
+from guidekit.calc import Input, TableGroup
 from guidekit.l10n import N_
 
 from . import _data
@@ -52,21 +53,39 @@ def price_field(gpu_id: str, term_id: str) -> str:
     return f"price_{gpu_id}_{term_id}"
 
 
-# The reader's prices, per GPU and term, on demand and spot included: 0 keeps the site owner's catalog price. Each
-# GPU's own fieldset, titled as prices with their currency and the GPU's name (a proper noun), its fields
-# labelled with the terms.
+# The reader's prices, per GPU and term, on demand and spot included. Empty keeps the site owner's catalog
+# price (shown beside the field); 0 says the reader's provider does not offer that term, which no catalog
+# price can say. Each GPU's own fieldset, titled as prices with their currency and the GPU's name (a proper
+# noun), laid out as a table (`TABLES`): the term, the catalog's price, the reader's.
 G_PRICES = N_("Your prices per card-hour, US$ — {gpu}")
+TABLES = {
+    G_PRICES: TableGroup(label=N_("Term"), reference=N_("Catalog"), field=N_("Your price"), absent=N_("not offered"))
+}
 _BY_THE_HOUR = [{"id": HOURLY, "label": HOURLY_LABEL}, {"id": SPOT, "label": SPOT_LABEL}]
+_PRICING = _data.catalog()["pricing"]
+
+
+def catalog_rate(gpu_id: str, term_id: str) -> float | None:
+    """The catalog's price per card-hour of one GPU for one term; None where it lists none (on demand, spot)."""
+    rate: float | None
+    if term_id in (HOURLY, SPOT):
+        by_the_hour = "on_demand_usd_per_card_hour" if term_id == HOURLY else "spot_usd_per_card_hour"
+        rate = _PRICING.get(by_the_hour, {}).get(gpu_id)
+    else:
+        rate = _PRICING["usd_per_card_hour"][gpu_id][term_id]
+    return rate
+
+
 PRICE_FIELDS = {
-    (g["id"], t["id"]): price_field(g["id"], t["id"]) for g in _data.gpus() for t in [*_data.terms(), *_BY_THE_HOUR]
+    (g["id"], t["id"]): price_field(g["id"], t["id"]) for g in _data.gpus() for t in [*_BY_THE_HOUR, *_data.terms()]
 }
 PRICE_INPUTS = tuple(
     Input(
         PRICE_FIELDS[g["id"], t["id"]],
         "float",
-        0.0,
+        None,
         t["label"],
-        N_("Your price per card-hour for this GPU and term; 0 keeps the site owner's catalog price."),
+        N_("Empty: the catalog's price. 0: your provider does not offer this term."),
         unit="usd_per_hour",
         min=0,
         max=10000,
@@ -76,7 +95,8 @@ PRICE_INPUTS = tuple(
         advanced=True,
         optional=True,
         floor=MIN_PRICE,
+        reference=catalog_rate(g["id"], t["id"]),
     )
     for g in _data.gpus()
-    for t in [*_data.terms(), *_BY_THE_HOUR]
+    for t in [*_BY_THE_HOUR, *_data.terms()]
 )

@@ -21,7 +21,7 @@ from . import _cost_plans, _data, _memory_model, throughput
 from ._cost_budget import _BUDGETS, _budget, _parallelism
 from ._cost_inputs import BEST, CATALOG, EXPECTED, HIGH, INPUTS, LOW, MARGIN, ON_SPOT, QUANTITIES
 from ._cost_model import NODE_CARDS, card_step, modelled_scaling, on_stack, run_hours
-from ._cost_own_inputs import MEASURED_FIELDS, PRICE_FIELDS
+from ._cost_own_inputs import MEASURED_FIELDS, PRICE_FIELDS, catalog_rate
 from ._cost_plans import (
     HOURLY,
     INCREMENTS,
@@ -203,27 +203,17 @@ class _Quoter:
             self.prices[key] = {
                 tid: (tid, term["hours"], term_price(self.held_rate(gpu["id"], tid), billed, term, self.options))
                 for tid, term in self.terms.items()
+                if self.rate(gpu["id"], tid) is not None
             }
         return self.prices[key]
 
     def rate(self, gpu_id: str, term_id: str) -> float | None:
-        """Price per card-hour of one GPU for one term (`HOURLY`: on demand): the reader's, else the
-        catalog's; None where neither has one (an on-demand price the catalog does not list)."""
-        own: float = self.values[PRICE_FIELDS[gpu_id, term_id]]
-        if own > 0:
-            return own
-        rate: float | None
-        if term_id == HOURLY:
-            rate = _PRICING.get("on_demand_usd_per_card_hour", {}).get(gpu_id)
-        elif term_id == SPOT:
-            rate = _PRICING.get("spot_usd_per_card_hour", {}).get(gpu_id)
-        else:
-            rate = _PRICING["usd_per_card_hour"][gpu_id][term_id]
-        return rate
+        """`price_of` under this quoter's inputs."""
+        return price_of(self.values, gpu_id, term_id)
 
     def held_rate(self, gpu_id: str, term_id: str) -> float:
-        """`rate` of a term a plan holds: every term has a catalog price, and a plan holds on-demand hours
-        only where there is an on-demand price (`hourly`)."""
+        """`rate` of a term a plan holds: a plan holds only offered terms (`term_prices`), and on-demand or
+        spot hours only where there is such a price (`hourly`)."""
         rate = self.rate(gpu_id, term_id)
         assert rate is not None, (gpu_id, term_id)
         return rate
@@ -242,17 +232,28 @@ class _Quoter:
         increment = _PRICING.get("billing_increment", {}).get(gpu["id"], "hour") if billing == CATALOG else billing
         return hourly_terms(rate, billed_cards(gpu["id"], cards), self.shortest, self.options, INCREMENTS[increment])
 
+    def offered(self, gpu: dict[str, Any]) -> bool:
+        """`offered` under this quoter's inputs and terms."""
+        return offered(self.values, gpu["id"], self.term_ids)
+
     def plan(self, gpu: dict[str, Any], cards: int, needed: float, term_ids: list[str]) -> dict[str, Any]:
-        """The cheapest plan of these terms: with on-demand hours as a top-up (or alone) when every term
-        may be combined, copies of the one term when the reader pinned it; spot hours alone on spot."""
+        """The cheapest plan of these terms (those offered): with on-demand hours as a top-up (or alone) when
+        every term may be combined, copies of the one term when the reader pinned it; spot hours alone on
+        spot. The caller has checked that the GPU is `offered`."""
         spot = self.hourly(gpu, cards, SPOT) if self.on_spot(gpu["id"]) else None
         if spot is not None:
             plan = hours_plan(SPOT, needed, spot)
         else:
             prices = self.term_prices(gpu, cards)
             hourly = self.hourly(gpu, cards) if len(term_ids) == len(self.terms) else None
-            items = [prices[tid] for tid in term_ids]
-            plan = cheapest_plan(needed, items) if hourly is None else cheapest_mixed(needed, items, hourly)
+            items = [prices[tid] for tid in term_ids if tid in prices]
+            if not items:
+                assert hourly is not None, (gpu["id"], term_ids)
+                plan = hours_plan(HOURLY, needed, hourly)
+            elif hourly is None:
+                plan = cheapest_plan(needed, items)
+            else:
+                plan = cheapest_mixed(needed, items, hourly)
         rate_of = lambda tid: self.held_rate(gpu["id"], tid)  # noqa: E731
         return {**plan, **plan_breakdown(plan, rate_of, billed_cards(gpu["id"], cards), self.terms, self.options)}
 
@@ -329,8 +330,10 @@ class _Quoter:
     def ranked(self, gpu: dict[str, Any], cards: int) -> bool:
         """Whether a configuration may be ranked: it fits in memory and finishes by the deadline, if any."""
         deadline: float = self.values["deadline_hours"]
-        return self.budget.fits(gpu, cards) and (
-            deadline <= 0 or self.finish_hours(gpu, cards) <= deadline * (1 + 1e-9)
+        return (
+            self.budget.fits(gpu, cards)
+            and self.offered(gpu)
+            and (deadline <= 0 or self.finish_hours(gpu, cards) <= deadline * (1 + 1e-9))
         )
 
     def least_usd_per_output(self, gpu: dict[str, Any], cards: int) -> float:
@@ -341,11 +344,12 @@ class _Quoter:
         rounding never lifts it above the true figure."""
         key = (gpu["id"], cards, *self.term_ids)
         if key not in self.bounds:  # kept with the term prices: the same while the options are
-            terms = [self.term_prices(gpu, cards)[tid] for tid in self.term_ids]
+            prices = self.term_prices(gpu, cards)
+            terms = [prices[tid] for tid in self.term_ids if tid in prices]  # none: on-demand hours alone
             self.bounds[key] = (
-                min(price / hours for _, hours, price in terms),
-                max(hours for _, hours, _ in terms),
-                min(price for _, _, price in terms),
+                min((price / hours for _, hours, price in terms), default=math.inf),
+                max((hours for _, hours, _ in terms), default=1),
+                min((price for _, _, price in terms), default=math.inf),
             )
         per_hour, longest, cheapest = self.bounds[key]
         needed = self.needed(gpu, cards, BOOKED)[2]
@@ -423,6 +427,27 @@ class _Quoter:
             "memory_per_gpu_bytes": mem,
             "fits_memory": self.budget.fits(gpu, cards),
         }
+
+
+def price_of(values: dict[str, Any], gpu_id: str, term_id: str) -> float | None:
+    """Price per card-hour of one GPU for one term (`HOURLY`: on demand, `SPOT`): the reader's, else the
+    catalog's; None where the term is not offered: the reader's 0, or an on-demand or spot price the
+    catalog does not list (every term has a catalog price)."""
+    own: float | None = values[PRICE_FIELDS[gpu_id, term_id]]
+    if own is not None:
+        return own if own > 0 else None
+    return catalog_rate(gpu_id, term_id)
+
+
+def offered(values: dict[str, Any], gpu_id: str, term_ids: list[str]) -> bool:
+    """Whether a plan of these terms can rent this GPU at all: spot hours on spot, some term offered, or
+    on-demand hours where every term may be combined. Only the reader's prices (0: not offered) leave a
+    GPU without one: every term has a catalog price."""
+    return (
+        (values["capacity"] == ON_SPOT and price_of(values, gpu_id, SPOT) is not None)
+        or any(price_of(values, gpu_id, tid) is not None for tid in term_ids)
+        or (len(term_ids) == len(_PRICING["terms"]) and price_of(values, gpu_id, HOURLY) is not None)
+    )
 
 
 def card_counts(gpu_id: str, any_count: bool = False) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from . import _data, memory
 from ._cost_budget import _parallelism
 from ._cost_inputs import BEST, HIGH, LOW
 from ._cost_own_inputs import PRICE_FIELDS
-from ._cost_plans import HOURLY
+from ._cost_plans import HOURLY, SPOT
 from ._cost_quote import _PRICING, BOOKED, _Quoter, card_counts
 
 # The figures of a quote that price it: none of them for a configuration that does not fit in memory.
@@ -73,7 +73,9 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
     rivals = sorted((g for g in ranking[1:] if at[HIGH][g][0] < at[LOW][ranking[0]][0]), key=at[HIGH].__getitem__)
     prices = _PRICING.get("price_sources", {}).get(values["gpu"], {})
     nearest = None if chosen["fits_memory"] else _nearest_fit(values, quoter, own, by_gpu)
-    edited = [gid for gid in gpus if any(values[PRICE_FIELDS[gid, tid]] > 0 for tid in [*quoter.terms, HOURLY])]
+    edited = [
+        gid for gid in gpus if any(values[PRICE_FIELDS[gid, tid]] is not None for tid in [*quoter.terms, HOURLY, SPOT])
+    ]
     price_rival = _price_rival(by_gpu, edited)
     return {
         **chosen,
@@ -143,7 +145,7 @@ def _fastest(quoter: _Quoter, gpus: dict[str, dict[str, Any]]) -> dict[str, Any]
         (round(quoter.finish_hours(gpu, n), 9), n, gid)
         for gid, gpu in gpus.items()
         for n in card_counts(gid, quoter.values["any_count"])
-        if quoter.budget.fits(gpu, n)
+        if quoter.budget.fits(gpu, n) and quoter.offered(gpu)
     ]
     if not fitting:
         return None

@@ -20,6 +20,14 @@ register_error_codes(
             "peft cannot apply LoRA dropout to the routed experts: set the dropout to 0, or "
             "leave gate, up and down out of the targets."
         ),
+        # The reader's own prices (0: not offered) can leave the chosen card or term without a price.
+        "gpu_not_offered": N_(
+            "At your prices, {gpu} is not offered on any term or by the hour: give one of its prices, or "
+            "choose another GPU."
+        ),
+        "term_not_offered": N_(
+            "At your prices, {gpu} is not offered for this term: give its price, or choose another term."
+        ),
         "config_not_json": N_("This is not a config.json: the file is not a JSON object."),
         "config_too_large": N_("The file is larger than a config.json can be ({limit} bytes at most)."),
         "config_missing_key": N_("The config.json has no valid {key}."),

@@ -25,11 +25,12 @@ from typing import Any
 from guidekit.calc import error
 from guidekit.l10n import N_
 
-from . import memory
+from . import _data, memory
 from ._cost_budget import memory_values
 from ._cost_display import display
-from ._cost_inputs import G_IDLE, G_MEM, G_RENT, G_SPEED, G_WORK, INPUTS, MIN_INTERVAL
-from ._cost_own_inputs import G_MEASURED, G_PRICES, MEASURED_FIELDS, measured_field
+from ._cost_inputs import BEST, G_IDLE, G_MEM, G_RENT, G_SPEED, G_WORK, INPUTS, MIN_INTERVAL
+from ._cost_own_inputs import G_MEASURED, G_PRICES, MEASURED_FIELDS, TABLES, measured_field
+from ._cost_quote import offered
 from ._cost_rank import estimate
 from ._cost_speed_notes import STACK_SHORT
 from ._cost_verdict import plan_text
@@ -38,6 +39,7 @@ from ._cost_verdict import plan_text
 # (`estimate`) come from their own modules.
 __all__ = [
     "STACK_SHORT",
+    "TABLES",
     "G_IDLE",
     "G_MEASURED",
     "G_MEM",
@@ -75,7 +77,20 @@ def check(values: dict[str, Any]) -> list[dict[str, Any]]:
         "checkpoint_interval_hours"
     ] <= 0:
         errors.append(error("checkpoint_interval_hours", "out_of_range", min=MIN_INTERVAL, max=100000))
+    errors += _offered_errors(values)
     return errors
+
+
+def _offered_errors(values: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chosen GPU must be rentable at the reader's prices (0: not offered): on the term they pinned, or on
+    some term or by the hour. Other GPUs without a price simply leave the ranking."""
+    gid, term = values["gpu"], values["term"]
+    name = next(g["name"] for g in _data.gpus() if g["id"] == gid)
+    if term != BEST and not offered(values, gid, [term]):
+        return [error("term", "term_not_offered", gpu=name)]
+    if term == BEST and not offered(values, gid, [t["id"] for t in _data.terms()]):
+        return [error("gpu", "gpu_not_offered", gpu=name)]
+    return []
 
 
 def run(values: dict[str, Any]) -> dict[str, Any]:

@@ -102,22 +102,27 @@ def test_the_booking_note_says_what_happens_at_the_low_end():
     assert "to spare" in note["msg"] and low["spare_at_low_hours"] >= 0
 
 
+# 30 hours on one H100 at a measured 1,000 tokens/s, with nothing else billed: a job whose plan only the
+# prices move.
+PRICED_JOB = {
+    "gpu": "h100-sxm-80gb",
+    "memory_per_gpu_gb": 40,
+    "throughput_per_gpu": 1000,
+    "tokens": 30 * 3600 * 1000,
+    "epochs": 1,
+    "options": [],
+    "load_hours": 0,
+    "validation_hours": 0,
+    "checkpoint_hours": 0,
+    "export_hours": 0,
+    "failures_per_100h": 0,
+    "checkpoint_write_s": 0,
+    "booking": "expected",
+}
+
+
 def test_the_readers_prices_replace_the_catalogs_per_card_and_term():
-    base = {
-        "gpu": "h100-sxm-80gb",
-        "memory_per_gpu_gb": 40,
-        "throughput_per_gpu": 1000,
-        "tokens": 30 * 3600 * 1000,
-        "epochs": 1,
-        "options": [],
-        "load_hours": 0,
-        "validation_hours": 0,
-        "checkpoint_hours": 0,
-        "export_hours": 0,
-        "failures_per_100h": 0,
-        "checkpoint_write_s": 0,
-        "booking": "expected",
-    }
+    base = PRICED_JOB
     r = answer(**base, **{"price_h100-sxm-80gb_1d": 1.0, "price_h100-sxm-80gb_hourly": 9.0})
     # 30 h: a day at $1.00 per card-hour and 6 hours on demand at $9.00 beat two days ($48)? 24 + 54 = 78 > 48.
     assert r["plan"] == [["1d", 2]] and r["total_usd"] == pytest.approx(48.0)
@@ -129,6 +134,33 @@ def test_the_readers_prices_replace_the_catalogs_per_card_and_term():
     # Another card's price moves that card only.
     other = answer(**base, **{"price_mi300x-192gb_1d": 0.01})
     assert other["total_usd"] == answer(**base)["total_usd"] and other["best_by_gpu"][0]["gpu"] == "mi300x-192gb"
+
+
+def test_a_price_of_0_is_a_term_not_offered_and_an_empty_one_the_catalogs():
+    """Issue 51 item 7: the reader can say that their provider does not sell a term (0), which the catalog's
+    price (an empty field) cannot; a card with no price left leaves the ranking, and the chosen card or a
+    pinned term without one is refused on the field that chose it."""
+    base = PRICED_JOB
+    h100 = lambda **terms: {f"price_h100-sxm-80gb_{t}": v for t, v in terms.items()}  # noqa: E731
+    catalog = answer(**base)
+    assert answer(**base, **h100(**{"1d": "", "hourly": None})) == catalog  # empty: the catalog's price
+    # Only on demand at $9 and the catalog's month: 30 hours by the hour, never a day or a week.
+    r = answer(**base, **h100(**{"1d": 0, "1w": 0, "3m": 0, "spot": 0, "hourly": 9}))
+    assert r["plan"] == [["hourly", 30]] and r["total_usd"] == pytest.approx(270.0)
+    # Only the week: one week, though a day and on-demand hours would cost less.
+    only_week = answer(**base, **h100(**{"1d": 0, "1m": 0, "3m": 0, "hourly": 0}))
+    assert only_week["plan"] == [["1w", 1]] and only_week["hourly_usd"] is None
+    assert catalog["plan"] != only_week["plan"]
+    # Another card offered nowhere leaves the ranking; the reader's card keeps its answer.
+    none = {f"price_mi300x-192gb_{t}": 0 for t in ("hourly", "spot", "1d", "1w", "1m", "3m")}
+    gone = answer(**base, **none)
+    assert "mi300x-192gb" in catalog["ranking"] and "mi300x-192gb" not in gone["ranking"]
+    assert gone["total_usd"] == catalog["total_usd"] and "mi300x-192gb" in gone["prices_edited"]
+    # The chosen card offered nowhere, or not on the term the reader pinned: refused where it was chosen.
+    refused = compute("cost", {**base, "gpu": "mi300x-192gb", **none})
+    assert [(e["field"], e["code"]) for e in refused["errors"]] == [("gpu", "gpu_not_offered")]
+    pinned = compute("cost", {**base, "term": "1w", **h100(**{"1w": 0})})
+    assert [(e["field"], e["code"]) for e in pinned["errors"]] == [("term", "term_not_offered")]
 
 
 def test_bad_prices_are_refused_on_their_own_field():

@@ -20,9 +20,10 @@ def _titles(name):
 def test_cost_asks_model_and_method_first_then_the_run_then_the_rental():
     titles = _titles("cost")
     assert titles[:6] == [memory.G_MODEL, memory.G_METHOD, cost.G_WORK, memory.G_RUN, memory.G_PAR, cost.G_RENT]
-    # What refines the estimate follows; the reader's own prices come last.
-    assert titles[6:10] == [cost.G_SPEED, cost.G_IDLE, cost.G_MEM, cost.G_MEASURED]
-    assert set(titles[10:]) == {cost.G_PRICES}
+    # The reader's own prices sit beside the card and term they price (issue 51 item 7), one fold per GPU;
+    # what refines the estimate follows.
+    assert set(titles[6:12]) == {cost.G_PRICES}
+    assert titles[12:] == [cost.G_SPEED, cost.G_IDLE, cost.G_MEM, cost.G_MEASURED]
     assert calculators.describe("cost")["inputs"][0]["name"] == "model"
 
 
@@ -53,6 +54,22 @@ def test_each_price_fieldset_names_prices_currency_and_card():
     assert [g["params"]["gpu"] for g in prices] == [g["name"] for g in calculators._data.gpus()]
     assert all(len(g["advanced"]) == 6 and all(i["unit"] == "usd_per_hour" for i in g["advanced"]) for g in prices)
     assert "US$" in cost.G_PRICES and "{gpu}" in cost.G_PRICES
+
+
+def test_each_price_table_lists_by_the_hour_first_with_the_catalog_price_beside_each_field():
+    """Issue 51 item 7: one compact table per card, hourly then terms, with the catalog's price (or "not
+    offered" where the catalog lists none) beside the reader's field, which starts empty."""
+    described = calculators.describe("cost")
+    assert described["tables"][cost.G_PRICES]["absent"] == "not offered"
+    pricing = calculators._data.catalog()["pricing"]
+    for group in (g for g in _groups(described["inputs"]) if g["title"] == cost.G_PRICES):
+        rows = group["advanced"]
+        assert [r["label"] for r in rows[:2]] == ["1 hour on demand", "1 hour on spot"]
+        assert all(r["default"] is None and r["optional"] for r in rows)
+        gid = rows[0]["name"].removeprefix("price_").removesuffix("_hourly")
+        assert rows[0]["reference"] == pricing["on_demand_usd_per_card_hour"].get(gid)
+        assert rows[1]["reference"] == pricing["spot_usd_per_card_hour"].get(gid)
+        assert [r["reference"] for r in rows[2:]] == list(pricing["usd_per_card_hour"][gid].values())
 
 
 def test_master_copy_help_names_the_stacks_that_keep_one_and_those_that_do_not():

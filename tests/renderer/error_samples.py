@@ -19,6 +19,8 @@ SAMPLES = {
     "lora_rank_too_high": {"field": "lora_rank", "limit": 512, "module": "k_proj"},
     "experts_per_token_too_many": {"field": "experts_per_token", "experts": 8},
     "expert_lora_dropout": {"field": "lora_dropout"},
+    "gpu_not_offered": {"field": "gpu", "gpu": "H100 SXM 80 GB"},
+    "term_not_offered": {"field": "term", "gpu": "H100 SXM 80 GB"},
     "config_not_json": {"field": "model_config"},
     "config_too_large": {"field": "model_config", "limit": 1048576},
     "config_missing_key": {"field": "model_config", "key": "hidden_size"},

@@ -116,7 +116,7 @@ RETYPE = """([name, script]) => {
   const [decimal, group] = [form.dataset.decimal, form.dataset.group];
   const retyped = {};
   const fields = [...form.querySelectorAll(".guide-field--int, .guide-field--float")]
-    .map((f) => f.querySelector("input")).filter((i) => !i.disabled);
+    .map((f) => f.querySelector("input")).filter((i) => !i.disabled && i.value !== "");  // empty: nothing to retype
   for (const input of fields) {
     const shown = input.value;
     input.value = [...shown].map((c) => /[0-9]/.test(c) ? String.fromCodePoint(script.zero + Number(c))

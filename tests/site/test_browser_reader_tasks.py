@@ -177,3 +177,43 @@ def test_a_shared_link_opens_the_same_job_and_answer_in_another_language(browser
         assert expected["response"]["result"]["usd_per_output"] == shared["result"]["usd_per_output"]
     finally:
         context.close()
+
+
+def test_own_prices_with_terms_not_offered_price_an_eight_card_run(live_pages, built_site, shots):
+    """Issue 51 reader task 3, ar phone: the reader's own H100 prices (1.99 US$/h on demand, 1.60 US$/h for a
+    month, no other term: 0 in the card's price table), Llama 3.1 8B full fine-tune on 8 cards, 1 B tokens ×
+    2 epochs. The sharding that fits is one tap; the cheapest plan holds only the offered terms, and the answer
+    says what a slower run does to the booking."""
+    page = live_pages.get(ROOTS["ar"], "cost", "phone")
+    job = {"gpu": "h100-sxm-80gb", "method": "full", "cards": "8", "tokens": "1000000000", "epochs": "2"}
+    for field, value in job.items():
+        _set_field(page, "cost", field, value)
+    prices = {"hourly": "1.99", "1m": "1.6", "spot": "0", "1d": "0", "1w": "0", "3m": "0"}
+    fold = page.locator("#calc-cost details.guide-calc__fold").filter(
+        has=page.locator('[data-field="price_h100-sxm-80gb_hourly"]')
+    )
+    fold.locator("summary").click()
+    table = fold.locator("table.guide-calc__table")
+    expect(table).to_be_visible()
+    for term, value in prices.items():
+        _set_field(page, "cost", f"price_h100-sxm-80gb_{term}", value)
+    table.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "own-prices-table-ar-phone.png"))
+    _, response = _wait_for(page, "cost", {"price_h100-sxm-80gb_3m": "0", "price_h100-sxm-80gb_hourly": "1.99"})
+    # One GPU on each of 8 cards cannot hold a full fine-tune: the answer offers the sharding that fits.
+    fix = page.locator('#calc-cost .guide-calc__result button[data-inputs*="parallelism"]')
+    expect(fix).to_have_count(1)
+    fix.click()
+    _, response = _wait_for(page, "cost", {"parallelism": response["result"]["nearest_fit"]["parallelism"]})
+    result = response["result"]
+    assert result["fits_memory"] and result["cards"] == 8 and result["gpu"] == "h100-sxm-80gb"
+    assert {entry[0] for entry in result["plan"]} <= {"hourly", "1m"}  # the offered terms only
+    assert result["prices_edited"] == ["h100-sxm-80gb"]
+    pack = _pack(built_site, "ar")
+    expected = _answer_first(page, "cost", "phone", pack, shots, "own-prices", "ar")
+    assert expected["response"]["result"]["usd_per_output"] == result["usd_per_output"]
+    # What a slower run does: the low-end note, in Arabic, under the answer.
+    t = l10n.Translator(pack)
+    said = t("At the low end of the throughput range this booking covers the job with {hours} to spare.")
+    low_end = page.locator("#calc-cost .guide-calc__result li").filter(has_text=said.split("{")[0].strip())
+    expect(low_end).to_have_count(1)

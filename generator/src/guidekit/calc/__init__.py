@@ -8,7 +8,7 @@ with `register`.
 
 from . import display, jsontext
 from ._errors import ERROR_CODES, error, register_error_codes
-from ._inputs import Choice, Input, active, normalize
+from ._inputs import Choice, Input, TableGroup, active, normalize
 from ._kept import kept, key_of
 from ._registry import compute, describe, figure, figure_names, get, importer, names, register, register_figure
 from ._units import UNITS, Unit, register_unit
@@ -20,6 +20,7 @@ __all__ = [
     "ERROR_CODES",
     "Choice",
     "Input",
+    "TableGroup",
     "active",
     "compute",
     "describe",

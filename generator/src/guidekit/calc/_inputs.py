@@ -26,6 +26,21 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class TableGroup:
+    """A fieldset laid out as a table, one input per row: the row's label, the input's `reference` (what
+    the calculator uses while the field is empty) and the field. Each text is a msgid: the three column
+    headings, and what the reference column says where an input has none (e.g. "not offered")."""
+
+    label: str
+    reference: str
+    field: str
+    absent: str
+
+    def describe(self) -> dict[str, str]:
+        return {"label": self.label, "reference": self.reference, "field": self.field, "absent": self.absent}
+
+
+@dataclass(frozen=True)
 class Input:
     name: str
     kind: str
@@ -53,10 +68,16 @@ class Input:
     # least this. A share of 1e-12 or a price of 1e-300 turned one answer into seconds of work, or an
     # overflow, where no reader means it; they are refused as out of range (floor to max).
     floor: float | None = None
+    # For an optional number field whose empty value means "use someone else's figure" (a catalog's price):
+    # that figure, shown beside the field where its group is laid out as a table (`TableGroup`). None: the
+    # field has no such figure (the table says so in the group's own words).
+    reference: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: unknown kind {self.kind!r}")
+        if self.default is None and not (self.optional and self.kind in ("int", "float")):
+            raise ValueError(f"{self.name}: only an optional number field may default to empty (None)")
         if self.floor is not None and not (self.min == 0 and self.floor > 0):
             raise ValueError(f"{self.name}: a floor is for a field whose minimum is 0 (0: not given)")
 
@@ -77,6 +98,7 @@ class Input:
             "advanced": self.advanced,
             "optional": self.optional,
             "floor": self.floor,
+            "reference": self.reference,
             "only_when": ({"field": self.only_when[0], "values": list(self.only_when[1])} if self.only_when else None),
             "choices": [{"value": c.value, "label": c.label} for c in self.choices],
         }

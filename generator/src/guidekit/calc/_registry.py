@@ -4,7 +4,8 @@ A calculator is any object or module with ``NAME``, ``TITLE`` (msgid), ``INPUTS`
 (tuple of ``Input``), ``run(values) -> dict`` and optionally ``check(values) ->
 list[error]`` for cross-field rules, ``IMPORTER``, the name of the module that reads a file
 the reader drops on its form (see `importer`; what it shows is that module's to decide), and
-``FOOTNOTE``, a msgid shown under the form.
+``FOOTNOTE``, a msgid shown under the form, and ``TABLES``, {group msgid: `TableGroup`}: the
+fieldsets laid out as tables.
 ``compute`` never raises for bad input.
 """
 
@@ -85,6 +86,8 @@ def describe(name: str) -> dict[str, Any]:
         # A note under the form (a msgid), e.g. what its units and prices mean; none by default.
         "footnote": getattr(calc, "FOOTNOTE", None),
         "inputs": [inp.describe() for inp in calc.INPUTS],
+        # Fieldsets shown as a table of label, reference and field, by group msgid (calculator-table.html).
+        "tables": {group: table.describe() for group, table in getattr(calc, "TABLES", {}).items()},
     }
 
 
@@ -132,7 +135,7 @@ def _defaults() -> dict[str, Input]:
         f"{name}.default.{i.name}": i
         for name, calc in _CALCULATORS.items()
         for i in calc.INPUTS
-        if i.kind in ("int", "float")
+        if i.kind in ("int", "float") and i.default is not None
     }
 
 

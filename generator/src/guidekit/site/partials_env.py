@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 from jinja2 import Environment
 from jinja2.ext import InternationalizationExtension
-from markupsafe import escape
+from markupsafe import Markup, escape
 
 from guidekit.l10n import LocalePack, Translator
+
+_AFTER_FIGURE = re.compile(r"(?<=\d) ")
+
+
+def figure_glued(text: str) -> Markup:
+    """Escaped `text` with the space after each figure made no-break: "1 hour" and 「1 時間」 keep their unit on
+    the figure's line when a narrow column wraps the rest (a form table's row labels)."""
+    return Markup(_AFTER_FIGURE.sub("\u00a0", str(escape(text))))
 
 
 def partials_env(theme_env: Environment, pack: LocalePack) -> Environment:
@@ -37,4 +47,5 @@ def partials_env(theme_env: Environment, pack: LocalePack) -> Environment:
             translate({"context": ctx, "msgid": one, "plural": many}, n, **{"count": n, **params})
         ),
     }
+    env.filters = {**theme_env.filters, "figure_glued": figure_glued}
     return env

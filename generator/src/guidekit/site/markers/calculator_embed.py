@@ -60,6 +60,17 @@ def input_texts(inputs: list[dict[str, Any]], values: dict[str, Any], pack: l10n
     return {i["name"]: fmt.input_text(values[i["name"]]) for i in inputs if i["kind"] in ("int", "float")}
 
 
+def reference_texts(inputs: list[dict[str, Any]], pack: l10n.LocalePack) -> dict[str, str]:
+    """Number input name -> its reference figure (what an empty field stands for) in the locale's digits; a
+    fraction with at least two decimals, as prices are written ("1,30", not "1,3")."""
+    fmt = l10n.NumberFormat(pack)
+    return {
+        i["name"]: fmt.number(ref, max_frac=4, min_frac=0 if float(ref).is_integer() else 2)
+        for i in inputs
+        if (ref := i.get("reference")) is not None
+    }
+
+
 def render_calculator(name: str, env: Environment, pack: l10n.LocalePack) -> str:
     description = calc.describe(name)
     if "inputs" not in description:
@@ -79,6 +90,7 @@ def render_calculator(name: str, env: Environment, pack: l10n.LocalePack) -> str
         numbers=pack["numbers"],
         rendered=rendered,
         unit_texts=unit_texts(description["inputs"], pack),
+        reference_texts=reference_texts(description["inputs"], pack),
         importable=bool(reader and reader.importable(name)),
         # What the box says a file can be, and the input it follows (a reader with a config.json starts at
         # the model): the importer's own; without `IMPORT_BESIDE` the box ends the form.

@@ -73,6 +73,7 @@ const PRINTED = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
 /** A value (a number, or text as the address or Python prints one) as the field shows it: every digit
  *  kept, grouped, the locale's decimal sign, no ".0". Other text (a refused "abc") is shown as written. */
 export function localize(value, { decimal, group, primary, secondary }) {
+  if (value === null || value === undefined) return "";   // an optional field left empty
   const text = String(value);
   if (!PRINTED.test(text)) return text;
   const number = Number(text);
