@@ -77,3 +77,10 @@ def presets() -> dict[str, dict[str, Any]]:
 def terms() -> list[dict[str, Any]]:
     """Rental terms, shortest first."""
     return sorted(catalog()["pricing"]["terms"], key=lambda t: t["hours"])
+
+
+def hourly_price(gpu_id: str) -> float | None:
+    """One card-hour of a GPU at the catalog's on-demand price (the cost page's default), or None where the
+    catalog sells it by the term only: what the memory page ranks the cards that fit by."""
+    price: float | None = catalog()["pricing"].get("on_demand_usd_per_card_hour", {}).get(gpu_id)
+    return price

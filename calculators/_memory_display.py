@@ -70,17 +70,36 @@ def _lever_params(lever: dict[str, Any], name: str, gpus: int) -> dict[str, Any]
 
 
 def _lever_inputs(lever: dict[str, Any]) -> dict[str, Any]:
-    """A lever as the inputs that apply it (the answer's one-tap fix)."""
+    """A lever as the inputs that apply it (the answer's one-tap fix); with the card it fits on, where it
+    leaves the chosen one too small (its sentence ends on that card)."""
     kind = lever["lever"]
+    elsewhere = {"gpu": lever["fits_elsewhere"]["gpu"]} if lever.get("fits_elsewhere") else {}
     if kind == "fused_loss":
-        return {"loss": "fused"}
+        return {"loss": "fused", **elsewhere}
     if kind == "checkpointing":
-        return {"gradient_checkpointing": True}
+        return {"gradient_checkpointing": True, **elsewhere}
     if kind == "micro_batch":
-        return {"micro_batch": lever["batch"]}
+        return {"micro_batch": lever["batch"], **elsewhere}
     if kind == "sharding":
-        return {"parallelism": lever["mode"]}
-    return {"parallelism": "fsdp", "gpus": lever["count"]}
+        return {"parallelism": lever["mode"], **elsewhere}
+    return {"parallelism": "fsdp", "gpus": lever["count"], **elsewhere}
+
+
+def _lever_outcome(lever: dict[str, Any], cards: int) -> dict[str, Any]:
+    """Whether a lever makes the run fit, judged against every card: on the chosen one, else on the catalog
+    card that then holds it for the least per hour on demand (the cost page's prices), else on none."""
+    if lever["fits"]:
+        return phrase(N_("fits"))
+    if elsewhere := lever.get("fits_elsewhere"):
+        return phrase(
+            N_("too large for this card; fits {count} × {gpu} at {price} on demand"),
+            {
+                "count": value(lever.get("count", cards), "count"),
+                "gpu": elsewhere["name"],
+                "price": value(elsewhere["usd_per_hour"], "usd_per_hour"),
+            },
+        )
+    return phrase(N_("still too large"))
 
 
 def _verdict(values: dict[str, Any], r: dict[str, Any], a: dict[str, Any]) -> dict[str, Any]:
@@ -100,6 +119,14 @@ def _verdict(values: dict[str, Any], r: dict[str, Any], a: dict[str, Any]) -> di
     if smallest:
         options.append(
             phrase(N_("{count} × {gpu}"), {"count": value(smallest["count"], "count"), "gpu": smallest["name"]})
+        )
+    cheapest = r["cheapest"]
+    if cheapest and smallest and (cheapest["gpu"], cheapest["count"]) != (smallest["gpu"], smallest["count"]):
+        options.append(
+            phrase(
+                N_("{count} × {gpu} (the cheapest per hour)"),
+                {"count": value(cheapest["count"], "count"), "gpu": cheapest["name"]},
+            )
         )
     options += [
         phrase(_OPTIONS[lv["lever"]], _lever_params(lv, a["name"], values["gpus"])) for lv in a["levers"] if lv["fits"]
@@ -150,6 +177,9 @@ def display(values: dict[str, Any], r: dict[str, Any], run: Run) -> list[dict[st
         head.insert(1, metric(N_("Host RAM per GPU (offload)"), r["host_bytes_per_gpu"], "bytes"))
     if smallest:  # names its card: a bare green "1" read as "one of the card I chose"
         head.append(metric(N_("Smallest setup that fits"), f"{smallest['count']} × {smallest['name']}", "raw", "ok"))
+    if cheapest := r["cheapest"]:  # the one to rent, at the cost page's on-demand prices
+        head.append(metric(N_("Cheapest setup that fits"), f"{cheapest['count']} × {cheapest['name']}", "raw", "ok"))
+        head.append(metric(N_("Its price per hour, on demand"), cheapest["usd_per_hour"], "usd_per_hour"))
     rule_rows = [
         [_RULE_LABELS[i["rule"]], i["bytes"], i["difference_bytes"], i["ratio"]] for i in r["shortcuts"]["items"]
     ]
@@ -206,7 +236,7 @@ def display(values: dict[str, Any], r: dict[str, Any], run: Run) -> list[dict[st
                         {
                             "change": phrase(_LEVERS[lv["lever"]], _lever_params(lv, a["name"], values["gpus"])),
                             "needed": value(lv["bytes"], "bytes"),
-                            "outcome": phrase(N_("fits") if lv["fits"] else N_("still too large")),
+                            "outcome": _lever_outcome(lv, values["gpus"]),
                         },
                         _lever_inputs(lv),
                     )

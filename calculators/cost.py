@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from guidekit.calc import error
+from guidekit.calc import Carry, error
 from guidekit.l10n import N_
 
 from . import _data, memory
@@ -64,6 +64,8 @@ TITLE = N_("Fixed-term rental cost")
 # A pilot result dropped on the form is read by this guide's import panels (its measured speeds).
 IMPORTER = "gpuguide.results"
 FOOTNOTE = N_("GB = 10⁹ bytes. Prices in US dollars; the notes under the answer say where they come from.")
+# The same job's memory in detail: the memory page's form takes this one's model, method and run.
+CARRY = (Carry("memory", N_("Check this job's memory"), rename=(("cards", "gpus"),)),)
 
 
 # A model preset fills the same dimension fields as on the memory page.

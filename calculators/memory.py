@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from guidekit.calc import error
+from guidekit.calc import Carry, error
 from guidekit.l10n import N_
 
 from . import (
@@ -46,6 +46,8 @@ IMPORT_PANEL = "estimate_vs_measured"
 IMPORTER = "gpuguide.results"
 # Under the form: what its units and the catalog's prices mean.
 FOOTNOTE = N_("GB = 10⁹ bytes.")
+# The same job, priced: the cost page's form takes this one's inputs (its card count is `cards`).
+CARRY = (Carry("cost", N_("Cost this job"), rename=(("gpus", "cards"),)),)
 
 
 def prepare(values: dict[str, Any]) -> dict[str, Any]:
@@ -166,14 +168,18 @@ def fits(total: int, gpu: dict[str, Any], margin: float) -> dict[str, Any]:
     }
 
 
-def fit_table(state: Unsharded, gpus: int, margin: float) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Fit of the chosen configuration on every catalog GPU, and the smallest fitting one.
+def fit_table(
+    state: Unsharded, gpus: int, margin: float
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None, dict[str, Any] | None]:
+    """Fit of the chosen configuration on every catalog GPU, the smallest fitting setup and the cheapest.
 
-    "Smallest" = fewest cards, then least total memory (cards x capacity).
+    "Smallest" = fewest cards, then least total memory (cards x capacity). "Cheapest" = the least per hour at
+    the catalog's on-demand prices (`_data.hourly_price`, the cost page's), then fewer cards: a card that fits
+    is not always the one to rent.
     """
     totals = {n: state.per_gpu(n)["total"] for n in card_counts(state.run.parallelism)}
     here = state.per_gpu(gpus)["total"]
-    rows, best = [], None
+    rows, best, cheapest = [], None, None
     for gpu in _data.gpus():
         min_count = next((n for n, t in totals.items() if fits(t, gpu, margin)["fits"]), None)
         rows.append(
@@ -185,14 +191,31 @@ def fit_table(state: Unsharded, gpus: int, margin: float) -> tuple[list[dict[str
                 "min_count": min_count,
             }
         )
-        if min_count is not None:
-            key = (min_count, min_count * gpu["memory_gb"])
-            if best is None or key < best[0]:
-                best = (
-                    key,
-                    {"gpu": gpu["id"], "name": gpu["name"], "count": min_count, "per_gpu_bytes": totals[min_count]},
-                )
-    return rows, (best[1] if best else None)
+        if min_count is None:
+            continue
+        setup = {"gpu": gpu["id"], "name": gpu["name"], "count": min_count, "per_gpu_bytes": totals[min_count]}
+        key = (min_count, min_count * gpu["memory_gb"])
+        if best is None or key < best[0]:
+            best = (key, setup)
+        if (price := _data.hourly_price(gpu["id"])) is not None:
+            by_price = (round(min_count * price, 6), min_count)
+            if cheapest is None or by_price < cheapest[0]:
+                cheapest = (by_price, {**setup, "usd_per_hour": min_count * price})
+    return rows, (best[1] if best else None), (cheapest[1] if cheapest else None)
+
+
+def cheapest_card(values: dict[str, Any], total: int, cards: int) -> dict[str, Any] | None:
+    """The catalog card on which `cards` cards hold `total` bytes each, cheapest per hour on demand: where a
+    lever that leaves the chosen card too small would fit. None when none does."""
+    fitting = [
+        (round(cards * price, 6), gpu["memory_gb"], gpu)
+        for gpu in _data.gpus()
+        if fits(total, gpu, values["margin"])["fits"] and (price := _data.hourly_price(gpu["id"])) is not None
+    ]
+    if not fitting:
+        return None
+    usd, _, gpu = min(fitting, key=lambda f: f[:2])
+    return {"gpu": gpu["id"], "name": gpu["name"], "usd_per_hour": usd}
 
 
 def shortcuts(run: Run) -> dict[str, Any]:
@@ -234,7 +257,10 @@ def levers(values: dict[str, Any], gpu: dict[str, Any], current: int) -> list[di
 
     def add(lever: str, total: int, **detail: int | str) -> None:
         if total < current:
-            out.append({"lever": lever, "bytes": total, "fits": fits(total, gpu, margin)["fits"], **detail})
+            fit = fits(total, gpu, margin)["fits"]
+            # Judged against every card too: one that still leaves this card short may fit another.
+            elsewhere = None if fit else cheapest_card(values, total, int(detail.get("count", values["gpus"])))
+            out.append({"lever": lever, "bytes": total, "fits": fit, "fits_elsewhere": elsewhere, **detail})
 
     if values["loss"] == "standard":
         add("fused_loss", _total(values, loss="fused"))
@@ -270,7 +296,7 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
     state = unsharded(run)
     here = state.per_gpu(values["gpus"])
     trainable = sum(t.total for t in run.trainable())
-    gpu_rows, smallest = fit_table(state, values["gpus"], values["margin"])
+    gpu_rows, smallest, cheapest = fit_table(state, values["gpus"], values["margin"])
     return {
         "params": run.params,
         "params_derived": run.arch.derived_params(),
@@ -294,6 +320,7 @@ def estimate(values: dict[str, Any]) -> dict[str, Any]:
         },
         "gpu_fit": gpu_rows,
         "smallest": smallest,
+        "cheapest": cheapest,
         "shortcuts": shortcuts(run),
     }
 

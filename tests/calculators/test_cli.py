@@ -35,8 +35,8 @@ def test_the_verdict_comes_first_with_its_figures(capsys):
     assert code == 0
     assert first.startswith("Does not fit on 1 × H100 SXM 80 GB: 84.74 GB needed per GPU, 72.00 GB usable")
     assert first.endswith(
-        "what fits: 1 × H200 SXM 141 GB, the same card with the fused loss, the same card with "
-        "a micro-batch of 2 or 8 × H100 SXM 80 GB with FSDP."
+        "what fits: 1 × H200 SXM 141 GB, 1 × MI300X 192 GB (the cheapest per hour), the same card with the "
+        "fused loss, the same card with a micro-batch of 2 or 8 × H100 SXM 80 GB with FSDP."
     )
     assert "- Fused linear cross-entropy loss (Loss implementation): 40.64 GB per GPU (fits)." in out
     code, out, _ = run_main(capsys, "memory")

@@ -217,3 +217,40 @@ def test_own_prices_with_terms_not_offered_price_an_eight_card_run(live_pages, b
     said = t("At the low end of the throughput range this booking covers the job with {hours} to spare.")
     low_end = page.locator("#calc-cost .guide-calc__result li").filter(has_text=said.split("{")[0].strip())
     expect(low_end).to_have_count(1)
+
+
+def test_the_memory_answer_takes_its_job_to_the_cost_page(live_pages, built_site, shots):
+    """Issue 51 reader task 1, es phone: Qwen3 8B, LoRA, sequence 8192, micro-batch 4: does it fit one RTX
+    4090? The answer names the smallest and the cheapest setup that fit; then the same job's cheapest card
+    and term for 300 M tokens × 3 epochs, from the memory answer's own link, without retyping the job."""
+    page = live_pages.get(ROOTS["es"], "memory", "phone")
+    job = {"model": "qwen3-8b", "method": "lora", "seq_len": "8192", "micro_batch": "4", "gpu": "rtx-4090-24gb"}
+    for field, value in job.items():
+        _set_field(page, "memory", field, value)
+    _, memory = _wait_for(page, "memory", job)
+    pack = _pack(built_site, "es")
+    expected = _answer_first(page, "memory", "phone", pack, shots, "job-memory", "es")
+    result = memory["result"]
+    assert not result["answer"]["fits"] and result["cheapest"]["name"] in expected["summary"].replace("\u00a0", " ")
+    link = page.locator("#calc-memory .guide-calc__carry a")
+    expect(link).to_have_text(l10n.Translator(pack)("Cost this job"))
+    href = link.evaluate("a => a.href")
+    carried = dict(parse_qsl(urlparse(href).query))
+    # What differs from the cost page's defaults travels (its method and micro-batch are this job's already).
+    assert {k: carried[k] for k in ("model", "seq_len", "gpu")} == {k: job[k] for k in ("model", "seq_len", "gpu")}
+    costs = page.context.new_page()
+    try:
+        costs.goto(href)
+        for field, value in (("tokens", "300000000"), ("epochs", "3")):
+            _set_field(costs, "cost", field, value)
+        _, answer = _wait_for(costs, "cost", {**job, "tokens": "300000000", "epochs": "3"})
+        assert answer["ok"], answer.get("errors")
+        shown = _answer_first(costs, "cost", "phone", pack, shots, "job-cost", "es")
+        cheapest = shown["response"]["result"]["best_by_gpu"][0]
+        assert unbroken(cheapest["name"]) in shown["headline"]
+        assert unbroken(l10n.NumberFormat(pack).money(cheapest["best_usd_per_output"])) in shown["headline"]
+        # The cost page's own link takes the job back, with its card count under the memory page's name.
+        back = costs.locator("#calc-cost .guide-calc__carry a").evaluate("a => a.href")
+        assert dict(parse_qsl(urlparse(back).query))["seq_len"] == "8192" and "/memory/" in back
+    finally:
+        costs.close()

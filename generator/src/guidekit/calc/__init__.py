@@ -7,6 +7,7 @@ with `register`.
 """
 
 from . import display, jsontext
+from ._carry import Carry
 from ._errors import ERROR_CODES, error, register_error_codes
 from ._inputs import Choice, Input, TableGroup, active, normalize
 from ._kept import kept, key_of
@@ -18,6 +19,7 @@ __all__ = [
     "Unit",
     "register_unit",
     "ERROR_CODES",
+    "Carry",
     "Choice",
     "Input",
     "TableGroup",

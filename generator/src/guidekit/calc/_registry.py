@@ -4,8 +4,8 @@ A calculator is any object or module with ``NAME``, ``TITLE`` (msgid), ``INPUTS`
 (tuple of ``Input``), ``run(values) -> dict`` and optionally ``check(values) ->
 list[error]`` for cross-field rules, ``IMPORTER``, the name of the module that reads a file
 the reader drops on its form (see `importer`; what it shows is that module's to decide), and
-``FOOTNOTE``, a msgid shown under the form, and ``TABLES``, {group msgid: `TableGroup`}: the
-fieldsets laid out as tables.
+``FOOTNOTE``, a msgid shown under the form, ``TABLES``, {group msgid: `TableGroup`}: the
+fieldsets laid out as tables, and ``CARRY``, the `Carry` links that take the same job to another calculator.
 ``compute`` never raises for bad input.
 """
 
@@ -88,6 +88,8 @@ def describe(name: str) -> dict[str, Any]:
         "inputs": [inp.describe() for inp in calc.INPUTS],
         # Fieldsets shown as a table of label, reference and field, by group msgid (calculator-table.html).
         "tables": {group: table.describe() for group, table in getattr(calc, "TABLES", {}).items()},
+        # Links to another calculator's page with the same job (calculator.html, calculator-carry.js).
+        "carry": [link.describe() for link in getattr(calc, "CARRY", ())],
     }
 
 

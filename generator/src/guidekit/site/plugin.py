@@ -48,6 +48,7 @@ from . import (
 )
 from .config import GuideConfig
 from .locale_pack import locale_pack
+from .markers import calculator_embed
 from .partials_env import partials_env
 
 if TYPE_CHECKING:
@@ -320,6 +321,9 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
             pack=self.pack,
             page=page.file.src_uri,
             extensions=self.extension_states,
+            calculator_pages={
+                calc_name: get_relative_url(url, page.url) for calc_name, url in self._calculator_pages(files).items()
+            },
         )
         # Bare tables (Markdown's and the catalog's) scroll in focusable boxes; the renderer's wrap themselves.
         html = html_rewrite.focusable_code(html_rewrite.wrap_tables(markers.embed(html, context)))
@@ -330,6 +334,12 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
             # The Spanish text served under /fr/: screen readers, hyphenation and fonts must read it as Spanish.
             html = html_rewrite.mark_fallback(html, self.default_locale, locales.text_direction(self.default_locale))
         return html
+
+    def _calculator_pages(self, files: Files) -> dict[str, str]:
+        """`calculator_embed.placed` for this build's files, read once per build."""
+        if getattr(self, "_placed", (None,))[0] is not files:
+            self._placed = (files, calculator_embed.placed(files.documentation_pages()))
+        return self._placed[1]
 
     def _runtime_urls(self, page: Page) -> dict[str, str]:
         def rel(path: str) -> str:

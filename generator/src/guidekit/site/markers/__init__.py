@@ -33,6 +33,8 @@ class PageContext:
     page: str  # the page's source path, for error messages
     # Each build extension's state, by module name: what its `configure` returned from its options.
     extensions: dict[str, object] = field(default_factory=dict)
+    # The page placing each calculator, as a URL relative to this page (a `Carry` link's target).
+    calculator_pages: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class Marker:
 def _calculator(match: re.Match[str], ctx: PageContext) -> str:
     from . import calculator_embed
 
-    return calculator_embed.render_calculator(match[1], ctx.env, ctx.pack)
+    return calculator_embed.render_calculator(match[1], ctx.env, ctx.pack, ctx.calculator_pages)
 
 
 def _figure(match: re.Match[str], ctx: PageContext) -> str:

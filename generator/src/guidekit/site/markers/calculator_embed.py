@@ -8,15 +8,18 @@ browser worker makes.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
 
 from guidekit import calc, l10n, render
 from guidekit.calc.display import UNITS
+from guidekit.site import markers
 
 if TYPE_CHECKING:
     from jinja2 import Environment
+    from mkdocs.structure.files import File
 
 
 def unit_label(unit: str) -> str:
@@ -71,7 +74,49 @@ def reference_texts(inputs: list[dict[str, Any]], pack: l10n.LocalePack) -> dict
     }
 
 
-def render_calculator(name: str, env: Environment, pack: l10n.LocalePack) -> str:
+def form_value(inp: dict[str, Any]) -> object:
+    """An input's default as the page's form reads it (calculator.js `readForm`): text, a list for a
+    multichoice, "true"/"false" for a box, "" for a number field left empty."""
+    default = inp["default"]
+    if inp["kind"] == "bool":
+        return "true" if default else "false"
+    if inp["kind"] == "multichoice":
+        return list(default)
+    return "" if default is None else str(default)
+
+
+def carry_links(description: dict[str, Any], pages: dict[str, str]) -> list[dict[str, Any]]:
+    """The `Carry` links of a calculator whose target some page places: its label, that page's URL, and what
+    calculator-carry.js needs to fill its address: this form's input -> the target's, and the target's
+    defaults (an input at its default stays out of the address)."""
+    links = []
+    for link in description.get("carry", []):
+        if link["to"] not in pages:
+            continue
+        target = {i["name"]: i for i in calc.describe(link["to"])["inputs"]}
+        names = {i["name"]: link["rename"].get(i["name"], i["name"]) for i in description["inputs"]}
+        fields = {mine: theirs for mine, theirs in names.items() if theirs in target}
+        links.append(
+            {
+                "label": link["label"],
+                "href": pages[link["to"]],
+                "carry": {"fields": fields, "defaults": {t: form_value(target[t]) for t in fields.values()}},
+            }
+        )
+    return links
+
+
+def placed(pages: Iterable[File]) -> dict[str, str]:
+    """Calculator name -> the URL of the first page that places it, read from the pages' Markdown: where a
+    `Carry` link on another page leads."""
+    found: dict[str, str] = {}
+    for page in pages:
+        for name in markers.arguments(page.content_string, "calculator"):
+            found.setdefault(name, page.url)
+    return found
+
+
+def render_calculator(name: str, env: Environment, pack: l10n.LocalePack, pages: dict[str, str] | None = None) -> str:
     description = calc.describe(name)
     if "inputs" not in description:
         raise PluginError(f"Page places unknown calculator {name!r}; known: {', '.join(calc.names())}")
@@ -90,6 +135,7 @@ def render_calculator(name: str, env: Environment, pack: l10n.LocalePack) -> str
         numbers=pack["numbers"],
         rendered=rendered,
         unit_texts=unit_texts(description["inputs"], pack),
+        carry=carry_links(description, pages or {}),
         reference_texts=reference_texts(description["inputs"], pack),
         importable=bool(reader and reader.importable(name)),
         # What the box says a file can be, and the input it follows (a reader with a config.json starts at

@@ -3,6 +3,7 @@
 // The form and every message come from the Python declarations; nothing here knows a field.
 
 import { MessageType } from "./calculator-messages.js";
+import { updateCarryLinks } from "./calculator-carry.js";
 import { delocalize, localize, numberSymbols } from "./calculator-numbers.js";
 
 const DEBOUNCE_MS = 120;
@@ -247,8 +248,8 @@ class Calculator {
     this.pending = differs(this.inputs(), this.defaults);   // the pre-rendered answer is the defaults'
     this.markAnswer(this.pending ? "default" : "current");
     if (this.pending) this.setState("stale");
-    this.syncUrl(this.inputs());
     applyConditions(this.form);
+    this.syncUrl(this.inputs());
     // Typing waits for a pause; a committed change (a choice, a box, an arrow step, leaving a field)
     // is computed at once.
     // The address follows each edit at once, not after the debounce: a reload within it kept the old
@@ -553,6 +554,7 @@ class Calculator {
     const query = queryFor(inputs, this.defaults, this.refused);
     if (query !== location.search) history.replaceState(null, "", location.pathname + query + location.hash);
     carryQueryToAlternates(query);
+    updateCarryLinks(this.root, inputs, queryFor);
   }
 
   /** What the calculators receive: the form, with the URL's values not yet accepted or edited. */
@@ -639,8 +641,8 @@ class Calculator {
     }
     // After the answer, not with the request: the browser's work for a new address would otherwise
     // run beside the computation. A value Python ignored (a greyed-out field's) leaves the address.
-    this.syncUrl(this.inputs());
     applyConditions(this.form);
+    this.syncUrl(this.inputs());
     this.setState("ready");
     this.root.dispatchEvent(new CustomEvent("guide:result", { detail: message }));
   }
