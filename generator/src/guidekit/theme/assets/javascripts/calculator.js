@@ -426,7 +426,8 @@ class Calculator {
    *  "none": computing the form's inputs failed, so no number is shown at all. */
   markAnswer(kind) {
     this.root.dataset.answer = kind;
-    this.headline.hidden = kind !== "current" && kind !== "stale";
+    // Kept in view whatever it answers, marked "Out of date" (guide.css) when it is not the form's.
+    this.headline.hidden = kind === "none";
     this.forDefaults.hidden = kind !== "default";
     if (kind === "default") this.nameDefaults();
     this.staleNote.hidden = kind !== "stale";
@@ -442,6 +443,8 @@ class Calculator {
     if (this.wasLive) { this.onStopped(new Set()); return; }
     this.startFailed = true;
     this.setState("failed");
+    const waiting = this.form.querySelector(".guide-calc__waiting");
+    waiting.textContent = waiting.dataset.failed;
     this.sendImport();
   }
 
@@ -540,6 +543,7 @@ class Calculator {
   edited(event) {
     const field = event.target.closest("[data-field]");
     if (!field) return;
+    this.lastField = field;
     delete this.fromUrl[field.dataset.field];
     this.refused.delete(field.dataset.field);
   }
@@ -592,6 +596,7 @@ class Calculator {
       // Before the first start the answer shown is the defaults'; after a stop, an earlier live one.
       if (!this.wasLive) this.markAnswer(differs(inputs, this.defaults) ? "default" : "current");
       else if (this.root.dataset.answer === "current") this.markAnswer("stale");
+      if (!this.wasLive) this.showWaiting();
       return;
     }
     this.setState("stale");
@@ -601,7 +606,22 @@ class Calculator {
     this.runtime.post({ type: MessageType.COMPUTE, id: `${this.name}:${this.latest}`, name: this.name, inputs });
   }
 
+  /** While the runtime starts, say so under the field the reader changed (on a phone the status line is
+   *  a screen or more below); a failed start is said there too. */
+  showWaiting() {
+    const waiting = this.form.querySelector(".guide-calc__waiting");
+    if (this.startFailed) waiting.textContent = waiting.dataset.failed;
+    const moved = this.lastField && waiting.previousElementSibling !== this.lastField;
+    if (moved) this.lastField.after(waiting);
+    if (moved || waiting.hidden) {
+      waiting.hidden = false;
+      // Brought just into view (the field sat at the screen's edge), once per field, not on every key.
+      waiting.scrollIntoView({ block: "nearest", behavior: "instant" });
+    }
+  }
+
   onReady() {
+    this.form.querySelector(".guide-calc__waiting").hidden = true;
     this.ready = true;
     this.wasLive = true;
     this.setState("ready");
