@@ -95,8 +95,17 @@ def test_a_loss_that_explodes_but_stays_finite_is_flagged_in_the_file(monkeypatc
 @pytest.mark.parametrize(
     ("train", "codes", "status"),
     [
-        # AdamW at lr 1000: the loss leaps to 2e7 and collapses onto ln(300) = 5.7038, exactly, for good.
-        ({"optimizer": "adamw", "lr": 1000.0}, {"loss_growth", "loss_plateau", "grad_norm_growth"}, "completed"),
+        # AdamW at lr 1000: the loss leaps to 2e7 and collapses onto ln(300) = 5.7038, exactly, for good; on
+        # some CPUs the same float steps overflow to NaN instead (a partial run, flagged as growth). The
+        # collapse's own flag is pinned on a loss series above (test_each_flag_the_guide_asks_for).
+        (
+            {"optimizer": "adamw", "lr": 1000.0},
+            {
+                "completed": {"loss_growth", "loss_plateau", "grad_norm_growth"},
+                "partial": {"loss_growth", "grad_norm_growth"},
+            },
+            None,
+        ),
         # A weight decay of 100 at lr 0.01 zeroes every weight in a step: the same loss ever after.
         ({"optimizer": "adamw", "lr": 0.01, "weight_decay": 100.0}, {"loss_plateau"}, "completed"),
         # SGD at lr 5: the gradient norm grows steps before the loss overflows.
@@ -114,6 +123,9 @@ def test_training_into_each_divergence_shape_raises_its_flags(validate, train, c
     except PartialRun as partial:  # the loss overflowed: the partial result keeps what it measured
         result = partial.result
     data = validate(result)
+    if status is None:  # either shape, each with its own flags
+        status = data["outcome"]["status"]
+        codes = codes[status]
     assert data["outcome"]["status"] == status
     divergence = {"loss_growth", "loss_plateau", "grad_norm_growth"}  # timing flags depend on the machine's load
     assert {f["code"] for f in data["flags"] if f["code"] in divergence} == codes, data["flags"]
