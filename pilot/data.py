@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -40,40 +41,88 @@ def _texts(path: Path, text_field: str) -> Iterator[str]:
         yield path.read_text(encoding="utf-8")
 
 
-def file_tokens(data: DataConfig, model: ModelConfig, seq_len: int) -> torch.Tensor:
-    """Tokenise a local file and pack it: as UTF-8 bytes (ids 0-255, 256 ends a document), or with a local
-    tokenizer (`DataConfig.tokenizer_for`). Nothing is downloaded: a preset has no tokenizer on the machine,
-    and bytes make the same tokens per step, so the speed per token is the model's either way."""
+def _token_ids(data: DataConfig, model: ModelConfig) -> Iterator[list[int]]:
+    """Each document of the file as token ids, its end marked: as UTF-8 bytes (ids 0-255, 256 ends a
+    document), or with a local tokenizer (`DataConfig.tokenizer_for`). Nothing is downloaded: a preset has
+    no tokenizer on the machine, and bytes make the same tokens per step, so the speed per token is the
+    model's either way. The one tokenizing loop, for the tokens trained on and for `pipeline_rate`."""
     path = Path(data.source)
     tokenizer = data.tokenizer_for(model.source)
-    ids: list[int] = []
     if tokenizer == "bytes":
         if model.vocab < 257:
             raise ValueError(f"model.vocab must be >= 257 to train on text bytes (got {model.vocab})")
         for text in _texts(path, data.text_field):
-            ids.extend(text.encode("utf-8"))
-            ids.append(256)  # end-of-document
-    else:
-        from transformers import AutoTokenizer
+            yield [*text.encode("utf-8"), 256]  # 256: end-of-document
+        return
+    from transformers import AutoTokenizer
 
-        try:
-            tok = AutoTokenizer.from_pretrained(tokenizer, local_files_only=True)
-        except (OSError, ValueError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ValueError(f"data.tokenizer {tokenizer!r}: no tokenizer loads from it offline ({first})") from None
-        for text in _texts(path, data.text_field):
-            ids.extend(tok(text)["input_ids"])
-            if tok.eos_token_id is not None:
-                ids.append(tok.eos_token_id)
+    try:
+        tok = AutoTokenizer.from_pretrained(tokenizer, local_files_only=True)
+    except (OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"data.tokenizer {tokenizer!r}: no tokenizer loads from it offline ({first})") from None
+    for text in _texts(path, data.text_field):
+        ids = tok(text)["input_ids"]
         if ids and max(ids) >= model.vocab:
             raise ValueError(
                 f"data.tokenizer {tokenizer!r} gives token ids up to {max(ids)}, beyond the model's vocabulary "
                 f"of {model.vocab}: use the model's own tokenizer, or 'bytes'"
             )
+        yield ids if tok.eos_token_id is None else [*ids, tok.eos_token_id]
+
+
+def file_tokens(data: DataConfig, model: ModelConfig, seq_len: int) -> torch.Tensor:
+    """Tokenise a local file (`_token_ids`) and pack it into rows of seq_len + 1 tokens."""
+    ids: list[int] = []
+    for document in _token_ids(data, model):
+        ids.extend(document)
     rows = len(ids) // (seq_len + 1)
     if rows == 0:
-        raise ValueError(f"data.source {str(path)!r} holds {len(ids)} tokens, fewer than one sequence of {seq_len + 1}")
+        raise ValueError(
+            f"data.source {str(Path(data.source))!r} holds {len(ids)} tokens, fewer than one sequence of {seq_len + 1}"
+        )
     return torch.tensor(ids[: rows * (seq_len + 1)], dtype=torch.long).view(rows, seq_len + 1)
+
+
+@dataclass
+class PipelineRate:
+    """How fast one process turns the reader's file into micro-batches: read, tokenized, packed and stacked,
+    as a loader that tokenizes while it trains would. The steps' data wait cannot see this: the pilot
+    tokenizes the file before the timed steps."""
+
+    tokens: int  # tokens delivered in whole micro-batches
+    seconds: float
+    tokens_per_s: float
+
+
+def pipeline_rate(
+    data: DataConfig, model: ModelConfig, seq_len: int, micro_batch: int, budget_s: float = 5.0
+) -> PipelineRate | None:
+    """Time the reader's data pipeline alone, from the file to stacked micro-batches, for up to `budget_s`
+    seconds or the whole file; None for synthetic data (there is no pipeline to measure)."""
+    if data.source == "synthetic":
+        return None
+    row, rows, delivered = seq_len + 1, [], 0
+    pending: list[int] = []
+    start = time.perf_counter()
+    for document in _token_ids(data, model):
+        pending.extend(document)
+        at = 0
+        while len(pending) - at >= row:
+            rows.append(torch.tensor(pending[at : at + row], dtype=torch.long))
+            at += row
+            if len(rows) == micro_batch:  # collated as the loader does (`torch.stack`)
+                delivered += torch.stack(rows).numel()
+                rows = []
+            if time.perf_counter() - start >= budget_s:
+                break
+        pending = pending[at:]
+        if time.perf_counter() - start >= budget_s:
+            break
+    seconds = time.perf_counter() - start
+    if delivered == 0 or seconds <= 0:
+        return None
+    return PipelineRate(delivered, seconds, delivered / seconds)
 
 
 def load_tokens(data: DataConfig, model: ModelConfig, seq_len: int, seed: int) -> torch.Tensor:

@@ -3,7 +3,8 @@
 The thresholds are the guide's (docs/<lang>/pilot.md, "Leer el resumen"): a step-time CV above 10 %,
 a loss that grows more than tenfold at any step (a spike that collapses again counts), a loss that stops
 changing for its last steps (what a divergence often collapses into), a gradient norm that grows more than
-a hundredfold over the first step's, data waits above 5 % of step time, a validation or a checkpoint
+a hundredfold over the first step's, data waits above 5 % of step time, a data pipeline (the reader's file
+read and tokenized by one process, timed apart) slower than training consumes, a validation or a checkpoint
 that costs more than 5 % of the steps between two of them (500, the Hugging Face Trainer's default
 interval), and a scaling efficiency above 100 %, which no real speed-up gives. Each flag carries its
 value and limit, so the site words it in the reader's language; `message` is the terminal's English.
@@ -18,6 +19,7 @@ from .report import Flag, PilotResult, ScaleRun
 STEP_CV_LIMIT = 0.10
 LOSS_GROWTH_LIMIT = 10.0
 DATA_WAIT_LIMIT = 0.05
+PIPELINE_LIMIT = 1.0  # the data pipeline, timed alone, must deliver at least what training consumes
 OVERHEAD_SHARE_LIMIT = 0.05
 OVERHEAD_BUDGET_STEPS = 500
 EFFICIENCY_LIMIT = 1.0
@@ -55,6 +57,20 @@ def _run_flags(result: PilotResult) -> list[Flag]:
                 True,
                 f"waiting for data takes {t.data_wait_fraction:.1%} of step time, above {DATA_WAIT_LIMIT:.0%}: "
                 "the data loader holds the device back",
+            )
+        )
+    pipe = t.data_pipeline if t is not None else None
+    if pipe is not None and pipe.share_of_training < PIPELINE_LIMIT:
+        out.append(
+            Flag(
+                "data_pipeline",
+                "run",
+                _capped(pipe.share_of_training),
+                PIPELINE_LIMIT,
+                True,
+                f"one process reads and tokenizes the data at {pipe.tokens_per_s:,.0f} tokens/s, "
+                f"{pipe.share_of_training:.0%} of what training consumes: a loader that tokenizes as it trains "
+                "would hold the device back; tokenize ahead, or in more loader workers",
             )
         )
     budget = t.step.mean * OVERHEAD_BUDGET_STEPS if t is not None and t.step.n else 0.0

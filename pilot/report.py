@@ -102,6 +102,16 @@ class Stats:
 
 
 @dataclass
+class DataPipeline:
+    """The reader's data pipeline timed alone (`pilot.data.pipeline_rate`) beside what training consumes."""
+
+    tokens: int
+    seconds: float
+    tokens_per_s: float
+    share_of_training: float  # tokens_per_s over the training's tokens/s: below 1, a streaming loader stalls
+
+
+@dataclass
 class Timing:
     step: Stats
     data_wait: Stats
@@ -113,6 +123,8 @@ class Timing:
     validation_s: float | None  # None: the run stopped before validation
     validation_loss: float | None
     warmup_steps: int
+    # The reader's file read and tokenized as a streaming loader would, timed apart; None for synthetic data.
+    data_pipeline: DataPipeline | None = None
 
 
 @dataclass

@@ -21,12 +21,24 @@ from . import checkpoint, environment, estimate, flags, model_source, restore, w
 from .atomic import NoRoomError, file_size_limit, free_bytes
 from .checks import check_model
 from .config import PilotConfig
-from .data import load_tokens, tokens_hash
+from .data import load_tokens, pipeline_rate, tokens_hash
 from .errors import DeviceUnavailable, Diverged, Interrupted, NoSpace, PartialRun, describe, is_out_of_memory
 from .memory import process_rss_bytes
 from .model import parameter_count
 from .progress import Progress
-from .report import BatchSearch, BatchTrial, Checkpoint, Memory, ModelInfo, Outcome, Partial, PilotResult, Stats, Timing
+from .report import (
+    BatchSearch,
+    BatchTrial,
+    Checkpoint,
+    DataPipeline,
+    Memory,
+    ModelInfo,
+    Outcome,
+    Partial,
+    PilotResult,
+    Stats,
+    Timing,
+)
 from .steps import Measured, Meters, limit_bytes, measure, peak_bytes, release, tracker_for
 from .trainer import Trainer, resolve_device, resolved
 
@@ -88,6 +100,15 @@ def search_micro_batch(cfg: PilotConfig, device: torch.device, tokens: torch.Ten
             hi = mid
     bar.close()
     return BatchSearch(limit_bytes(cfg) or None, trials, good or None)
+
+
+def _pipeline(cfg: PilotConfig, timing: Timing) -> DataPipeline | None:
+    """The reader's data pipeline timed apart (`pipeline_rate`), against the tokens the steps consumed."""
+    rate = pipeline_rate(cfg.data, cfg.model, cfg.train.seq_len, cfg.train.micro_batch)
+    if rate is None:
+        return None
+    share = rate.tokens_per_s / timing.tokens_per_s if timing.tokens_per_s > 0 else 0.0
+    return DataPipeline(rate.tokens, rate.seconds, rate.tokens_per_s, share)
 
 
 def _timing(cfg: PilotConfig, done: Measured) -> Timing | None:
@@ -344,6 +365,8 @@ def run(
                 release(device)
             result.losses, result.grad_norms = done.losses, done.grad_norms
             result.timing = _timing(cfg, done)
+            if result.timing is not None:  # after the steps, so that it takes none of their CPU
+                result.timing.data_pipeline = _pipeline(cfg, result.timing)
             result.estimate = estimate.compare(cfg, result.memory.peak_tensor_bytes, device.type)
             if reference is not None:
                 done.stage = "restore"

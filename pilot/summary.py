@@ -49,6 +49,12 @@ def render(result: PilotResult) -> str:
             f"data wait     {t.data_wait_fraction:.1%} of step time; {t.stalled_steps} steps waited over "
             f"{t.stall_threshold:.0%}",
         ]
+        if t.data_pipeline is not None:
+            d = t.data_pipeline
+            lines.append(
+                f"data pipeline {d.tokens_per_s:,.0f} tokens/s read and tokenized by one process, timed apart: "
+                f"{d.share_of_training:.1f}× what training consumes"
+            )
         if t.validation_s is not None:
             lines.append(f"validation    {t.validation_s:.2f} s (loss {t.validation_loss:.4f})")
     if result.memory:

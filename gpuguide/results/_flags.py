@@ -17,6 +17,7 @@ LABELS = {
     "step_cv": N_("step-time variation"),
     "loss_growth": N_("loss growth"),
     "data_wait": N_("waiting for data"),
+    "data_pipeline": N_("data pipeline slower than training"),
     "validation_share": N_("validation time"),
     "checkpoint_share": N_("checkpoint write time"),
     "efficiency_above_one": N_("efficiency above 100 %"),
@@ -37,6 +38,13 @@ RUN = {
     ),
     "data_wait": N_(
         "Waiting for data takes {value} of the step time, above {limit}: the data loader holds the device back."
+    ),
+    # TRANSLATORS: {value} and {limit} are percentages: how fast one process reads and tokenizes the reader's
+    # data file, as a share of the tokens per second that training consumed.
+    "data_pipeline": N_(
+        "Read and tokenized by one process, your data arrives at {value} of the rate training consumes, below "
+        "{limit}: a loader that tokenizes while it trains would hold the device back; tokenize ahead of time, "
+        "or in more loader workers."
     ),
     # TRANSLATORS: {count} is a number of training steps (at least 5); the loss was exactly the same in each.
     "loss_plateau": NN_(

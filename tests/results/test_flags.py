@@ -43,6 +43,7 @@ def _flagged_run():
         _flag("step_cv", 0.73, 0.1),
         _flag("loss_growth", 3174603.2, 10.0),
         _flag("data_wait", 0.12, 0.05),
+        _flag("data_pipeline", 0.11, 1.0),
         _flag("validation_share", 0.2, 0.05, budget=500),
         _flag("checkpoint_share", 0.08, 0.05, budget=500),
         _flag("loss_plateau", 13.0, 5.0),
@@ -63,6 +64,7 @@ def _flagged_run():
                 "varía un 73",
                 "se multiplicó por 3.174.603,2",
                 "La espera de datos ocupa el 12",
+                "tus datos llegan al 11",
                 "del tiempo de 500 pasos de entrenamiento",
                 "Una escritura del punto de control ocupa el 8",
                 "La pérdida no cambió en los últimos 13 pasos",
@@ -77,6 +79,7 @@ def _flagged_run():
                 "変動係数）が 73",
                 "損失が 3,174,603.2 倍",
                 "データ待ちがステップ時間の 12",
+                "学習が消費する速度の 11",
                 "学習 500 ステップ分",
                 "チェックポイント書き込みに",
                 "最後の 13 ステップの間、損失がまったく変わりませんでした",
@@ -91,6 +94,7 @@ def _flagged_run():
                 "يتفاوت زمن الخطوة",
                 "بلغت أعلى خسارة",
                 "يستغرق انتظار البيانات",
+                "من معدل استهلاك التدريب لها",
                 "500 خطوة تدريب",
                 "كتابة نقطة الحفظ الواحدة",
                 "بقيت الخسارة ثابتة في آخر 13 خطوةً",
@@ -103,7 +107,7 @@ def test_each_flag_is_worded_in_the_readers_language(code, words):
     page = results.results_page([("flagged.json", _flagged_run())], PACKS[code])
     assert (
         page.count('<ul class="guide-results__flags">') == 1
-        and page.count("<li>", page.index("guide-results__flags")) >= 7
+        and page.count("<li>", page.index("guide-results__flags")) >= 8
     )
     for word in words:
         assert word in page, word
