@@ -119,7 +119,8 @@ def _unrepresentable(data: object, stand_ins: int, surrogates: bool) -> list[dic
                 add(path, "surrogate")
             continue
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-        children = []
+        children: list[tuple[_Path, object]] = []
+        nested = False  # a container is queued, whose problems come first
         for key, value in items:
             if not surrogates and len(found) >= CAP:
                 break
@@ -127,8 +128,14 @@ def _unrepresentable(data: object, stand_ins: int, surrogates: bool) -> list[dic
                 add(path, "surrogate")
             if isinstance(value, _NonFinite):  # at once, not through the stack: a list can hold 800,000
                 add((path, key), "non_finite", literal=value.literal)
-            elif isinstance(value, (dict, list)) or (isinstance(value, str) and _SURROGATE.search(value)):
+            elif isinstance(value, (dict, list)):
                 children.append(((path, key), value))
+                nested = True
+            elif isinstance(value, str) and _SURROGATE.search(value):
+                if nested or len(found) + len(children) < CAP:
+                    children.append(((path, key), value))
+                else:  # past the listed ones, before any nested value: only counted, not through the stack
+                    omitted += 1
         stack += reversed(children)  # popped in file order, so the problems listed are the first ones
     if not surrogates:  # the walk stopped early: the loader's count says how many it did not reach
         omitted = stand_ins - len(found)

@@ -110,3 +110,22 @@ def test_a_cost_address_is_answered_in_about_200_ms_or_refused_naming_its_field(
     traceback. Each is now refused as out of range, naming its field; the largest jobs accepted at the
     floors are answered from nothing within the budget."""
     assert cost_link_faults(at_the_limits["cost-links"]) == {}
+
+
+def test_lone_surrogates_past_the_listed_ones_are_counted_in_file_order():
+    """The problems list the first lone surrogates in file order and count the rest; strings past those
+    listed are counted where they stand (a 5 MB list of them took most of a second in the browser), and a
+    nested value before them still lists its own first."""
+    from pilot.result._validator import CAP
+
+    def listed_and_counted(text: str) -> tuple[set[str], int]:
+        _, problems = results.parse(text)
+        assert len(problems) == CAP  # CAP - 1 listed and one line that counts the rest
+        (count,) = [p["params"]["count"] for p in problems if p["code"] == "too_many"]
+        return {p["pointer"] for p in problems if p["code"] == "surrogate"}, count
+
+    # Listed: CAP - 1 of the first CAP found in file order (the list is then sorted by pointer and cut).
+    listed, count = listed_and_counted("[" + ", ".join(['"\\ud800"'] * (CAP + 7)) + "]")
+    assert len(listed) == CAP - 1 and listed <= {f"/{i}" for i in range(CAP)} and count == 8
+    listed, count = listed_and_counted('[{"a": "\\ud800"}, ' + ", ".join(['"\\ud800"'] * (CAP + 1)) + "]")
+    assert "/0/a" in listed and listed <= {"/0/a", *(f"/{i}" for i in range(1, CAP))} and count == 3
