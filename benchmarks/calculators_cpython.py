@@ -22,6 +22,13 @@ CASES = {
     "long job (1e11 tokens)": {"tokens": 1e11, "epochs": 3},
     "sweep of 6, 8 cards, 48 h deadline": {"runs": 6, "cards": 8, "deadline_hours": 48},
     "spot, billed by the second": {"capacity": "spot", "billing": "second"},
+    # The reader's own prices leave the H100 a month and on-demand hours only (0: not offered).
+    "own prices, two terms offered": {
+        "gpu": "h100-sxm-80gb",
+        **{f"price_h100-sxm-80gb_{t}": 0 for t in ("spot", "1d", "1w", "3m")},
+        "price_h100-sxm-80gb_hourly": 1.99,
+        "price_h100-sxm-80gb_1m": 1.6,
+    },
 }
 
 

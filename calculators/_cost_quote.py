@@ -103,6 +103,8 @@ class _Quoter:
         self.values, self.budget = values, _budget(values)
         self.needs: dict[tuple[str, int, int, str], Need] = {}  # (GPU id, cards, streams, end)
         self.streams_of: dict[tuple[str, int], int] = {}
+        self.offers: dict[str, bool] = {}  # GPU id -> whether the reader's prices leave it a plan
+        self.rates: dict[tuple[str, str], float | None] = {}  # (GPU id, term id) -> `price_of`
         self.chosen: dict[tuple[str, int, str], tuple[dict[str, Any], dict[str, Any], float, dict[str, Any]]] = {}
         self.terms = {t["id"]: t for t in _data.terms()}
         self.shortest = min(self.terms.values(), key=lambda t: t["hours"])
@@ -208,8 +210,12 @@ class _Quoter:
         return self.prices[key]
 
     def rate(self, gpu_id: str, term_id: str) -> float | None:
-        """`price_of` under this quoter's inputs."""
-        return price_of(self.values, gpu_id, term_id)
+        """`price_of` under this quoter's inputs, looked up once per GPU and term (every card count and end of
+        the range asks again: in the browser's Python each call counts)."""
+        key = (gpu_id, term_id)
+        if key not in self.rates:
+            self.rates[key] = price_of(self.values, gpu_id, term_id)
+        return self.rates[key]
 
     def held_rate(self, gpu_id: str, term_id: str) -> float:
         """`rate` of a term a plan holds: a plan holds only offered terms (`term_prices`), and on-demand or
@@ -233,8 +239,10 @@ class _Quoter:
         return hourly_terms(rate, billed_cards(gpu["id"], cards), self.shortest, self.options, INCREMENTS[increment])
 
     def offered(self, gpu: dict[str, Any]) -> bool:
-        """`offered` under this quoter's inputs and terms."""
-        return offered(self.values, gpu["id"], self.term_ids)
+        """`offered` under this quoter's inputs and terms, once per GPU (every card count asks)."""
+        if gpu["id"] not in self.offers:
+            self.offers[gpu["id"]] = offered(self.values, gpu["id"], self.term_ids)
+        return self.offers[gpu["id"]]
 
     def plan(self, gpu: dict[str, Any], cards: int, needed: float, term_ids: list[str]) -> dict[str, Any]:
         """The cheapest plan of these terms (those offered): with on-demand hours as a top-up (or alone) when
