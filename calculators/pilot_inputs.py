@@ -24,7 +24,8 @@ from .cost import measured_field
 
 GB = 1e9
 OPTIMIZERS = {"adamw": "adamw", "sgd": "sgd_momentum"}
-PARALLELISM = {"none": "single", "ddp": "ddp", "fsdp": "fsdp"}
+# The pilot's strategies as the memory calculator's parallelism (fsdp_ckpt: FSDP with checkpointing on).
+PARALLELISM = {"none": "single", "ddp": "ddp", "zero1": "zero1", "zero2": "zero2", "fsdp": "fsdp", "fsdp_ckpt": "fsdp"}
 ATTENTION = {"sdpa": "fused", "eager": "eager"}
 TENSORS_ONLY = {"framework_gb": 0.0, "fragmentation": 0.0, "extra_temp_gb": 0.0}
 EXPERT_FIELDS = ("experts", "experts_per_token", "shared_expert_intermediate")
@@ -86,7 +87,7 @@ def memory_inputs(
         "grad_accumulation": t["grad_accum"] > 1,
         "seq_len": t["seq_len"],
         "micro_batch": micro_batch or t["micro_batch"],
-        "gradient_checkpointing": t["grad_checkpointing"],
+        "gradient_checkpointing": t["grad_checkpointing"] or strategy == "fsdp_ckpt",
         "attention": ATTENTION.get(m.get("attention", "sdpa"), "fused"),
         "loss": t.get("loss", "standard"),
         "parallelism": PARALLELISM.get(strategy, "single"),
@@ -177,9 +178,20 @@ def measured_gpu(data: dict[str, Any]) -> str | None:
     return catalog_gpu(data["environment"]["device_name"]) if gpu_run(data) else None
 
 
+def _sharded_baseline(data: dict[str, Any]) -> bool:
+    """Whether the scaling baseline ran on several processes (one could not hold the job): its speed is
+    then not one card's, and efficiencies are relative to it, not to one card."""
+    return bool(data.get("scaling")) and data["scaling"]["baseline"]["world_size"] > 1
+
+
 def _throughput(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
-    # A scaling run's per-process baseline is the one-card speed; the efficiency says what scaling keeps.
+    # A scaling run's one-process baseline is the one-card speed; the efficiency says what scaling keeps.
+    # Past a sharded baseline, no one-card speed exists: each card's share of the chosen run's speed is
+    # taken, as measured on that many cards (`_measurement_cards`).
     if run is not None:
+        if _sharded_baseline(data):
+            share: float = run["tokens_per_s"] / run["world_size"]
+            return round(share, 2)
         baseline: float = data["scaling"]["baseline"]["tokens_per_s"]
         return round(baseline, 2)
     timing = data.get("timing")
@@ -188,8 +200,9 @@ def _throughput(data: dict[str, Any], run: dict[str, Any] | None) -> float | Non
 
 def _efficiency(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
     # An untrustworthy efficiency (above 100 %, or flagged by the pilot) is not taken, not clamped:
-    # the import panel shows why, and the calculator keeps the reader's value.
-    if run is None or untrusted(data, run):
+    # the import panel shows why, and the calculator keeps the reader's value. One relative to a sharded
+    # baseline is not one card's efficiency, which the calculator's field means.
+    if run is None or untrusted(data, run) or _sharded_baseline(data):
         return None
     efficiency: float = run["efficiency"]
     return round(max(efficiency, 0.01), 4)
@@ -241,8 +254,11 @@ def _throughput_on(gpu_id: str) -> Extract:
 
 
 def _measurement_cards(data: dict[str, Any], run: dict[str, Any] | None) -> int | None:
-    # The throughput taken is one process's (a run, or a scaling run's baseline): one card's, to be scaled.
-    return 1 if measured_gpu(data) and _throughput(data, run) is not None else None
+    # The throughput taken is one process's (a run, or a scaling run's one-process baseline): one card's,
+    # to be scaled; past a sharded baseline it is a card's share of the chosen run, on its cards.
+    if not measured_gpu(data) or _throughput(data, run) is None:
+        return None
+    return run["world_size"] if run is not None and _sharded_baseline(data) else 1
 
 
 # Input name -> what a result measured for it (None: not measured).

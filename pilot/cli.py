@@ -21,7 +21,7 @@ from .config import DataConfig, ModelConfig, PilotConfig, TrainConfig
 from .errors import EXIT_DISK, EXIT_MEMORY, EXIT_RESTORE_FAILED, Interrupted, PartialRun, PilotError, describe
 from .interrupts import signals_raise
 from .resultfile import ResultFile, command_line
-from .scale_config import ScaleConfig, split_batch
+from .scale_config import STRATEGIES, ScaleConfig, split_batch
 from .trace_file import DEFAULT_OUTPUT as DEFAULT_TRACE_OUTPUT
 
 # Flags are generated from the config dataclasses; these two would otherwise both be --source.
@@ -151,7 +151,11 @@ def _parser() -> argparse.ArgumentParser:
     # The metavar keeps the internal commands (for child processes) out of the usage line.
     sub = parser.add_subparsers(dest="command", required=True, metavar="{run,scale,trace,validate}")
     run = sub.add_parser("run", help="run the single-process pilot and write the result file", epilog=EXIT_CODES)
-    scale = sub.add_parser("scale", help="the same workload through torchrun with DDP and FSDP", epilog=EXIT_CODES)
+    scale = sub.add_parser(
+        "scale",
+        help="the same workload through torchrun with DDP, ZeRO and FSDP; sharded when one process cannot hold it",
+        epilog=EXIT_CODES,
+    )
     for p in (run, scale):
         _add_config_flags(p)
         p.add_argument(
@@ -189,7 +193,13 @@ def _parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="print the traceback of a failure, not only its one-line message"
     )
     scale.add_argument("--nproc-per-node", type=int, default=2, help="processes per node (default: %(default)s)")
-    scale.add_argument("--strategies", default="ddp,fsdp", help="comma-separated: ddp,fsdp (default: %(default)s)")
+    scale.add_argument(
+        "--strategies",
+        default=",".join(STRATEGIES),
+        help="comma-separated, each run on every process: ddp; zero1 (DDP, optimizer state sharded); zero2 "
+        "(optimizer state and gradients sharded); fsdp (ZeRO-3: weights too); fsdp_ckpt (fsdp with gradient "
+        "checkpointing). One that runs out of memory is recorded as not fitting. (default: %(default)s)",
+    )
     scale.add_argument("--nnodes", default="1", help="passed to torchrun, e.g. 2 or 1:4")
     scale.add_argument(
         "--node-rank",
@@ -262,7 +272,7 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
 
         return resume_main(args.manifest, args.out, args.fault)
     if args.command == "_scale_worker":
-        from .scale import worker_main
+        from .scale_launch import worker_main
 
         code = worker_main(args.config_json, args.strategy, args.out)
         # A rank that finished (its figures written, its process group destroyed) leaves without the

@@ -40,6 +40,17 @@ class TorchrunFailed(PilotError):
     exit_code = EXIT_TORCHRUN
 
 
+class DoesNotFit(PilotError):
+    """A configuration ran out of memory (in a torchrun rank, or every baseline tried); `detail`: the
+    rank's own line."""
+
+    exit_code = EXIT_MEMORY
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail or message
+
+
 class Diverged(PilotError):
     exit_code = EXIT_DIVERGED
 

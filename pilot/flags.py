@@ -176,35 +176,39 @@ def grad_norm_growth(norms: list[float]) -> float | None:
     return max(norms[1:]) / norms[0]
 
 
-def _label(run: ScaleRun) -> str:
-    return "baseline x1" if run.strategy == "none" else f"{run.strategy} x{run.world_size}"
+def _label(run: ScaleRun, baseline: bool) -> str:
+    return f"baseline x{run.world_size}" if baseline else f"{run.strategy} x{run.world_size}"
 
 
 def _scale_flags(result: PilotResult) -> list[Flag]:
+    """The baseline's flags have the subject "none" whatever its strategy (a sharded baseline may share
+    its strategy with a run)."""
     out, s = [], result.scaling
     for run in (s.baseline, *s.runs):
+        baseline = run is s.baseline
+        subject = "none" if baseline else run.strategy
         if run.step.n >= 2 and run.step.cv > STEP_CV_LIMIT:
             out.append(
                 Flag(
                     "step_cv",
-                    run.strategy,
+                    subject,
                     _capped(run.step.cv),
                     STEP_CV_LIMIT,
                     False,
-                    f"{_label(run)}: not trustworthy: step-time CV {run.step.cv:.1%} is above "
+                    f"{_label(run, baseline)}: not trustworthy: step-time CV {run.step.cv:.1%} is above "
                     f"{STEP_CV_LIMIT:.0%}, so its throughput is noise; rerun on an idle machine with more --steps",
                 )
             )
-        if run.strategy != "none" and run.efficiency > EFFICIENCY_LIMIT:
+        if not baseline and run.efficiency > EFFICIENCY_LIMIT:
             out.append(
                 Flag(
                     "efficiency_above_one",
-                    run.strategy,
+                    subject,
                     _capped(run.efficiency),
                     EFFICIENCY_LIMIT,
                     False,
-                    f"{_label(run)}: not trustworthy: efficiency {run.efficiency:.0%} is above 100%, which no "
-                    "real speed-up gives; the one-process baseline ran slower than it should (another load "
+                    f"{_label(run, baseline)}: not trustworthy: efficiency {run.efficiency:.0%} is above 100%, which no "
+                    "real speed-up gives; the baseline ran slower than it should (another load "
                     "on the machine, or other threads)",
                 )
             )

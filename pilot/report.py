@@ -208,6 +208,15 @@ class ScaleRun:
 
 
 @dataclass
+class NotFit:
+    """A strategy that ran out of memory on world_size processes; `message` is its rank's own line."""
+
+    strategy: str
+    world_size: int
+    message: str
+
+
+@dataclass
 class Scaling:
     nnodes: int
     nproc_per_node: int
@@ -217,6 +226,9 @@ class Scaling:
     baseline: ScaleRun
     runs: list[ScaleRun]
     threads_per_process: int | None = None  # the same for the baseline and every strategy
+    # Why the baseline is not one process (None when it is): one process ran out of memory.
+    baseline_reason: str | None = None
+    did_not_fit: list[NotFit] | None = None  # strategies that ran out of memory at the full count
 
 
 @dataclass

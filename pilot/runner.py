@@ -49,7 +49,7 @@ CHECKPOINT_SPACE_MARGIN = 1.1  # torch.save's archive adds headers and alignment
 Recorder = Callable[[PilotResult, str, int], None]
 
 
-def _cap_device(cfg: PilotConfig, device: torch.device) -> None:
+def cap_device(cfg: PilotConfig, device: torch.device) -> None:
     if device.type == "cuda" and cfg.memory_limit_gb:
         total = torch.cuda.get_device_properties(device).total_memory
         torch.cuda.set_per_process_memory_fraction(min(1.0, limit_bytes(cfg) / total), device)
@@ -332,7 +332,7 @@ def run(
     result = new_result("run", cfg, device, tokens, show_progress)
     note = _noter(cfg, result, done, record)
     with workdir_for(workdir, keep_workdir) as workdir:
-        _cap_device(cfg, device)
+        cap_device(cfg, device)
         try:
             trainer = _trainer(cfg, device, tokens)  # bad options against the model fail here, before any work
         except (RuntimeError, torch.OutOfMemoryError) as exc:

@@ -7,7 +7,42 @@ import dataclasses
 
 from .config import PilotConfig
 
-STRATEGIES = ("ddp", "fsdp")
+# What each strategy shards over the ranks (ZeRO's stages), from the least memory saved to the most. zero1 is
+# DDP with torch's ZeroRedundancyOptimizer; zero2 is FSDP2 keeping the weights whole from the forward to
+# the backward (SHARD_GRAD_OP); fsdp (ZeRO-3) reshards them after the forward; fsdp_ckpt adds gradient
+# checkpointing to it, trading recompute for activations.
+STRATEGIES = ("ddp", "zero1", "zero2", "fsdp", "fsdp_ckpt")
+SHARDS = {
+    "ddp": "nothing",
+    "zero1": "the optimizer state",
+    "zero2": "the optimizer state and gradients",
+    "fsdp": "the optimizer state, gradients and weights",
+    "fsdp_ckpt": "the optimizer state, gradients and weights, with gradient checkpointing",
+}
+FULLY_SHARDED = ("zero2", "fsdp", "fsdp_ckpt")  # through FSDP2's fully_shard
+# The baseline when one process cannot hold the job: the first of these that fits, on the fewest processes.
+SHARDED_BASELINES = ("fsdp", "fsdp_ckpt")
+
+
+def strategy_config(cfg: PilotConfig, strategy: str) -> PilotConfig:
+    """The configuration a strategy trains: fsdp_ckpt turns gradient checkpointing on."""
+    if strategy != "fsdp_ckpt" or cfg.train.grad_checkpointing:
+        return cfg
+    return dataclasses.replace(cfg, train=dataclasses.replace(cfg.train, grad_checkpointing=True))
+
+
+def baseline_sizes(cfg: PilotConfig, nproc_per_node: int) -> list[int]:
+    """Process counts a sharded baseline may take on one node, fewest first: 2, 4, 8 ... up to the node's
+    processes, each one the effective batch splits over."""
+    sizes, n = [], 2
+    while n <= nproc_per_node:
+        try:
+            split_batch(cfg, n)
+            sizes.append(n)
+        except ValueError:
+            pass
+        n *= 2
+    return sizes
 
 
 def split_batch(cfg: PilotConfig, world: int) -> tuple[int, int]:
@@ -42,9 +77,9 @@ class ScaleConfig:
     def __post_init__(self):
         for s in self.strategies:
             if s not in STRATEGIES:
-                raise ValueError(f"--strategies must name ddp and/or fsdp (got {s!r})")
+                raise ValueError(f"--strategies must name some of {','.join(STRATEGIES)} (got {s!r})")
         if not self.strategies:
-            raise ValueError("--strategies must name ddp and/or fsdp (got none)")
+            raise ValueError(f"--strategies must name some of {','.join(STRATEGIES)} (got none)")
         if self.nproc_per_node < 1:
             raise ValueError(f"--nproc-per-node must be >= 1 (got {self.nproc_per_node})")
         parts = str(self.nnodes).split(":")

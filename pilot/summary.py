@@ -103,36 +103,44 @@ def _untrusted_reason(flag) -> str:
 
 
 def _scaling(result: PilotResult) -> list[str]:
-    """Each strategy against one process in words: faster or slower, by how much, at the same batch."""
+    """Each strategy against the baseline in words: faster or slower, by how much, at the same batch; the
+    baseline named, with why it is not one process when it is not; the strategies that did not fit."""
     s, lines = result.scaling, []
     threads = (
         f", {s.threads_per_process} thread{'s' * (s.threads_per_process != 1)} per process"
         if s.threads_per_process
         else ""
     )
+    base = s.baseline
+    where = "1 process" if base.world_size == 1 else f"{base.world_size} processes with {base.strategy}"
     lines.append(
-        f"scaling       baseline {s.baseline.tokens_per_s:,.0f} tokens/s on 1 process{threads}; every "
+        f"scaling       baseline {base.tokens_per_s:,.0f} tokens/s on {where}{threads}; every "
         f"configuration at the same effective batch of {s.effective_batch} sequences per step"
     )
+    if s.baseline_reason:
+        lines.append(f"  baseline: {s.baseline_reason}; efficiencies are relative to it, not to one process")
     for flag in (f for f in result.flags if f.subject == "none" and not f.trustworthy):
         lines.append(f"  baseline: not trustworthy: {_untrusted_reason(flag)}")
+    them = "one" if base.world_size == 1 else str(base.world_size)
     for r in s.runs:
-        head = f"  {r.strategy:<5} x{r.world_size}:"
+        head = f"  {r.strategy:<9} x{r.world_size}:"
         own = [f for f in result.flags if f.subject == r.strategy and not f.trustworthy]
         if own:
             lines.append(f"{head} not trustworthy: " + "; ".join(_untrusted_reason(f) for f in own))
             continue
-        speedup = r.tokens_per_s / s.baseline.tokens_per_s if s.baseline.tokens_per_s else 0.0
+        speedup = r.tokens_per_s / base.tokens_per_s if base.tokens_per_s else 0.0
         if speedup >= 1.005:
-            verdict = f"{r.world_size} processes beat one by {speedup - 1:.0%}"
+            verdict = f"{r.world_size} processes beat {them} by {speedup - 1:.0%}"
         elif speedup <= 0.995:
-            verdict = f"{r.world_size} processes are {1 - speedup:.0%} slower than one"
+            verdict = f"{r.world_size} processes are {1 - speedup:.0%} slower than {them}"
         else:
-            verdict = f"{r.world_size} processes are as fast as one"
+            verdict = f"{r.world_size} processes are as fast as {them}"
         figures = (
-            f"{r.tokens_per_s:,.0f} tokens/s, {speedup:.2f}x one process: {verdict}; efficiency {r.efficiency:.0%}"
+            f"{r.tokens_per_s:,.0f} tokens/s, {speedup:.2f}x the baseline: {verdict}; efficiency {r.efficiency:.0%}"
         )
         if any(f.subject == "none" and not f.trustworthy for f in result.flags):
             figures = f"not trustworthy, since its baseline is not (measured: {figures})"
         lines.append(f"{head} {figures}")
+    for miss in s.did_not_fit or []:
+        lines.append(f"  {miss.strategy:<9} x{miss.world_size}: does not fit: {miss.message}")
     return lines

@@ -15,6 +15,7 @@ from torch import nn
 from .config import PilotConfig
 from .data import BatchSource, DataPosition, load_tokens
 from .model import build_model, check_builtin, decoder_layers
+from .scale_config import FULLY_SHARDED
 
 
 def resolve_device(name: str) -> torch.device:
@@ -107,34 +108,44 @@ class Trainer:
         self.model = self._wrap(self.model)
         self.trainable = [(n, p) for n, p in self.module.named_parameters() if p.requires_grad]
         params = [p for _, p in self.trainable]
-        t = cfg.train
-        if t.optimizer == "adamw":
-            impl = {"foreach": {"foreach": True}, "fused": {"fused": True}, "single_tensor": {"foreach": False}}.get(
-                t.optimizer_impl, {}
-            )
-            self.optimizer = torch.optim.AdamW(params, lr=t.lr, weight_decay=t.weight_decay, **impl)
-        else:
-            self.optimizer = torch.optim.SGD(params, lr=t.lr, momentum=0.9, weight_decay=t.weight_decay)
+        self.optimizer = self._optimizer(params)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, _schedule(cfg))
-        self.tokens = tokens if tokens is not None else load_tokens(cfg.data, cfg.model, t.seq_len, cfg.seed)
+        self.tokens = tokens if tokens is not None else load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
         self.steps_done = 0
         self.last_grad_norm: float | None = None  # of the latest step (see _grad_norm)
         self.set_position(DataPosition())
 
+    def _optimizer(self, params: list[nn.Parameter]) -> torch.optim.Optimizer:
+        t = self.cfg.train
+        if t.optimizer == "adamw":
+            impl = {"foreach": {"foreach": True}, "fused": {"fused": True}, "single_tensor": {"foreach": False}}.get(
+                t.optimizer_impl, {}
+            )
+            kind, options = torch.optim.AdamW, {"lr": t.lr, "weight_decay": t.weight_decay, **impl}
+        else:
+            kind, options = torch.optim.SGD, {"lr": t.lr, "momentum": 0.9, "weight_decay": t.weight_decay}
+        if self.strategy == "zero1":  # each rank keeps and steps its share of the state, then broadcasts
+            from torch.distributed.optim import ZeroRedundancyOptimizer
+
+            return ZeroRedundancyOptimizer(params, optimizer_class=kind, **options)
+        return kind(params, **options)
+
     def _wrap(self, model: nn.Module) -> nn.Module:
-        if self.strategy == "ddp":
+        if self.strategy in ("ddp", "zero1"):
             from torch.nn.parallel import DistributedDataParallel
 
             ids = [self.device.index] if self.device.type == "cuda" else None
             return DistributedDataParallel(model, device_ids=ids)
-        if self.strategy == "fsdp":
+        if self.strategy in FULLY_SHARDED:
             from torch.distributed.device_mesh import init_device_mesh
             from torch.distributed.fsdp import fully_shard
 
             mesh = init_device_mesh(self.device.type, (self.world,))
+            # zero2 keeps each layer's weights whole from its forward to its backward (no second gather).
+            reshard = self.strategy != "zero2"
             for layer in decoder_layers(model):
-                fully_shard(layer, mesh=mesh)
-            fully_shard(model, mesh=mesh)
+                fully_shard(layer, mesh=mesh, reshard_after_forward=reshard)
+            fully_shard(model, mesh=mesh, reshard_after_forward=reshard)
         return model
 
     def set_position(self, position: DataPosition) -> None:
@@ -158,7 +169,7 @@ class Trainer:
         """Skip the gradient all-reduce on all but the last micro-batch of an accumulation."""
         if last or self.strategy == "none":
             return contextlib.nullcontext()
-        if self.strategy == "ddp":
+        if self.strategy in ("ddp", "zero1"):
             return self.model.no_sync()
         self.model.set_requires_gradient_sync(False)
         return contextlib.nullcontext()
@@ -174,7 +185,7 @@ class Trainer:
                 t0 = time.perf_counter()
                 batch = self.source.next().to(self.device, non_blocking=True)
                 waited += time.perf_counter() - t0
-                if self.strategy == "fsdp" and last:
+                if self.strategy in FULLY_SHARDED and last:
                     self.model.set_requires_gradient_sync(True)
                 with self._sync_context(last):
                     with self.autocast():
@@ -196,7 +207,7 @@ class Trainer:
         """The gradients' total L2 norm before the optimizer step (pilot.flags looks for its explosion); None
         under FSDP, whose gradients are each rank's shards, and without gradients."""
         grads = [p.grad for _, p in self.trainable if p.grad is not None]
-        if self.strategy == "fsdp" or not grads:
+        if self.strategy in FULLY_SHARDED or not grads:
             self.last_grad_norm = None
             return None
         return torch.nn.utils.get_total_norm(grads, error_if_nonfinite=False)

@@ -10,7 +10,14 @@ from guidekit.l10n import N_
 
 # The memory calculator's own component labels (msgids).
 COMPONENTS = COMPONENT_LABELS
-STRATEGIES = {"none": N_("One process"), "ddp": "DDP", "fsdp": "FSDP"}
+STRATEGIES = {
+    "none": N_("One process"),
+    "ddp": "DDP",
+    "zero1": "ZeRO-1",
+    "zero2": "ZeRO-2",
+    "fsdp": "FSDP",
+    "fsdp_ckpt": N_("FSDP with gradient checkpointing"),
+}
 
 
 @dataclass

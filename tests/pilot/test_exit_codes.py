@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from pilot import cli, runner, scale
+from pilot import cli, runner, scale_launch
 from pilot.report import PilotResult
 
 from .test_failures import TINY_FLAGS
@@ -56,7 +56,7 @@ def _failed_restore(monkeypatch) -> None:
 
 
 def _failed_torchrun(monkeypatch) -> None:
-    monkeypatch.setattr(scale, "run_child", lambda *a, **k: 1)
+    monkeypatch.setattr(scale_launch, "run_child", lambda *a, **k: 1)
 
 
 # (code, arguments after the command, set-up, a phrase of the one error line or None: no error line)

@@ -233,7 +233,7 @@ def test_bad_input_is_one_line(tmp_path, capsys, flags, code, message):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--strategies=zero"], "--strategies must name ddp and/or fsdp (got 'zero')"),
+        (["--strategies=zero"], "--strategies must name some of ddp,zero1,zero2,fsdp,fsdp_ckpt (got 'zero')"),
         (["--nproc-per-node=0"], "--nproc-per-node must be >= 1 (got 0)"),
         (["--nnodes=x"], "--nnodes must be a number of nodes such as 2"),
         (["--nnodes=1:4"], "--nnodes must be a fixed number here"),

@@ -93,8 +93,8 @@ def test_a_bad_option_is_refused_before_torch(tmp_path):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--strategies", "ddp,zero"], "--strategies must name ddp and/or fsdp (got 'zero')"),
-        (["--strategies", ","], "--strategies must name ddp and/or fsdp (got none)"),
+        (["--strategies", "ddp,zero"], "--strategies must name some of ddp,zero1,zero2,fsdp,fsdp_ckpt (got 'zero')"),
+        (["--strategies", ","], "--strategies must name some of ddp,zero1,zero2,fsdp,fsdp_ckpt (got none)"),
         (["--nproc-per-node", "0"], "--nproc-per-node must be >= 1 (got 0)"),
         (["--nnodes", "two"], "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
         (

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from calculators import pilot_inputs
-from pilot import flags, runner, scale, summary
+from pilot import flags, runner, scale, scale_launch, summary
 from pilot.report import Checkpoint, Stats, Timing
 from pilot.scale import ScaleConfig, run_scale
 
@@ -164,7 +164,7 @@ def test_an_injected_slow_baseline_gives_the_flag_not_a_number(monkeypatch, vali
     flag = next(f for f in data["flags"] if f["code"] == "efficiency_above_one")
     assert flag["subject"] == "ddp" and flag["trustworthy"] is False and flag["value"] == pytest.approx(5.0, rel=0.05)
     line = next(ln for ln in summary.render(result).splitlines() if ln.startswith("  ddp"))
-    assert line.startswith("  ddp   x2: not trustworthy: efficiency 5") and "is above 100%" in line
+    assert line.startswith("  ddp       x2: not trustworthy: efficiency 5") and "is above 100%" in line
     assert "tokens/s" not in line, "the flag, not the figure"
     # The site's import takes no efficiency from it (before: min(4.44, 1.0) = 1.0).
     assert "scaling_efficiency" not in pilot_inputs.measured_inputs(data)
@@ -188,7 +188,7 @@ def test_the_summary_says_in_words_whether_n_processes_beat_one(monkeypatch, wor
     assert "every configuration at the same effective batch of 4 sequences per step" in text
     assert "1 thread per process" in text
     line = next(ln for ln in text.splitlines() if ln.startswith("  fsdp"))
-    assert words in line and "x one process" in line and "not trustworthy" not in line
+    assert words in line and "x the baseline" in line and "not trustworthy" not in line
 
 
 def test_the_baseline_and_workers_get_the_same_threads(monkeypatch):
@@ -201,7 +201,7 @@ def test_the_baseline_and_workers_get_the_same_threads(monkeypatch):
         seen["config"] = json.loads(open(cfg_file, encoding="utf-8").read())["threads"]
         return 1
 
-    monkeypatch.setattr(scale, "run_child", run_child)
+    monkeypatch.setattr(scale_launch, "run_child", run_child)
     for threads, expected in ((0, "1"), (2, "2")):
         with pytest.raises(scale.PartialRun) as caught:
             run_scale(tiny(threads=threads), ScaleConfig(strategies=("ddp",), rdzv_id="t"), show_progress=False)

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from pilot import scale
+from pilot import scale, scale_launch
 from pilot.errors import PartialRun, TorchrunFailed
 from pilot.scale import ScaleConfig, run_scale, split_batch
 
@@ -26,8 +26,8 @@ def _scale(*strategies: str) -> ScaleConfig:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"strategies": ("ddp", "zero")}, "--strategies must name ddp and/or fsdp (got 'zero')"),
-        ({"strategies": ()}, "--strategies must name ddp and/or fsdp (got none)"),
+        ({"strategies": ("ddp", "zero")}, "--strategies must name some of ddp,zero1,zero2,fsdp,fsdp_ckpt (got 'zero')"),
+        ({"strategies": ()}, "--strategies must name some of ddp,zero1,zero2,fsdp,fsdp_ckpt (got none)"),
         ({"nproc_per_node": 0}, "--nproc-per-node must be >= 1 (got 0)"),
         ({"nnodes": "two"}, "--nnodes must be a number of nodes such as 2, or a range such as 1:4 (got 'two')"),
         ({"nnodes": "1:4"}, "--nnodes must be a fixed number here"),
@@ -70,10 +70,10 @@ def test_a_failed_torchrun_leaves_its_log_tail_and_a_node_gives_up_waiting(tmp_p
         log.write_text("\n".join(f"line {i}" for i in range(50)) + "\nSignal 6 (SIGABRT) received by PID 7\n")
         return 1
 
-    monkeypatch.setattr(scale, "run_child", child)
+    monkeypatch.setattr(scale_launch, "run_child", child)
     multi = ScaleConfig(nproc_per_node=1, nnodes="2", rdzv_endpoint="127.0.0.1:29400", rdzv_timeout=45)
     with pytest.raises(TorchrunFailed, match=re.escape("torchrun with ddp failed (exit 1): Signal 6 (SIGABRT)")):
-        scale.run_torchrun(tmp_path / "config.json", "ddp", tmp_path / "ddp.json", multi)
+        scale_launch.run_torchrun(tmp_path / "config.json", "ddp", tmp_path / "ddp.json", multi)
     assert "--rdzv-conf=join_timeout=45" in seen["cmd"] and "--rdzv-id=gpu-pilot-ddp" in seen["cmd"]
     err = capsys.readouterr().err
     assert "torchrun's last 30 lines (ddp):" in err and "  line 21\n" in err and "line 20\n" not in err
@@ -191,12 +191,12 @@ def test_the_workers_own_error_is_shown(tmp_path, monkeypatch):
         monkeypatch.setenv(name, value)
     out = tmp_path / "ddp.json"
     with pytest.raises(ValueError):
-        scale.worker_main(bad, "ddp", out)
+        scale_launch.worker_main(bad, "ddp", out)
     log = tmp_path / "ddp.log"
     log.write_text(
         "...\n" * 40 + "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n", encoding="utf-8"
     )
-    assert scale._worker_error(out, log) == (
+    assert scale_launch._worker_error(out, log) == (
         "rank 1: ValueError: run.steps must be an integer between 2 and 1000000 (got 1)"
     )
 

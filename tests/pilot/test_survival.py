@@ -362,7 +362,7 @@ def test_scale_runs_equal_threads_and_leaves_no_folder(tmp_path, validate):
     # torch's own compile cache (torchinductor_<user>) may appear there: a cache meant to stay.
     left = sorted(p.name for p in tmp.iterdir() if p.name.startswith(("torchelastic_", "gpu-pilot-")))
     assert left == [], f"left behind: {left}"
-    assert "baseline" in done.stdout and "  ddp   x2: " in done.stdout
+    assert "baseline" in done.stdout and "  ddp       x2: " in done.stdout
 
 
 def test_the_stages_and_reasons_are_the_schemas():
