@@ -227,6 +227,12 @@ def _memory_per_gpu(data: dict[str, Any], run: dict[str, Any] | None) -> float |
 # Checkpoint write and restore times set the cost of an interruption (restore: a fresh process
 # loading the checkpoint and continuing a few steps, so an upper bound on the restore itself).
 def _checkpoint_write(data: dict[str, Any], run: dict[str, Any] | None) -> float | None:
+    # A scaling file's is the chosen configuration's own (sharded) checkpoint, what a job on that many
+    # cards pays; its load time is not taken as the restore, which also starts processes and builds the model.
+    if run is not None:
+        saved = run.get("checkpoint") or {}
+        written: float | None = saved.get("write_s")
+        return round(written, 3) if written is not None else None
     return round(data["checkpoint"]["write_s"], 3) if data.get("checkpoint") else None
 
 

@@ -342,7 +342,7 @@ def _measure(args: argparse.Namespace, cfg: PilotConfig, scale: ScaleConfig | No
             else:
                 from .scale import run_scale
 
-                result = run_scale(cfg, scale, show_progress=not args.quiet, record=writer.stage)
+                result = run_scale(cfg, scale, show_progress=not args.quiet, record=writer.stage, workdir=args.workdir)
         except PartialRun as partial:
             try:
                 _save(writer, partial.result, partial=True)

@@ -125,6 +125,9 @@ class Timing:
     warmup_steps: int
     # The reader's file read and tokenized as a streaming loader would, timed apart; None for synthetic data.
     data_pipeline: DataPipeline | None = None
+    # What validation_s covers: this many held-out micro-batches, this many tokens (None: older files).
+    validation_batches: int | None = None
+    validation_tokens: int | None = None
 
 
 @dataclass
@@ -147,6 +150,9 @@ class Checkpoint:
     size_bytes: int
     atomic: bool = True
     error: str | None = None  # why it could not be written (a full disk); the run went on without it
+    # What write_s covers: one process's torch.save of the whole state, never sharded (None: older files).
+    processes: int | None = None
+    sharded: bool | None = None
 
 
 @dataclass
@@ -195,6 +201,21 @@ class BatchSearch:
 
 
 @dataclass
+class ShardedCheckpoint:
+    """A scaling configuration's checkpoint through torch.distributed.checkpoint: every process writes
+    its shard (`sharded`: the weights and optimizer state are split, not replicated). Times are the
+    slowest process's; `restored`: the weights loaded back are the ones saved."""
+
+    write_s: float | None
+    load_s: float | None
+    size_bytes: int | None
+    processes: int
+    sharded: bool
+    restored: bool | None
+    error: str | None = None  # why it was not measured (None when it was)
+
+
+@dataclass
 class ScaleRun:
     strategy: str
     world_size: int
@@ -205,6 +226,7 @@ class ScaleRun:
     efficiency: float
     peak_tensor_bytes: int
     threads: int | None = None  # torch threads per process
+    checkpoint: ShardedCheckpoint | None = None  # None: not measured (--no-restore-check, the baseline)
 
 
 @dataclass

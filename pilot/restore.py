@@ -55,7 +55,7 @@ class Reference:
 def write_checkpoint(trainer: Trainer, path: Path) -> tuple[Reference, Checkpoint]:
     reference = Reference(path, trainer.steps_done, fingerprints(trainer))
     seconds, size = atomic_save(training_state(trainer), path)
-    return reference, Checkpoint(step=trainer.steps_done, write_s=seconds, size_bytes=size)
+    return reference, Checkpoint(step=trainer.steps_done, write_s=seconds, size_bytes=size, processes=1, sharded=False)
 
 
 def finish_reference(reference: Reference, trainer: Trainer, losses_after: list[float]) -> None:

@@ -127,6 +127,8 @@ def _timing(cfg: PilotConfig, done: Measured) -> Timing | None:
         validation_s=val_s,
         validation_loss=val_loss,
         warmup_steps=cfg.warmup_steps,
+        validation_batches=cfg.val_batches if val_s is not None else None,
+        validation_tokens=cfg.val_batches * cfg.train.micro_batch * cfg.train.seq_len if val_s is not None else None,
     )
 
 
@@ -174,7 +176,12 @@ def _checkpoint(trainer: Trainer, workdir: Path, result: PilotResult):
         return reference
     except NoRoomError as exc:
         result.checkpoint = Checkpoint(
-            step=trainer.steps_done, write_s=time.perf_counter() - t0, size_bytes=0, error=str(exc.strerror)
+            step=trainer.steps_done,
+            write_s=time.perf_counter() - t0,
+            size_bytes=0,
+            error=str(exc.strerror),
+            processes=1,
+            sharded=False,
         )
         return None
 

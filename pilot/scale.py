@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from .config import PilotConfig
 from .data import load_tokens
 from .errors import DoesNotFit, Interrupted, PartialRun, describe, is_out_of_memory
 from .model import parameter_count
-from .report import NotFit, Outcome, Partial, PilotResult, ScaleRun, Scaling, Stats
+from .report import NotFit, Outcome, Partial, PilotResult, ScaleRun, Scaling, ShardedCheckpoint, Stats
 from .scale_config import SHARDED_BASELINES, ScaleConfig, baseline_sizes, split_batch
 from .scale_launch import measure_times, run_torchrun, threads_per_process
 from .steps import release
@@ -42,10 +43,9 @@ class _Launch:
     def __call__(self, strategy: str, scale: ScaleConfig) -> tuple[ScaleRun, dict]:
         world = scale.world
         micro, accum = split_batch(self.cfg, world)
+        # restore_check (--no-restore-check) also decides whether each rank saves and loads a checkpoint.
         shard_cfg = dataclasses.replace(
-            self.cfg,
-            restore_check=False,
-            train=dataclasses.replace(self.cfg.train, micro_batch=micro, grad_accum=accum),
+            self.cfg, train=dataclasses.replace(self.cfg.train, micro_batch=micro, grad_accum=accum)
         )
         name = f"{strategy}-x{world}"
         cfg_file = self.folder / f"{name}.config.json"
@@ -53,10 +53,14 @@ class _Launch:
         if self.show:
             each = f"{self.threads} thread{'s' * (self.threads > 1)} each"
             print(f"torchrun: {strategy} on {world} processes ({each}) ...", file=sys.stderr)
-        got = run_torchrun(cfg_file, strategy, self.folder / f"{name}.json", scale, self.threads)
+        try:
+            got = run_torchrun(cfg_file, strategy, self.folder / f"{name}.json", scale, self.threads)
+        finally:  # each strategy's checkpoint goes once measured: the disk holds one at a time
+            shutil.rmtree(self.folder / f"{name}.checkpoint", ignore_errors=True)
         stats = Stats.from_values(got["times"])
         tps = self.cfg.train.tokens_per_step / stats.mean
-        run = ScaleRun(strategy, got["world"], micro, accum, stats, tps, 1.0, got["peak"], got.get("threads"))
+        saved = ShardedCheckpoint(**got["checkpoint"]) if got.get("checkpoint") else None
+        run = ScaleRun(strategy, got["world"], micro, accum, stats, tps, 1.0, got["peak"], got.get("threads"), saved)
         return run, got
 
 
@@ -111,10 +115,13 @@ def _sharded(cfg: PilotConfig, scale: ScaleConfig, launch: _Launch, result: Pilo
     )
 
 
-def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, record=None) -> PilotResult | None:
+def run_scale(
+    cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, record=None, workdir: Path | None = None
+) -> PilotResult | None:
     """The baseline, then each strategy. Returns None on a node other than --node-rank 0, which takes
     part but leaves the result to node 0; a failure raises PartialRun keeping what finished. `record`
-    (runner.Recorder) gets the result after each stage."""
+    (runner.Recorder) gets the result after each stage; each strategy's checkpoint is written in a
+    temporary folder inside `workdir` (--workdir; default: the system's temporary directory)."""
     from .runner import cap_device, device_for, new_result
 
     cfg = resolved(cfg)
@@ -135,7 +142,7 @@ def run_scale(cfg: PilotConfig, scale: ScaleConfig, show_progress: bool = True, 
 
     note()
     try:
-        with workdirs.temporary("gpu-pilot-scale-") as tmp:
+        with workdirs.temporary("gpu-pilot-scale-", parent=workdir) as tmp:
             launch = _Launch(cfg, Path(tmp), threads, show_progress)
             baseline, alone = _one_process(cfg, device, tokens, result, show_progress)
             why = None

@@ -8,6 +8,7 @@ them, which the launcher raises: `DoesNotFit` when the rank ran out of memory, e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import torch
 
+from . import sharded_checkpoint
 from .config import PilotConfig
 from .errors import DoesNotFit, TorchrunFailed, is_out_of_memory
 from .memory import cpu_threads
@@ -53,6 +55,10 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
         try:
             trainer = Trainer(cfg, device, rank=rank, world=world, strategy=strategy)
             times, peak = measure_times(trainer, cfg)
+            parameters = parameter_count(trainer.module)
+            saved = None
+            if cfg.restore_check:
+                saved = sharded_checkpoint.save_and_load(trainer, Path(out).with_suffix(".checkpoint"))
             # The step ends when the slowest rank ends; memory is reported for the fullest rank.
             t = torch.tensor(times, dtype=torch.float64)
             p = torch.tensor([peak], dtype=torch.float64)
@@ -68,7 +74,8 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
                             "threads": torch.get_num_threads(),
                             # whole tensors' sizes (a DTensor counts its global shape), for a result whose
                             # one-process baseline never built the model
-                            "parameters": parameter_count(trainer.module),
+                            "parameters": parameters,
+                            "checkpoint": dataclasses.asdict(saved) if saved is not None else None,
                         }
                     ),
                     encoding="utf-8",

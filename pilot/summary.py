@@ -56,7 +56,13 @@ def render(result: PilotResult) -> str:
                 f"{d.share_of_training:.1f}× what training consumes"
             )
         if t.validation_s is not None:
-            lines.append(f"validation    {t.validation_s:.2f} s (loss {t.validation_loss:.4f})")
+            extent = (
+                f" over {t.validation_batches} held-out micro-batch{'es' * (t.validation_batches != 1)}, "
+                f"{t.validation_tokens:,} tokens"
+                if t.validation_batches is not None and t.validation_tokens is not None
+                else ""
+            )
+            lines.append(f"validation    {t.validation_s:.2f} s{extent} (loss {t.validation_loss:.4f})")
     if result.memory:
         m = result.memory
         extra = (
@@ -80,7 +86,8 @@ def render(result: PilotResult) -> str:
         lines.append(
             f"checkpoint    NOT WRITTEN at step {c.step}: {c.error}"
             if c.error
-            else f"checkpoint    {_gb(c.size_bytes)} written atomically in {c.write_s:.2f} s at step {c.step}"
+            else f"checkpoint    {_gb(c.size_bytes)} written atomically in {c.write_s:.2f} s at step {c.step} "
+            "by one process, not sharded (scale measures a sharded one per strategy)"
         )
     if result.restore:
         r = result.restore
@@ -127,6 +134,7 @@ def _scaling(result: PilotResult) -> list[str]:
         own = [f for f in result.flags if f.subject == r.strategy and not f.trustworthy]
         if own:
             lines.append(f"{head} not trustworthy: " + "; ".join(_untrusted_reason(f) for f in own))
+            lines += [f"  {'':<9}     {_sharded_checkpoint(r.checkpoint)}"] if r.checkpoint is not None else []
             continue
         speedup = r.tokens_per_s / base.tokens_per_s if base.tokens_per_s else 0.0
         if speedup >= 1.005:
@@ -141,6 +149,19 @@ def _scaling(result: PilotResult) -> list[str]:
         if any(f.subject == "none" and not f.trustworthy for f in result.flags):
             figures = f"not trustworthy, since its baseline is not (measured: {figures})"
         lines.append(f"{head} {figures}")
+        if r.checkpoint is not None:
+            lines.append(f"  {'':<9}     {_sharded_checkpoint(r.checkpoint)}")
     for miss in s.did_not_fit or []:
         lines.append(f"  {miss.strategy:<9} x{miss.world_size}: does not fit: {miss.message}")
     return lines
+
+
+def _sharded_checkpoint(c) -> str:
+    if c.error:
+        return f"checkpoint {c.error}"
+    layout = "sharded" if c.sharded else "replicated, written once"
+    check = "" if c.restored else "; NOT RESTORED: the weights loaded back differ from those saved"
+    return (
+        f"checkpoint {_gb(c.size_bytes)} ({layout}) written by {c.processes} processes in {c.write_s:.2f} s, "
+        f"loaded back in {c.load_s:.2f} s{check}"
+    )

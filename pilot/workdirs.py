@@ -67,13 +67,13 @@ def clean_stale(root: Path | None = None) -> list[Path]:
 
 
 @contextlib.contextmanager
-def temporary(prefix: str = PREFIX, keep: bool = False) -> Iterator[Path]:
-    """A new locked folder in the system's temporary directory, removed at the end (on an error and on
-    SIGINT/SIGTERM too, which the CLI turns into exceptions) unless `keep`."""
+def temporary(prefix: str = PREFIX, keep: bool = False, parent: Path | None = None) -> Iterator[Path]:
+    """A new locked folder in `parent` (default: the system's temporary directory), removed at the end
+    (on an error and on SIGINT/SIGTERM too, which the CLI turns into exceptions) unless `keep`."""
     assert prefix.startswith(PREFIX)
     for folder in clean_stale():
         print(f"gpu-pilot: removed {folder}, left by a run that was killed", file=sys.stderr)
-    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     try:
         (tmp / LOCK).write_text(json.dumps(_owner()), encoding="utf-8")
         yield tmp

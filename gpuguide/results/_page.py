@@ -176,18 +176,50 @@ def _stalls(d, loc):
     )
 
 
+def _validation(d, loc):
+    """Validation time with what it covers: held-out micro-batches (older files: the time alone)."""
+    t, fmt = loc.t, loc.fmt
+    timing = d.get("timing")
+    if not timing or timing.get("validation_s") is None:
+        return DASH
+    time = seconds(timing["validation_s"], loc)
+    count = timing.get("validation_batches")
+    if count is None:
+        return time
+    return t(
+        NN_("{seconds} over {count} held-out batch", "{seconds} over {count} held-out batches"),
+        n=count,
+        seconds=time,
+        count=fmt.number(count, 0),
+    )
+
+
 def _checkpoint(d, loc):
-    t = loc.t
-    ck = d.get("checkpoint")
+    """The checkpoint's write time, size and extent: one process's, or the scaling configuration's the
+    calculators take (sharded, or replicated on every process)."""
+    t, fmt = loc.t, loc.fmt
+    run = pilot_inputs.chosen_scale_run(d)
+    ck = run.get("checkpoint") if run else d.get("checkpoint")
     if not ck:
         return DASH
     if ck.get("error"):
         return t(N_("Not written: {error}"), error=ck["error"])
-    return t(
-        N_("{seconds} for {size}"),
-        seconds=seconds(ck["write_s"], loc),
-        size=figure(ck["size_bytes"], "bytes", loc),
+    time, size = seconds(ck["write_s"], loc), figure(ck["size_bytes"], "bytes", loc)
+    if not run:
+        return t(N_("{seconds} for {size}, by one process"), seconds=time, size=size)
+    count = ck["processes"]
+    words = (
+        NN_(
+            "{seconds} for {size}, sharded across {count} process",
+            "{seconds} for {size}, sharded across {count} processes",
+        )
+        if ck["sharded"]
+        else NN_(
+            "{seconds} for {size}, replicated on {count} process",
+            "{seconds} for {size}, replicated on {count} processes",
+        )
     )
+    return t(words, n=count, seconds=time, size=size, count=fmt.number(count, 0))
 
 
 def _restore(d, loc):
@@ -299,7 +331,7 @@ ROWS = (
             (N_("Throughput"), _timing(("tokens_per_s",), lambda v, loc: figure(v, "tokens_per_s", loc))),
             (N_("Loading stalls"), _stalls),
             (N_("Time waiting for data"), _timing(("data_wait_fraction",), lambda v, loc: loc.fmt.percent_of(v))),
-            (N_("Validation"), _timing(("validation_s",), seconds)),
+            (N_("Validation"), _validation),
             (N_("Checkpoint write"), _checkpoint),
             (N_("Restore verified"), _restore),
             (N_("Scaling efficiency"), _scaling),

@@ -87,6 +87,8 @@ def test_every_count_string_has_every_form_and_each_count_gets_its_own(locale):
                 loo="3 %",
                 inside="90 %",
                 pointer="/runs/0",
+                seconds="1 s",
+                size="2 GB",
                 found="F",
                 cards=str(n),
                 streams="2",

@@ -27,6 +27,9 @@ def test_full_run_is_complete_and_valid(full_run, validate):
     assert timing["step"]["p50"] <= timing["step"]["p95"] <= timing["step"]["max"]
     assert data["memory"]["method"] == "live_tensor_tracker" and data["memory"]["peak_tensor_bytes"] > 0
     assert data["checkpoint"]["step"] == 4 and data["checkpoint"]["size_bytes"] > 0
+    # Each figure names what it covers: validation's held-out batches, the checkpoint's one process.
+    assert (timing["validation_batches"], timing["validation_tokens"]) == (2, 2 * 2 * 16)
+    assert (data["checkpoint"]["processes"], data["checkpoint"]["sharded"]) == (1, False)
     assert len(data["losses"]) == 6
     assert data["environment"]["device_type"] == "cpu"
 
@@ -72,6 +75,8 @@ def test_summary_mentions_each_figure(full_run):
         "tensor peak",
         "checkpoint",
         "restore       PASSED",
+        " over 2 held-out micro-batches, 64 tokens (loss ",
+        " by one process, not sharded (scale measures a sharded one per strategy)",
     ):
         assert word in text
 

@@ -161,9 +161,12 @@ def test_two_nodes_on_one_host(tmp_path, validate):
     assert "node 1 of 2 finished ddp, fsdp; the node started with --node-rank 0 writes the result" in err1
     assert not (tmp_path / "node1.json").exists()
     assert f"result written to {tmp_path / 'node0.json'}" in out0
-    _check_scaling(
-        validate(json.loads((tmp_path / "node0.json").read_text(encoding="utf-8"))), ["ddp", "fsdp"], nnodes=2
-    )
+    data = validate(json.loads((tmp_path / "node0.json").read_text(encoding="utf-8")))
+    _check_scaling(data, ["ddp", "fsdp"], nnodes=2)
+    for run in data["scaling"]["runs"]:  # each node's temporary folder is its own: DCP needs a shared one
+        assert run["checkpoint"]["error"] == (
+            "not measured: across nodes, a distributed checkpoint needs a folder every node shares"
+        )
 
 
 @pytest.mark.slow  # real training (the single-process baseline)

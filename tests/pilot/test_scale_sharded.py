@@ -42,6 +42,23 @@ def test_a_job_one_process_cannot_hold_is_scaled_from_fsdp_on_two(validate):
     assert "efficiencies are relative to it, not to one process" in text
     assert "  ddp       x2: does not fit: rank " in text
     assert "fsdp_ckpt x2:" in text
+    # Each configuration's checkpoint, saved and loaded back through torch.distributed.checkpoint
+    for run in (s["baseline"], *s["runs"]):
+        ck = run["checkpoint"]
+        assert (ck["processes"], ck["sharded"], ck["restored"], ck["error"]) == (2, True, True, None)
+        assert ck["write_s"] > 0 and ck["load_s"] > 0 and ck["size_bytes"] > 0
+    assert "(sharded) written by 2 processes in " in text and ", loaded back in " in text
+
+
+def test_zero1_says_why_its_checkpoint_is_not_measured():
+    from types import SimpleNamespace
+
+    from pilot.sharded_checkpoint import save_and_load
+
+    got = save_and_load(SimpleNamespace(strategy="zero1", world=4), None)
+    assert (got.processes, got.write_s, got.restored) == (4, None, None)
+    assert got.error.startswith("not measured: ZeroRedundancyOptimizer saves its state through one rank")
+    assert summary._sharded_checkpoint(got) == f"checkpoint {got.error}"
 
 
 def _runs(world: int, fitting: set[tuple[str, int]]):

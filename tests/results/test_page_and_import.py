@@ -355,3 +355,44 @@ def test_a_result_with_problems_keeps_its_list_in_view():
     out = results.import_result("memory", json.dumps(broken), PACKS["es"])
     assert not out["ok"] and "<details" not in out["html"] and "timing" in out["html"]
     assert out["summary"] == Translator(PACKS["es"])("This file is a pilot result this site cannot use:")
+
+
+@pytest.mark.parametrize(
+    ("code", "sharded", "words"),
+    [
+        ("es", True, "repartido entre 2 procesos"),
+        ("es", False, "replicado en 2 procesos"),
+        ("ja", True, "2 プロセスでシャーディング"),
+        ("ar", True, "مجزَّأة بين عمليتين"),
+    ],
+)
+def test_a_scaling_checkpoint_names_its_processes_and_layout(code, sharded, words):
+    """Before: the checkpoint row showed one process's torch.save alone, for a run and a scaling file alike."""
+    import copy
+
+    data = copy.deepcopy(SCALE)
+    for run in data["scaling"]["runs"]:
+        run["checkpoint"] = {
+            "write_s": 0.05,
+            "load_s": 0.06,
+            "size_bytes": 741095,
+            "processes": run["world_size"],
+            "sharded": sharded,
+            "restored": True,
+            "error": None,
+        }
+    assert results.validate(data) == []
+    assert words in results.results_page([("s.json", data)], PACKS[code])
+
+
+@pytest.mark.parametrize(("code", "words"), [("es", "en 2 lotes de validación"), ("ar", "على دفعتَي تحقق")])
+def test_validation_time_names_its_batches(code, words):
+    import copy
+
+    data = copy.deepcopy(SAMPLE)
+    del data["timing"]["validation_batches"], data["timing"]["validation_tokens"]
+    assert words not in results.results_page([("r.json", data)], PACKS[code])  # an older file: the time alone
+    data["timing"].update(validation_batches=2, validation_tokens=128)
+    assert results.validate(data) == []
+    assert words in results.results_page([("r.json", data)], PACKS[code])
+    assert "en un solo proceso" in results.results_page([("r.json", data)], PACKS["es"])
