@@ -13,6 +13,7 @@ Standard library only: it runs in Pyodide.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,15 +136,24 @@ def _shown(value: object) -> str:
 
 
 def _huge_number(data: dict[str, Any]) -> dict[str, Any]:
-    """The field error naming where the first stand-in sits, as dotted keys (iterative: small stack)."""
-    stack = [(str(key), value) for key, value in reversed(data.items())]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, _Huge):
-            key = _short(json.dumps(where, ensure_ascii=False)[1:-1], 60)
-            return error("model_config", "config_huge_number", key=key, got=_shown(value))
-        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-        stack.extend((f"{where}.{key}", item) for key, item in reversed(list(items)))
+    """The field error naming where the first stand-in sits, as dotted keys. A stack of iterators, one
+    per open container, with their keys: the walk allocates nothing per value, and its stack is the
+    file's depth, not Python's."""
+    path: list[str] = []  # the keys of the open containers below the top level
+    walks: list[Iterator[tuple[object, object]]] = [iter(data.items())]
+    while walks:
+        for key, value in walks[-1]:
+            if isinstance(value, _Huge):
+                where = _short(json.dumps(".".join([*path, str(key)]), ensure_ascii=False)[1:-1], 60)
+                return error("model_config", "config_huge_number", key=where, got=_shown(value))
+            if isinstance(value, (dict, list)):
+                path.append(str(key))
+                walks.append(iter(value.items()) if isinstance(value, dict) else enumerate(value))
+                break
+        else:
+            walks.pop()
+            if walks:
+                path.pop()
     raise AssertionError("a stand-in was made but not found")
 
 
