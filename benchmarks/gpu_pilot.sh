@@ -3,7 +3,8 @@
 # configuration with random weights, bf16 weights under bf16 autocast), in under 8 minutes:
 #   Llama 3.2 1B  full fine-tune (restore check), LoRA r16 (restore check), LoRA with Liger's fused
 #                 loss when liger-kernel is installed;
-#   Llama 3.1 8B  LoRA r16 with checkpointing, QLoRA (NF4) when bitsandbytes is installed.
+#   Llama 3.1 8B  LoRA r16 with checkpointing, QLoRA (NF4) when bitsandbytes is installed;
+#   on a node of several GPUs, `scale` of the 1B full fine-tune over all of them (every strategy).
 # Each result gets the calculator's estimate against torch.cuda.max_memory_allocated (goal: 5 %),
 # and the reserved memory against the estimate plus the calculator's 10 % fragmentation allowance.
 #
@@ -97,6 +98,24 @@ else
   say "liger-kernel not installed: fused-loss run skipped"
 fi
 
+# On a node of several GPUs, the scaling step on all of them: every strategy at the same effective batch,
+# each with its sharded checkpoint saved and loaded back.
+GPUS="$("$PY" -c 'import torch; print(torch.cuda.device_count())')"
+if (( GPUS > 1 )); then
+  say "start gpu-1b-scale on $GPUS GPUs (limit 600s)"
+  rc=0
+  timeout --kill-after=30 600 setsid "$PY" -m pilot scale --device cuda --dtype bf16 --precision bf16 \
+    --seq-len 2048 --model llama-3.2-1b --method full --micro-batch 2 --grad-accum "$GPUS" \
+    --warmup-steps 3 --steps 10 --nproc-per-node "$GPUS" --workdir "$WORK" --overwrite --quiet \
+    --label "$DEVICE_NAME x$GPUS scaling, Llama 3.2 1B full fine-tune (random init), bf16" \
+    --note "benchmarks/gpu_pilot.sh: ddp, zero1, zero2, fsdp, fsdp_ckpt on $GPUS GPUs, seq 2048, micro-batch 2" \
+    --output "$OUTDIR/gpu-1b-scale.json" >>"$LOG" 2>&1 || rc=$?
+  say "end gpu-1b-scale: exit $rc"
+  if (( rc != 0 && status == 0 )); then status=$rc; fi
+else
+  say "one GPU: the scaling step needs several, skipped"
+fi
+
 "$PY" -m pilot validate "$OUTDIR"/gpu-*.json 2>&1 | tee -a "$LOG" || status=$?
 
 "$PY" - "$OUTDIR" <<'PY' 2>&1 | tee -a "$LOG"
@@ -104,6 +123,11 @@ import json, pathlib, sys
 FRAGMENTATION = 0.10  # the calculator's default allowance
 for path in sorted(pathlib.Path(sys.argv[1]).glob("gpu-*.json")):
     r = json.loads(path.read_text())
+    if r["kind"] == "scale":
+        s = r["scaling"]
+        runs = ", ".join(f"{x['strategy']} x{x['world_size']} {x['efficiency']:.0%}" for x in s["runs"])
+        print(f"{path.name}: {r['outcome']['status']}, baseline {s['baseline']['strategy']} x{s['baseline']['world_size']}; {runs}")
+        continue
     m, e, rs = r["memory"] or {}, r["estimate"] or {}, r["restore"] or {}
     peak, est, reserved = m.get("peak_tensor_bytes"), e.get("estimated_bytes"), m.get("reserved_bytes")
     line = f"{path.name}: {r['outcome']['status']}, max_memory_allocated {(peak or 0) / 1e9:.2f} GB"

@@ -29,7 +29,7 @@ from .errors import DoesNotFit, Interrupted, PartialRun, describe, is_out_of_mem
 from .model import parameter_count
 from .report import NotFit, Outcome, Partial, PilotResult, ScaleRun, Scaling, ShardedCheckpoint, Stats
 from .scale_config import SHARDED_BASELINES, ScaleConfig, baseline_sizes, split_batch
-from .scale_launch import measure_times, run_torchrun, threads_per_process
+from .scale_launch import backend_label, measure_times, run_torchrun, threads_per_process
 from .steps import release
 from .trainer import Trainer, resolved
 
@@ -132,7 +132,7 @@ def run_scale(
     cfg = dataclasses.replace(cfg, threads=threads)  # the baseline's Trainer sets it, as each worker's does
     cap_device(cfg, device)
     tokens = load_tokens(cfg.data, cfg.model, cfg.train.seq_len, cfg.seed)
-    backend = "gloo" if device.type == "cpu" else ("rccl" if torch.version.hip else "nccl")
+    backend = backend_label(device)
     result = new_result("scale", cfg, device, tokens, show_progress)
     stage, steps = "training", 0
 

@@ -51,7 +51,7 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
             device = torch.device("cuda", local)
             torch.cuda.set_device(device)
             cap_device(cfg, device)
-        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+        dist.init_process_group(process_group_backend(device))
         try:
             trainer = Trainer(cfg, device, rank=rank, world=world, strategy=strategy)
             times, peak = measure_times(trainer, cfg)
@@ -95,6 +95,18 @@ def worker_main(config_json: Path, strategy: str, out: Path) -> int:
         )
         raise
     return 0
+
+
+def process_group_backend(device: torch.device) -> str:
+    """torch.distributed's backend: NCCL on GPUs (RCCL on a ROCm build answers to the same name), gloo
+    on the CPU."""
+    return "nccl" if device.type == "cuda" else "gloo"
+
+
+def backend_label(device: torch.device) -> str:
+    """The collective library the result names: rccl on a ROCm build."""
+    backend = process_group_backend(device)
+    return "rccl" if backend == "nccl" and torch.version.hip else backend
 
 
 def threads_per_process(cfg: PilotConfig, device: torch.device, nproc_per_node: int) -> int:
