@@ -6,18 +6,18 @@ from dataclasses import asdict, dataclass
 
 # Problems that make a translation wrong: the build and `check` refuse them, whatever the policy.
 BROKEN = frozenset({"structure", "orphan", "placeholder", "html", "po"})
-# Problems that only say a translation is behind (or, for "term", not yet in the agreed words): `status
+# Problems that only say a translation is behind (or, for "term" and "typeset", not yet in the agreed words or typeset): `status
 # --strict` tolerates them in a locale declared `in progress` (readers get the notice) and fails on them
 # in a `complete` one. Everything else
 # (broken translations, page rules, stale templates, stray folders, policy mistakes) always fails it.
-BEHIND = frozenset({"missing", "outdated", "unstamped", "untranslated", "fuzzy", "nav", "site", "term"})
+BEHIND = frozenset({"missing", "outdated", "unstamped", "untranslated", "fuzzy", "nav", "site", "term", "typeset"})
 
 
 @dataclass(frozen=True)
 class Problem:
     locale: str  # "" for what the whole project shares (template, folders, policy)
     kind: str  # missing orphan outdated unstamped structure rule untranslated fuzzy unmerged placeholder html po
-    #            template nav site stray policy term
+    #            template nav site stray policy term typeset
     where: str  # a project-relative path
     message: str
     detail: str = ""  # e.g. the Spanish diff behind "outdated"

@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import generator_strings, po_checks, project_checks, sources as i18n_sources, terminology
+from . import generator_strings, po_checks, project_checks, sources as i18n_sources, terminology, typesetting
 from .problems import BROKEN, Problem  # noqa: F401  (re-exported: the build and the CLI import them here)
 from .project import Project
 from .structure import difference_line, differences, own_problem_lines, parse
@@ -303,6 +303,7 @@ def locale_report(project: Project, locale: str) -> LocaleReport:
         report.problems, report.pages_current = page_problems(project, locale)
     report.problems += project_checks.config_problems(project, locale)
     report.problems += terminology.locale_problems(project, locale)
+    report.problems += typesetting.locale_problems(project, locale)
     catalog, report.strings, report.strings_translated = catalog_problems(
         project, locale, locale_template(project, locale)
     )

@@ -28,7 +28,7 @@ from mkdocs.utils import get_relative_url
 from mkdocs.utils.templates import TemplateContext
 
 from guidekit import calc
-from guidekit.i18n import status as translation_status
+from guidekit.i18n import status as translation_status, typesetting
 from guidekit.i18n.plain_text import config_markup
 from guidekit.i18n.project import Project
 from guidekit.l10n import LocalePack
@@ -200,6 +200,10 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         problems = translation_status.broken(self.root, self.locale)
         if problems:
             raise PluginError("Broken translations:\n" + "\n".join(map(str, problems)))
+        # What the page would show wrongly typeset (a space inside a Japanese sentence, an Arabic figure
+        # drawn backwards): a --strict build stops on it, as `guide-i18n status --strict` does.
+        for problem in typesetting.locale_problems(Project(self.root), self.locale):
+            log.warning(str(problem))
         # Pages are rendered before MkDocs' own `on_env`, so the partials' environment for this
         # locale is made here from the theme.
         self.env = partials_env(config.theme.get_env(), self.pack)
