@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 import calculators
 from calculators import throughput, throughput_accuracy
 from guidekit import l10n, render
+from guidekit.site.markers.prose_figures import prose_localizer
 from tests.conftest import ARTIFACTS, LOCALES, ROOTS
 
 FIGURE = re.compile(r'<bdi class="guide-num" data-figure="([\w.-]+)" dir="(?:ltr|rtl)">([^<]*)</bdi>')
@@ -31,12 +32,25 @@ def test_prose_figures_are_the_calculators_figures(built_site, locale, page_name
     html = (site / ROOTS[locale] / page_name / "index.html").read_text(encoding="utf-8")  # "": the home page
     assert "<!-- figure:" not in html
     pack = _pack(built_site, locale)
-    loc = l10n.Localizer(pack)
+    loc = prose_localizer(pack)  # the pack's, with time units written out as a sentence takes them
     found = FIGURE.findall(html)
     assert len(found) == expected
     for name, text in found:
         figure = calculators.figure(name)
         assert text == escape(render.figure(figure["value"], figure["unit"], loc)), name
+
+
+def test_prose_writes_hours_out_where_tables_abbreviate_them(built_site):
+    """«15.9 س» is a table's abbreviation; running prose takes the word (the 2026-12-05 Arabic review, #82)."""
+    site, _, _ = built_site
+    shown = {}
+    for locale in LOCALES:
+        html = (site / ROOTS[locale] / "cost" / "index.html").read_text(encoding="utf-8")
+        shown[locale] = dict(FIGURE.findall(html))["cost.default_hours"]
+    assert shown["es"].endswith(" horas") and shown["ja"].endswith(" 時間"), shown
+    assert shown["ar"].endswith("ساعة") and not shown["ar"].endswith(" س"), shown
+    pack = _pack(built_site, "ar")
+    assert l10n.Localizer(pack).fmt.unit("hour", 15.9).endswith(" س")  # the calculators' tables keep the short form
 
 
 def test_cost_claims_hold_in_the_calculator():

@@ -73,6 +73,22 @@ def unit_patterns(locale: str) -> dict[str, dict[str, str]]:
     }
 
 
+@lru_cache(maxsize=None)
+def prose_unit_patterns(locale: str) -> dict[str, dict[str, str]]:
+    """The time units as running prose writes them: CLDR's long form («15.9 ساعة», "20,4 horas") over the
+    short one the calculators' tables use («15.9 س», "20,4 h"), form by form where the long one is missing.
+    GB stays as the catalog writes it (`UNIT_TEXT`)."""
+    data = babel_locale(locale)._data["unit_patterns"]
+    prose = {}
+    for code, cldr in UNITS.items():
+        if code in UNIT_TEXT:
+            continue
+        short, long = data[cldr]["short"], data[cldr].get("long") or {}
+        forms = {tag: long[tag] if tag in long else short[tag] for tag in PLURAL_FORMS if tag in long or tag in short}
+        prose[code] = forms
+    return prose
+
+
 def list_patterns(locale: str) -> dict[str, dict[str, str]]:
     """CLDR list style -> its patterns, as Babel's `format_list` applies them (`guidekit.l10n._lists`)."""
     data = babel_locale(locale).list_patterns
