@@ -90,7 +90,7 @@ REVIEWED = {
         "fused_target_partial": "このモデルは gate_up_proj、down_proj を 1 つの層にまとめています。すべて選ぶか、どれも選ばないでください。",
         "lora_rank_too_high": "ここでの LoRA のランクは最大 512 です。これはアダプタを適用する層のうち最小の k_proj の短い辺の長さで、これより大きいランクはランクを増やさずにパラメータだけを増やします。",
         "experts_per_token_too_many": "1 つのトークンを、存在する 8 個より多くのエキスパートに割り当てることはできません。",
-        "expert_lora_dropout": "peft はルーティングされるエキスパートに LoRA のドロップアウトを適用できません。ドロップアウトを 0 にするか、gate・up・down を対象モジュールから外してください。",
+        "expert_lora_dropout": "peft はルーティングされるエキスパートに LoRA のドロップアウトを適用できません。ドロップアウトを 0 にするか、gate、up、down を対象モジュールから外してください。",
         "gpu_not_offered": "入力した価格では、H100 SXM 80 GB はどの期間でも時間課金でも借りられません。いずれかの価格を入力するか、別の GPU を選んでください。",
         "term_not_offered": "入力した価格では、H100 SXM 80 GB はこの期間では借りられません。この期間の価格を入力するか、別の期間を選んでください。",
         "config_not_json": "config.json ではありません。ファイルが JSON オブジェクトになっていません。",
