@@ -32,8 +32,19 @@ ITEMS = ["A100", "H100 SXM", "H200 SXM", "MI300X", "RTX 6000 Ada"]
 @pytest.mark.parametrize("count", [1, 2, 3, 5])
 @pytest.mark.parametrize("locale", sorted(PACKS))
 def test_lists_join_as_babel_does(locale, count, style):
+    """Babel's list, with the space Japanese typesetting puts where the pattern's kana meets a Latin item."""
     fmt = NumberFormat(PACKS[locale])
-    assert fmt.join(ITEMS[:count], style) == format_list(ITEMS[:count], style=style, locale=locale)
+    expected = format_list(ITEMS[:count], style=style, locale=locale)
+    if locale == "ja":  # the items are Latin: every kana next to a letter or digit is the pattern's
+        expected = re.sub(r"(?<=[\u3040-\u30ff])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff])", " ", expected)
+    assert fmt.join(ITEMS[:count], style) == expected
+
+
+def test_japanese_items_join_without_spaces_and_latin_ones_with():
+    fmt = NumberFormat(PACKS["ja"])
+    assert fmt.join(["オンデマンド", "スポット"], "or") == "オンデマンドまたはスポット"
+    assert fmt.join(["cost", "memory"], "or") == "cost または memory"
+    assert fmt.join(["bf16", "fp16", "fp32"], "or") == "bf16、fp16、または fp32"  # none beside 、
 
 
 def test_a_list_item_is_never_read_as_a_pattern():
@@ -46,7 +57,7 @@ def test_a_list_item_is_never_read_as_a_pattern():
         ("es", "Elige una de estas opciones: Ajuste completo, LoRA o QLoRA (base cuantizada + LoRA)."),
         (
             "ja",
-            "次のいずれかを選んでください：フルファインチューニング、LoRA、またはQLoRA（量子化したベース + LoRA）。",
+            "次のいずれかを選んでください：フルファインチューニング、LoRA、または QLoRA（量子化したベース + LoRA）。",
         ),
         ("ar", "اختر واحدًا مما يلي: الضبط الدقيق الكامل أو LoRA أو QLoRA (نموذج أساسي مكمَّم + LoRA)."),
     ],

@@ -78,7 +78,7 @@ REVIEWED = {
         "required": "ファイル全体：プロパティ「timing」がありません",
         "additionalProperties": "/memory/extra：「extra」というプロパティは使えません",
         "const": '/kind：値は "pilot" である必要があります',
-        "enum": "/device：値は cpu、cuda、またはrocm のいずれかである必要があります",
+        "enum": "/device：値は cpu、cuda、または rocm のいずれかである必要があります",
         "minimum": "/memory/peak_tensor_bytes：0 以上の数値が必要ですが、-1 です",
         "maximum": "/scale/efficiency：1.5 以下の数値が必要ですが、2.25 です",
         "exclusiveMaximum": "/train/lora_dropout：1 未満の数値が必要ですが、1 です",
