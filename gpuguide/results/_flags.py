@@ -80,7 +80,7 @@ SCALE = {
     ),
     "efficiency_above_one": N_(
         "{name}: not trustworthy: a scaling efficiency of {value} is above {limit}, which no "
-        "real speed-up gives; the one-process baseline ran slower than it should."
+        "real speed-up gives; the baseline ran slower than it should."
     ),
 }
 # TRANSLATORS: a scaling configuration ({name}, e.g. "DDP × 2") whose figures the pilot flagged as unusable.

@@ -132,12 +132,17 @@ def _device_memory(d, loc):
     )
 
 
+# TRANSLATORS: what separates the items of one cell of the runs table ("DDP × 2: 83 %; FSDP × 2: 80 %"),
+# whose items hold commas of their own: a semicolon and its spacing as this language writes them.
+SEPARATOR = NP_("between the items of one cell", "; ")
+
+
 def _estimate(d, loc):
     t = loc.t
     rows = [r for r in comparisons(d) if r.estimated is not None]
     if not rows:
         return DASH
-    return "; ".join(
+    return t(SEPARATOR).join(
         t(
             N_("{name}: {estimate}, {difference}"),
             name=strategy_label(r, t),
@@ -255,7 +260,24 @@ def _scaling(d, loc):
             cells.append(t(_flags.UNTRUSTED, name=name))
         else:
             cells.append(t(N_("{name}: {efficiency}"), name=name, efficiency=figure(r["efficiency"], "percent", loc)))
-    return "; ".join(cells)
+    for r in d["scaling"].get("did_not_fit") or []:  # measured and refused by the device, not left out
+        name = strategy_label(Comparison(r["strategy"], r["world_size"], None), t)
+        # TRANSLATORS: a scaling strategy (e.g. "DDP × 8") that ran out of device memory, so it has no efficiency.
+        cells.append(t(N_("{name}: out of memory"), name=name))
+    return t(SEPARATOR).join(cells)
+
+
+def _baseline(d, loc):
+    """What each efficiency is measured against: one process, or the smallest sharded run that fit."""
+    t = loc.t
+    if not d.get("scaling"):
+        return DASH
+    base = d["scaling"]["baseline"]
+    name = strategy_label(Comparison(base["strategy"], base["world_size"], None), t)
+    if base["world_size"] == 1:
+        return name
+    # TRANSLATORS: the scaling baseline when one process could not hold the job ({name}: e.g. "FSDP × 2").
+    return t(N_("{name}, the smallest sharded run that fit: one process ran out of memory"), name=name)
 
 
 def _flag_names(d, loc):
@@ -334,6 +356,8 @@ ROWS = (
             (N_("Validation"), _validation),
             (N_("Checkpoint write"), _checkpoint),
             (N_("Restore verified"), _restore),
+            # TRANSLATORS: row of the pilot runs table: the run each scaling efficiency is measured against.
+            (N_("Scaling baseline"), _baseline),
             (N_("Scaling efficiency"), _scaling),
             # TRANSLATORS: row of the pilot runs table: the figures the guide says to act on (e.g. "loss growth").
             (NP_("pilot run", "Flags"), _flag_names),

@@ -385,6 +385,31 @@ def test_a_scaling_checkpoint_names_its_processes_and_layout(code, sharded, word
     assert words in results.results_page([("s.json", data)], PACKS[code])
 
 
+def test_a_sharded_baseline_and_strategies_that_did_not_fit_are_shown():
+    """Before: the file said why its baseline was FSDP × 2 and which strategies ran out of memory, and the
+    page showed neither (the efficiencies read as if measured against one process)."""
+    import copy
+
+    data = copy.deepcopy(SCALE)
+    page = results.results_page([("s.json", data)], PACKS["es"])
+    assert "Referencia del escalado" in page and "Un proceso" in page and "no cupo" not in page
+    scaling = data["scaling"]
+    baseline = next(r for r in scaling["runs"] if r["strategy"] == "fsdp")
+    scaling["baseline"] = {**baseline, "efficiency": 1.0}
+    scaling["runs"] = [{**baseline, "efficiency": 1.0}]  # fsdp at the full count: the baseline itself
+    scaling["baseline_reason"] = (
+        "one process ran out of memory (CUDA out of memory); fsdp on 2 processes is the smallest"
+    )
+    scaling["did_not_fit"] = [{"strategy": "ddp", "world_size": 2, "message": "CUDA out of memory. Tried to allocate"}]
+    assert results.validate(data) == [], results.validate(data)
+    page = results.results_page([("s.json", data)], PACKS["es"])
+    assert "FSDP × 2, la configuración repartida más pequeña que cupo" in page
+    assert "DDP × 2: no cupo en memoria" in page
+    for code in ("ja", "ar"):  # translated: neither the English msgid nor the Spanish
+        other = results.results_page([("s.json", data)], PACKS[code])
+        assert not any(words in other for words in ("no cupo", "repartida", "smallest sharded", ": out of memory"))
+
+
 @pytest.mark.parametrize(("code", "words"), [("es", "en 2 lotes de validación"), ("ar", "على دفعتَي تحقق")])
 def test_validation_time_names_its_batches(code, words):
     import copy
