@@ -39,6 +39,22 @@ def test_version_changes_with_any_file(tmp_path):
     assert build_version(site, files) != before
 
 
+def test_the_runtime_snapshot_counts_by_its_name_not_its_bytes(tmp_path):
+    """Two builds of one site make snapshots whose bytes differ (timestamps, random state) under one name,
+    the digest of what they are made from: the same name is the same version, a new name a new one."""
+    site = _site(tmp_path)
+    made = site / "assets" / "calc" / "snap" / "runtime-0123456789ab.pyodide-snapshot"
+    made.parent.mkdir(parents=True)
+    made.write_bytes(b"one build")
+    files = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+    before = build_version(site, files)
+    made.write_bytes(b"another build of the same inputs")
+    assert build_version(site, files) == before
+    renamed = [f.replace("0123456789ab", "ba9876543210") for f in files]
+    made.rename(site / renamed[files.index(made.relative_to(site).as_posix())])
+    assert build_version(site, renamed) != before
+
+
 def test_shell_has_pages_and_theme_runtime_waits_for_a_calculator(tmp_path):
     site = _site(tmp_path)
     files = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())

@@ -29,7 +29,7 @@ def installed(tmp_path_factory, guidekit_wheel) -> Path:
 
 def test_the_wheel_carries_what_the_build_reads_beside_the_code(installed):
     package = installed / "guidekit"
-    assert (package / "runtime" / "sw.js").is_file()
+    assert (package / "runtime" / "sw.js").is_file() and (package / "runtime" / "snapshot.mjs").is_file()
     assert (package / "theme" / "main.html").is_file() and (
         package / "theme" / "partials" / "calculator.html"
     ).is_file()

@@ -35,7 +35,10 @@ self.addEventListener("activate", (event) => {
 });
 
 self.addEventListener("message", (event) => {
-  if (event.data && event.data.type === "cache-runtime") event.waitUntil(addMissing(RUNTIME));
+  // Without the runtime's memory snapshot for a reader who asked to save data (the page starts without it).
+  const saving = self.navigator.connection?.saveData;
+  const runtime = saving ? RUNTIME.filter((path) => !path.endsWith(".pyodide-snapshot")) : RUNTIME;
+  if (event.data && event.data.type === "cache-runtime") event.waitUntil(addMissing(runtime));
 });
 
 // Into this build's cache, unless a newer worker has deleted it: an old worker still finishing a

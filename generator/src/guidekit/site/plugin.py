@@ -32,7 +32,7 @@ from guidekit.i18n import status as translation_status, typesetting
 from guidekit.i18n.plain_text import config_markup
 from guidekit.i18n.project import Project
 from guidekit.l10n import LocalePack
-from guidekit.runtime import assets, bytecode, offline
+from guidekit.runtime import assets, bytecode, offline, snapshot
 
 from . import (
     cjk_lines,
@@ -153,6 +153,7 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         self.pages: dict[str, dict[str, dict[str, str]]] = {}
         self.default_404: str | None = None
         self.wheels: list[Path] | None = None
+        self._snapshot: Path | None = None
         self.packs: dict[str, LocalePack] = {}
         for module in self.config.calculator_modules:
             try:
@@ -241,6 +242,14 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
             except RuntimeError as exc:
                 raise PluginError(str(exc)) from exc
             self._wheel_digest = _digest(b"".join(w.read_bytes() for w in self.wheels))
+            # Restored by the browser's worker instead of starting Python and importing these again.
+            self._snapshot, line, failed = snapshot.make_snapshot(
+                self.root / self.config.pyodide_dir,
+                self.wheels,
+                ["guidekit.render.worker", *self._worker_modules(), *importers],
+                self._wheel_dir,
+            )
+            (log.warning if failed else log.info)(line)
 
     @event_priority(100)  # before static-i18n's (-100) keeps only this build's locale: every locale's files
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -359,6 +368,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
             # One trailing slash: the service worker caches `assets/pyodide/x`, not `assets/pyodide//x`.
             "pyodide": rel("assets/pyodide/").rstrip("/") + "/",
             "worker": rel("assets/javascripts/calculator-worker.js"),
+            # Empty without Node.js at build time: the worker then starts Pyodide itself.
+            "snapshot": rel(f"assets/calc/{self._wheel_digest}/{self._snapshot.name}") if self._snapshot else "",
         }
 
     def on_page_context(
@@ -442,6 +453,8 @@ class GuidePlugin(BasePlugin[GuideConfig]):  # type: ignore[no-untyped-call]  # 
         assert self.wheels is not None
         for wheel in self.wheels:
             shutil.copy2(wheel, calc_dir / self._wheel_digest / wheel.name)
+        if self._snapshot is not None:
+            shutil.copy2(self._snapshot, calc_dir / self._wheel_digest / self._snapshot.name)
         shutil.rmtree(self._wheel_dir, ignore_errors=True)
         self.wheels = None
         if self.default_404 is not None:

@@ -9,6 +9,7 @@
     wheels: own.wheels.split(" ").map(absolute),
     modules: own.modules.split(" "),
     pack: absolute(own.pack),
+    snapshot: own.snapshot ? absolute(own.snapshot) : "",   // none when the build had no Node.js
   };
   const spawn = () => new Worker(absolute(own.worker), { type: "module" });
   window.guideCalculatorBoot = { urls, spawn };

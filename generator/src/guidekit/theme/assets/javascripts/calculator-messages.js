@@ -3,7 +3,7 @@
 // TypeError on any other. The service worker precaches this file with the rest of assets/javascripts/.
 
 export const MessageType = Object.freeze({
-  INIT: "init",         // page -> worker: {pyodide, wheels, pack} absolute URLs; {modules} to import
+  INIT: "init",         // page -> worker: {pyodide, wheels, pack, snapshot} absolute URLs; {modules} to import
   COMPUTE: "compute",   // page -> worker: {id, name, inputs}
   WARM: "warm",         // page -> worker: {names} answer each calculator's defaults once, unseen (see the worker)
   IMPORT: "import",     // page -> worker: {id, name, bytes} a pilot result file (Uint8Array, its buffer transferred)

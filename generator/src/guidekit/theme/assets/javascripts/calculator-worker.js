@@ -35,19 +35,29 @@ async function pyodideLoaded(loaded) {
   }
 }
 
-async function start({ pyodide: base, wheels, modules, pack }) {
-  // The site's wheels (pure Python, no dependencies) and the locale pack download while the runtime
-  // starts, instead of after it.
-  const wheelBytes = Promise.all(wheels.map((url) => fetched(url, (r) => r.arrayBuffer())));
-  const packText = fetched(pack, (r) => r.text());
-  wheelBytes.catch(() => {}); packText.catch(() => {});   // awaited below; no unhandled rejection meanwhile
-  const { loadPyodide } = await import(base + "pyodide.mjs");
-  self.postMessage({ type: MessageType.PROGRESS, stage: "runtime" });
+/** The runtime restored from the build's memory snapshot (generator/src/guidekit/runtime/snapshot.py), with
+ *  the site's modules already imported, or null when there is none or it cannot be used: a failed
+ *  download, or a Pyodide that refuses it. The wheels' files are written back where the snapshot's
+ *  sys.path expects them, for the modules imported later (a dropped file's reader). */
+async function restored(loadPyodide, base, snapshot, wheelBytes) {
+  if (!snapshot) return null;
+  try {
+    const bytes = new Uint8Array(await snapshot);
+    const py = await pyodideLoaded(loadPyodide({ indexURL: base, _loadSnapshot: bytes }));
+    (await wheelBytes).forEach((wheel, i) => py.FS.writeFile(`/home/pyodide/site-${i}.whl`, new Uint8Array(wheel)));
+    return py;
+  } catch (error) {
+    console.warn("Calculator runtime: starting without its snapshot:", error);
+    return null;
+  }
+}
+
+async function started(loadPyodide, base, wheelBytes) {
   const py = await pyodideLoaded(loadPyodide({ indexURL: base }));
   self.postMessage({ type: MessageType.PROGRESS, stage: "package" });
   // Each wheel goes on sys.path as it is, a zip archive that Python imports from (zipimport), with
   // the build's bytecode beside each module (generator/src/guidekit/runtime/bytecode.py). Unpacking its 150-odd files into
-  // site-packages first took about 150 ms of every start.
+  // site-packages first took about 150 ms of every start. The snapshot's maker (snapshot.mjs) does the same.
   const sys = py.pyimport("sys");
   (await wheelBytes).forEach((bytes, i) => {
     const path = `/home/pyodide/site-${i}.whl`;
@@ -55,6 +65,21 @@ async function start({ pyodide: base, wheels, modules, pack }) {
     sys.path.insert(i, path);
   });
   sys.destroy();
+  return py;
+}
+
+async function start({ pyodide: base, wheels, modules, pack, snapshot: snapshotUrl }) {
+  // The site's wheels (pure Python, no dependencies), the locale pack and the snapshot download while
+  // the runtime starts, instead of after it.
+  const wheelBytes = Promise.all(wheels.map((url) => fetched(url, (r) => r.arrayBuffer())));
+  const packText = fetched(pack, (r) => r.text());
+  // A reader who asked to save data starts without it: 5 MB more (brotli) before the page is live.
+  const wanted = snapshotUrl && !navigator.connection?.saveData;
+  const snapshot = wanted ? fetched(snapshotUrl, (r) => r.arrayBuffer()) : null;
+  for (const pending of [wheelBytes, packText, snapshot]) pending?.catch(() => {});   // awaited below
+  const { loadPyodide } = await import(base + "pyodide.mjs");
+  self.postMessage({ type: MessageType.PROGRESS, stage: "runtime" });
+  const py = (await restored(loadPyodide, base, snapshot, wheelBytes)) ?? (await started(loadPyodide, base, wheelBytes));
   self.postMessage({ type: MessageType.PROGRESS, stage: "modules" });
   // The Python side is generator/src/guidekit/render/worker.py, tested in CPython.
   const worker = py.pyimport("guidekit.render.worker");
