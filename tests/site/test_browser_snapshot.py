@@ -12,7 +12,7 @@ from guidekit.runtime import snapshot
 
 pytestmark = pytest.mark.browser
 
-FALLBACK = "starting without its snapshot"
+FALLBACK = "Calculator snapshot not restored"
 ANSWERED = """() => {
     const root = document.getElementById("calc-memory");
     return root.dataset.answer === "current" && root.guideResponse != null && String(root.guideInputs?.seq_len) === "8192";

@@ -216,6 +216,7 @@ def test_service_worker_lists_every_page_and_the_runtime(built_site):
         assert (site / path).is_file(), path
     assert {"assets/pyodide/pyodide.asm.wasm", "assets/pyodide/python_stdlib.zip"} <= set(runtime)
     assert any(p.endswith(".whl") for p in runtime)
+    assert any(p.endswith(".pyodide-snapshot") for p in runtime)  # kept for the next visit's start
     assert not any("pyodide" in p or p.endswith(".whl") for p in shell), "guide pages would download the runtime"
     assert re.search(r'const VERSION = "[0-9a-f]{16}";', script)
     # A module a cached script imports (the calculators' shared message types) is cached with it.

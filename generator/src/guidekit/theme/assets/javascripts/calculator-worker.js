@@ -47,7 +47,7 @@ async function restored(loadPyodide, base, snapshot, wheelBytes) {
     (await wheelBytes).forEach((wheel, i) => py.FS.writeFile(`/home/pyodide/site-${i}.whl`, new Uint8Array(wheel)));
     return py;
   } catch (error) {
-    console.warn("Calculator runtime: starting without its snapshot:", error);
+    console.warn("Calculator snapshot not restored, so Python starts afresh:", error);
     return null;
   }
 }
