@@ -357,22 +357,13 @@ OWN_INPUTS = (
     _share(
         "utilization",
         0.0,
-        N_("Share of peak matrix rate, data-centre cards"),
+        N_("Share of peak matrix rate"),
         N_(
-            "The share of the dense bf16 peak that the matrix multiplications reach. 0 uses each card's share "
-            "fitted to published measurements."
+            "The share of the dense bf16 peak that the matrix multiplications reach, on every card. 0 uses each "
+            "card's share fitted to published measurements."
         ),
         advanced=False,
         optional=True,
-    ),
-    _share(
-        "desktop_utilization",
-        0.3,
-        N_("Share of peak matrix rate, workstation and consumer cards"),
-        N_(
-            "An assumption: no published measurement of these cards calibrates it. Lower than the data-centre "
-            "cards': they hold their boost clock for less time within a smaller power limit."
-        ),
     ),
     _share(
         "bandwidth_share",

@@ -42,7 +42,6 @@ from ._memory_run import SHARDED_MODES
 TABLE_CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)  # the counts priced when the reader allows any count
 BOOKED = "booked"  # the quote's own end: the expected speed, the hours the booking rule covers
 _PRICING = _data.catalog()["pricing"]
-_DESKTOP = {"workstation", "consumer"}
 # (throughput, hours per run, hours needed for every output) of a GPU and card count at one end (`needed`)
 Need = tuple[dict[str, Any], dict[str, Any], float]
 
@@ -142,12 +141,12 @@ class _Quoter:
         work = self.budget.work(v, cards)
         cal = throughput.calibration()
         band = cal.range_of(gpu["id"], v["stack"])
-        share = v["desktop_utilization"] if gpu["tier"] in _DESKTOP else v["utilization"] or cal.share(gpu["id"])
+        share = v["utilization"] or cal.share(gpu["id"])
         fp8 = v["precision"] == "fp8" and "fp8_dense_tflops" in gpu  # a card without FP8 trains in bf16
         step = card_step(work, gpu, share, v["bandwidth_share"], cal.dequant_share, fp8, cal.fp8_speedup)
         # The cards' shares are those of tuned frameworks; another stack runs the same step at its fitted
         # efficiency and overhead. A share the reader entered is already what their software reaches.
-        stack = cal.stacks[v["stack"]] if not v["utilization"] or gpu["tier"] in _DESKTOP else throughput.REFERENCE
+        stack = cal.stacks[v["stack"]] if not v["utilization"] else throughput.REFERENCE
         step_s = on_stack(step["step_s"], work.micro_batches, stack.efficiency, stack.overhead_s)
         measured = self.measured(gpu)
         alone = {  # one card's rate at each end, before any scaling

@@ -68,17 +68,21 @@ def speed_notes(values: dict[str, Any], r: dict[str, Any]) -> list[tuple[str, di
                     {"gpus": listing([names[g] for g in bf16])},
                 )
             )
-    unfitted = [q for q in [r, *r["best_by_gpu"]] if q["gpu"] not in cal.shares and not q["measured"]]
-    if unfitted:
-        low, high = cal.range_of(unfitted[0]["gpu"], values["stack"])
+    unfitted = sorted({q["gpu"] for q in [r, *r["best_by_gpu"]] if q["gpu"] not in cal.shares and not q["measured"]})
+    if unfitted:  # a catalog card that no row of the measurements file covers
+        low, high = cal.range_of(unfitted[0], values["stack"])
         note_items.append(
             (
                 N_(
-                    "No published measurement calibrates the workstation and consumer cards: their share of "
-                    "peak is an assumption, and their range, {low} below to {high} above, is as far as the "
+                    "{gpus}: no published measurement calibrates these cards, so they run at the mean of the "
+                    "other cards' shares of peak, and their range, {low} below to {high} above, is as far as the "
                     "model missed a card it was not fitted to."
                 ),
-                {"low": value(1 - low, "percent"), "high": value(high - 1, "percent")},
+                {
+                    "gpus": listing([names[g] for g in unfitted]),
+                    "low": value(1 - low, "percent"),
+                    "high": value(high - 1, "percent"),
+                },
             )
         )
     return note_items

@@ -115,12 +115,15 @@ register_figure("cost.range_coverage", "percent")(lambda: throughput.COVERAGE)
 register_figure("cost.fp8_speedup", "number")(lambda: round(throughput.calibration().fp8_speedup, 2))
 register_figure("cost.hf_efficiency", "percent")(lambda: throughput.calibration().stacks[throughput.HF].efficiency)
 register_figure("cost.calibration_sources", "count")(lambda: _accuracy()["summary"]["sources"])
+register_figure("cost.hf_sources", "count")(
+    lambda: len({r["label"] for r in _accuracy()["rows"] if r["use"] == "calibration" and r["stack"] == throughput.HF})
+)
 register_figure("cost.held_out_inside", "percent")(lambda: _accuracy()["summary"]["held_out_inside_band"])
 register_figure("cost.held_out_within", "percent")(lambda: _accuracy()["summary"]["held_out_within_target"])
 register_figure("cost.calibration_rows", "count")(lambda: _accuracy()["summary"]["calibration_rows"])
 register_figure("cost.calibration_worst", "percent")(lambda: _accuracy()["summary"]["worst_error"])
 register_figure("cost.calibration_worst_loo", "percent")(lambda: _accuracy()["summary"]["worst_loo_error"])
-for _gpu in ("a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"):
+for _gpu in (g["id"] for g in _data.gpus()):
     register_figure(f"cost.share.{_gpu}", "percent")(lambda gid=_gpu: throughput.calibration().shares[gid])
 
 

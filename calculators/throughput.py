@@ -21,7 +21,8 @@ twin's card share set so the twin is reproduced: the ratio isolates the dequanti
 The software stack: each card's share is fitted to measurements of tuned frameworks (NeMo/Megatron,
 llm-foundry, torchtitan, the MLPerf submissions); another stack, Hugging Face transformers + PEFT, runs
 the same step at an efficiency of its own plus a fixed overhead per micro-batch (`_cost_model.on_stack`),
-both fitted to that stack's measurements with the cards' shares held.
+both fitted to that stack's measurements with the cards' shares held. A card measured only on another
+stack (no tuned row) then takes the share its rows need through that stack's fit.
 
 The range a reader is shown (`Calibration.range_of`) comes from sources held out whole: every row of one
 publication (its `label`) is estimated from a fit without that publication, and the band holds the
@@ -124,7 +125,8 @@ def model_inputs(row: dict[str, Any]) -> dict[str, Any]:
         "method": _METHODS[row["method"]],
         **{k: v for k, v in stated.items() if v is not None},
         **{k: v for k, (v, _why) in row.get("assumed", {}).items()},
-        "parallelism": "single" if row["gpus"] == 1 else "fsdp",
+        # What the source states (DDP keeps a whole copy per card), else a multi-card row is sharded.
+        "parallelism": row.get("parallelism") or ("single" if row["gpus"] == 1 else "fsdp"),
         "gpus": min(row["gpus"], memory.MAX_SEARCH_CARDS),
     }
     return inputs
@@ -183,10 +185,19 @@ def _squared_error(pairs: Iterable[tuple[float, float]]) -> float:
     return math.fsum((estimate / measured - 1) ** 2 for estimate, measured in pairs)
 
 
-def fit_share(fitted: list[Row], fp8_speedup: float = FP8_SPEEDUP) -> float:
-    """One card's share of its matmul peak, fitted to its rows."""
+def fit_share(
+    fitted: list[Row],
+    fp8_speedup: float = FP8_SPEEDUP,
+    dequant_share: float = 1.0,
+    stacks: dict[str, Stack] | None = None,
+) -> float:
+    """One card's share of its matmul peak, fitted to its rows (each on its stack, the tuned one by default)."""
+    stack_of = stacks or {}
     return _search(
-        lambda u: _squared_error((r.estimate(u, fp8_speedup=fp8_speedup), r.measured) for r in fitted), *_SHARES
+        lambda u: _squared_error(
+            (r.estimate(u, dequant_share, stack_of.get(r.stack, REFERENCE), fp8_speedup), r.measured) for r in fitted
+        ),
+        *_SHARES,
     )
 
 
@@ -303,9 +314,31 @@ def _calibrating(held_out: frozenset[str]) -> list[Row]:
     return [r for r in rows() if r.use == "calibration" and r.source not in held_out]
 
 
-def _fit_shares(held_out: frozenset[str], fp8_speedup: float, cards: set[str] | None = None) -> dict[str, float]:
-    tuned = [r for r in _calibrating(held_out) if r.stack == TUNED and (cards is None or r.gpu["id"] in cards)]
-    return {gid: fit_share(own, fp8_speedup) for gid, own in _by_gpu(tuned).items()}
+# Holding a publication out leaves most cards' rows and most pairs as they were: the same rows give the
+# same fit, so each is fitted once per set of row ids (and the constants it is fitted under).
+
+
+@lru_cache(maxsize=None)
+def _share_of(ids: tuple[str, ...], fp8_speedup: float, dequant_share: float, stacks: tuple[Stack, ...]) -> float:
+    by_id = {r.id: r for r in rows()}
+    return fit_share([by_id[i] for i in ids], fp8_speedup, dequant_share, dict(zip(STACKS, stacks, strict=True)))
+
+
+@lru_cache(maxsize=None)
+def _pairs_fit(ids: tuple[tuple[str, str], ...], twin: str) -> float:
+    by_id = {r.id: r for r in rows()}
+    pairs = [(by_id[a], by_id[b]) for a, b in ids]
+    return fit_fp8(pairs) if twin == "fp8_twin" else fit_dequant(pairs)
+
+
+def _fit_shares(
+    fitted: Iterable[Row], fp8_speedup: float, dequant_share: float, stacks: dict[str, Stack] | None = None
+) -> dict[str, float]:
+    """Each card's share, fitted to its rows among `fitted` (each on its stack, the tuned one by default)."""
+    on = tuple((stacks or {}).get(s, REFERENCE) for s in STACKS)
+    return {
+        gid: _share_of(tuple(r.id for r in own), fp8_speedup, dequant_share, on) for gid, own in _by_gpu(fitted).items()
+    }
 
 
 def _twins(held_out: frozenset[str], twin: str) -> list[tuple[Row, Row]]:
@@ -317,47 +350,35 @@ def _twins(held_out: frozenset[str], twin: str) -> list[tuple[Row, Row]]:
     return [(a, b) for a, b in _pairs(rows(), twin) if a.id in kept and b.id in kept]
 
 
+def _twin_fit(held_out: frozenset[str], twin: str) -> float:
+    """The FP8 speed-up (`fp8_twin`) or QLoRA's dequantisation rate (`lora_twin`) without `held_out`."""
+    return _pairs_fit(tuple((a.id, b.id) for a, b in _twins(held_out, twin)), twin)
+
+
 @lru_cache(maxsize=None)
 def fit(held_out: frozenset[str] = frozenset()) -> Fit:
     """The fit without the publications `held_out` (none: the calculator's): the FP8 speed-up and QLoRA's
-    rate from their pairs, each card's share from the tuned rows, then each other stack."""
-    fp8 = fit_fp8(_twins(held_out, "fp8_twin"))
-    shares = _fit_shares(held_out, fp8)
-    dequant = fit_dequant(_twins(held_out, "lora_twin"))
-    own = Fit(shares, dequant, {}, fp8)
+    rate from their pairs, each card's share from the tuned rows, then each other stack on the cards that
+    have a share. A card measured only on another stack then takes its share through that stack's fit."""
+    fp8 = _twin_fit(held_out, "fp8_twin")
+    dequant = _twin_fit(held_out, "lora_twin")
     calibrating = _calibrating(held_out)
-    stacks = {s: fit_stack([r for r in calibrating if r.stack == s], own.share, dequant) for s in STACKS if s != TUNED}
-    return Fit(shares, dequant, {TUNED: REFERENCE, **stacks}, fp8)
-
-
-def _without(base: Fit, source: str, held_out: frozenset[str]) -> Fit:
-    """The fit with one more publication held out, refitting only what its rows moved: a tuned
-    publication moves the shares of the cards it measured (and every card's when it gave FP8 pairs);
-    another stack's publication moves that stack and QLoRA's rate (the cards' shares are fitted to tuned
-    rows only, and its rows do not depend on another stack)."""
-    dropped = held_out | {source}
-    stacks = {r.stack for r in rows() if r.source == source}
-    if stacks == {TUNED}:
-        fp8 = fit_fp8(_twins(dropped, "fp8_twin"))
-        cards = None if fp8 != base.fp8_speedup else {r.gpu["id"] for r in rows() if r.source == source}
-        refit = _fit_shares(dropped, fp8, cards)
-        shares = {g: u for g, u in base.shares.items() if cards is not None and g not in cards} | refit
-        return Fit(shares, base.dequant_share, base.stacks, fp8)
-    dequant = fit_dequant(_twins(dropped, "lora_twin"))
-    calibrating = _calibrating(dropped)
-    restacked = {
-        s: fit_stack([r for r in calibrating if r.stack == s], base.share, dequant) for s in stacks if s != TUNED
+    shares = _fit_shares((r for r in calibrating if r.stack == TUNED), fp8, dequant)
+    own = Fit(shares, dequant, {}, fp8)
+    held = [r for r in calibrating if r.gpu["id"] in shares]
+    stacks = {TUNED: REFERENCE} | {
+        s: fit_stack([r for r in held if r.stack == s], own.share, dequant) for s in STACKS if s != TUNED
     }
-    return Fit(base.shares, dequant, {**base.stacks, **restacked}, base.fp8_speedup)
+    shares |= _fit_shares((r for r in calibrating if r.gpu["id"] not in shares), fp8, dequant, stacks)
+    return Fit(shares, dequant, stacks, fp8)
 
 
 @lru_cache(maxsize=None)
 def held_out_estimates(held_out: frozenset[str] = frozenset()) -> dict[str, float]:
     """Row id -> its estimate from a fit without its own publication (and without `held_out`)."""
-    base = fit(held_out)
     out: dict[str, float] = {}
     for source in sorted({r.source for r in _calibrating(held_out)}):
-        without = _without(base, source, held_out)
+        without = fit(held_out | {source})
         out |= {r.id: without.estimate(r) for r in _calibrating(held_out) if r.source == source}
     return out
 
@@ -416,7 +437,12 @@ def calibrate(held_out: frozenset[str] = frozenset()) -> Calibration:
     # A card fitted on no row of its own: each card's rows estimated at the mean of the other cards' shares.
     others = [
         r.measured
-        / r.estimate(_mean(u for g, u in base.shares.items() if g != r.gpu["id"]), fp8_speedup=base.fp8_speedup)
+        / r.estimate(
+            _mean(u for g, u in base.shares.items() if g != r.gpu["id"]),
+            base.dequant_share,
+            REFERENCE,
+            base.fp8_speedup,
+        )
         for r in tuned
         if len(base.shares) > 1
     ]

@@ -16,6 +16,7 @@ EXCLUDED = {
     "card_variant": N_("Shown, not fitted: another variant of the card"),
     "multi_node": N_("Shown, not fitted: several nodes"),
     "generic_stack": N_("Shown, not fitted: a generic software stack"),
+    "host_offload": N_("Shown, not fitted: state kept in host memory"),
 }
 PRECISION = {"bf16": "bf16", "fp8": "FP8"}
 

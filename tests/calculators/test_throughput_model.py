@@ -14,6 +14,8 @@ from calculators._memory_run import Run
 from calculators.architecture import LINEARS, Architecture
 
 DATA_CENTRE = {"a100-sxm-80gb", "h100-sxm-80gb", "h200-141gb", "mi300x-192gb"}
+DESKTOP = {"rtx-4090-24gb", "rtx-6000-ada-48gb"}
+ANSWER_AI, TORCHTUNE_4090 = "Answer.AI fsdp_qlora", "torchtune README (Llama 3.1 8B)"
 
 
 def table(rows) -> str:
@@ -81,12 +83,12 @@ def test_cards_of_each_workload_come_out_in_the_measured_order(accuracy):
 
 
 def test_the_measurements_cover_what_the_issue_asks_for():
-    """At least 12 calibration rows over the four data-centre cards, full and LoRA, one card and eight;
+    """At least 12 calibration rows over every catalog card, full and LoRA, one card and eight;
     every row names its source, a URL, a date and a quote, and an excluded row says why."""
     rows = _data.throughput_measurements()["measurements"]
     used = [r for r in rows if r["use"] == "calibration"]
     assert len(used) >= 12
-    assert {r["gpu"] for r in used} == DATA_CENTRE
+    assert {r["gpu"] for r in used} == DATA_CENTRE | DESKTOP == {g["id"] for g in _data.gpus()}
     assert {"full", "pretrain"} & {r["method"] for r in used} and "lora" in {r["method"] for r in used}
     assert {1, 8} <= {r["gpus"] for r in used}
     for r in rows:
@@ -94,14 +96,15 @@ def test_the_measurements_cover_what_the_issue_asks_for():
         assert r["source_title"] and r["quote"] and r["url"].startswith("https://"), r["id"]
         assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", r["date"]), r["id"]
         if r["use"] == "shown":
-            assert r["excluded"] in ("card_variant", "multi_node", "generic_stack") and r["excluded_because"], r["id"]
+            assert r["excluded"] in ("card_variant", "multi_node", "generic_stack", "host_offload"), r["id"]
+            assert r["excluded_because"], r["id"]
         for name, (_value, why) in r.get("assumed", {}).items():
             assert why, (r["id"], name)
 
 
 def test_fitted_shares_and_range(accuracy):
     cal = throughput.calibration()
-    assert set(cal.shares) == DATA_CENTRE and all(0 < s <= 1 for s in cal.shares.values())
+    assert set(cal.shares) == DATA_CENTRE | DESKTOP and all(0 < s <= 1 for s in cal.shares.values())
     low, high = cal.band
     assert low < 1 < high and cal.wide_band[0] <= low and cal.wide_band[1] >= high
     # The band holds the central 80 % of what the rows of well-calibrated cards give with their publication
@@ -342,3 +345,45 @@ def test_the_ranking_note_follows_the_range():
     tight = compute("cost", {"runs": 7, "tokens": 1.3e8})["result"]  # hours close to a term's end
     assert isinstance(tight["ranking_holds"], bool)
     assert math.isfinite(tight["tokens_per_s_low"])
+
+
+def test_desktop_cards_are_fitted_to_their_own_measurements(accuracy):
+    """The RTX 4090 takes its share from torchtune's rows (a tuned stack); the RTX 6000 Ada, measured only
+    by Answer.AI on the Hugging Face stack, takes its own through that stack's fit. Each card's rows come
+    out within ±20 %, and a card measured by one publication takes the wide range."""
+    cal = throughput.calibration()
+    by_card = {}
+    for r in accuracy["rows"]:
+        if r["use"] == "calibration" and r["gpu"] in DESKTOP:
+            by_card.setdefault(r["gpu"], []).append(r)
+    assert {r["stack"] for r in by_card["rtx-4090-24gb"]} == {throughput.TUNED, throughput.HF}
+    assert {r["stack"] for r in by_card["rtx-6000-ada-48gb"]} == {throughput.HF}
+    for rows in by_card.values():
+        assert all(abs(r["error"]) <= throughput.TARGET for r in rows), table(rows)
+    assert not DESKTOP & cal.well_calibrated and cal.range_of("rtx-4090-24gb") == cal.wide_band
+    # A share fitted through another stack is the share that stack's rows need, not the tuned rows': held
+    # with the 4090's torchtune rows out, the Answer.AI rows alone still give it within 15 %.
+    without = throughput.fit(frozenset({TORCHTUNE_4090}))
+    assert abs(without.shares["rtx-4090-24gb"] / cal.shares["rtx-4090-24gb"] - 1) < 0.15
+    # The 300 W workstation card reaches far less of its peak than the 450 W consumer one.
+    assert cal.shares["rtx-6000-ada-48gb"] < cal.shares["rtx-4090-24gb"]
+
+
+def test_the_calculator_prices_desktop_cards_at_their_fitted_share():
+    cal = throughput.calibration()
+    job = {"cards": 1, "model": "llama-3.1-8b", "method": "qlora", "seq_len": 2048, "micro_batch": 2}
+    for gpu in sorted(DESKTOP):
+        r = compute("cost", {**job, "gpu": gpu})["result"]
+        assert r["matmul_share"] == pytest.approx(cal.shares[gpu]), gpu
+
+
+def test_a_card_no_measurement_covers_runs_at_the_mean_share_and_is_named(monkeypatch):
+    """A guide's catalog may hold a card without measurements: held out here by leaving out the only
+    publication of the RTX 6000 Ada, which then runs at the mean of the others' shares and is named."""
+    cal = throughput.calibrate(frozenset({ANSWER_AI}))
+    assert "rtx-6000-ada-48gb" not in cal.shares
+    monkeypatch.setattr(throughput, "calibration", lambda: cal)
+    r = compute("cost", {"gpu": "rtx-6000-ada-48gb", "model": "llama-3.1-8b", "method": "qlora"})["result"]
+    assert r["matmul_share"] == pytest.approx(cal.share("rtx-6000-ada-48gb"))
+    notes = [i for i in r["display"][-1]["items"] if "no published measurement calibrates" in i["msg"]]
+    assert len(notes) == 1 and "RTX 6000 Ada 48 GB" in str(notes[0]), notes

@@ -117,7 +117,7 @@ COST_LINKS_REFUSED = {  # name -> (inputs, the field refused)
     "utilization 1e-12 and a price": ({"utilization": "1e-12", "price_a100-sxm-80gb_hourly": "1e-12"}, "utilization"),
     "six prices 1e-12, the largest job": ({**_hourly("1e-12"), **_BIG}, "price_a100-sxm-80gb_hourly"),
     "utilization 1e-300": ({"utilization": "1e-300", **_BIG}, "utilization"),
-    "utilization 5e-324": ({"utilization": "5e-324", "desktop_utilization": "0.01"}, "utilization"),
+    "utilization 5e-324": ({"utilization": "5e-324", "bandwidth_share": "0.01"}, "utilization"),
     "scaling 1e-300 on 64 cards": ({"scaling_efficiency": "1e-300", "cards": "64"}, "scaling_efficiency"),
     "checkpoints every 1e-300 h": ({"checkpoint_interval_hours": "1e-300"}, "checkpoint_interval_hours"),
     "measured 1e-300": ({"throughput_per_gpu": "1e-300"}, "throughput_per_gpu"),
