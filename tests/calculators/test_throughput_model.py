@@ -54,8 +54,9 @@ def test_publications_held_out_fall_inside_the_range_the_others_give(accuracy):
     """Every calibration publication held out whole in turn, its rows estimated by a fit without it and set
     against the range that fit shows (itself from the other publications held out in turn). On the tuned
     frameworks, which calibrate the cards: at least 80 % inside their range and at least 80 % within ±20 %
-    of the estimate. The Hugging Face stack rests on two publications: its share is printed beside the
-    pooled one, and its range is wide for that reason (the page says so). Prints the table."""
+    of the estimate. The Hugging Face stack rests on three publications: its range is wide for that reason
+    (the page says so), and it holds at least 80 % of them too; how many fall within ±20 % of the estimate
+    is printed beside the pooled share, not asserted. Prints the table."""
     report = accuracy["held_out"]
     print(held_out_table(report))
     for name, part in [("all", report), *report["stacks"].items()]:
@@ -65,10 +66,9 @@ def test_publications_held_out_fall_inside_the_range_the_others_give(accuracy):
     assert {r["source"] for r in report["rows"]} == {r["label"] for r in accuracy["rows"] if r["use"] == "calibration"}
     tuned = report["stacks"][throughput.TUNED]
     assert tuned["inside_band"] >= 0.8 and tuned["within_target"] >= 0.8, held_out_table(report)
-    # The range is meant to hold the held-out measurements, not to be narrow: on the generic stack too, more
-    # of them fall inside it than within ±20 % of the estimate.
+    # The range is meant to hold the held-out measurements, not to be narrow: on the generic stack too.
     hf = report["stacks"][throughput.HF]
-    assert hf["inside_band"] > hf["within_target"]
+    assert hf["inside_band"] >= 0.8 and hf["inside_band"] > hf["within_target"], held_out_table(report)
 
 
 def test_cards_of_each_workload_come_out_in_the_measured_order(accuracy):
