@@ -49,7 +49,8 @@ def table(acc: dict) -> str:
     )
     for stack, fitted in acc["stacks"].items():
         lines.append(
-            f"stack {stack}: efficiency {fitted['efficiency']:.1%}, overhead {fitted['overhead_s']:.3f} s per micro-batch"
+            f"stack {stack}: efficiency {fitted['efficiency']:.1%}, {fitted['overhead_s']:.3f} s per micro-batch, "
+            f"{fitted['step_overhead_s']:.3f} s per optimizer step"
         )
     low, high = acc["band"]
     wide = acc["wide_band"]

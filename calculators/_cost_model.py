@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # for the annotations only: at run time the memory model is imported where it is used
     from ._memory_model import Unsharded
     from ._memory_run import Run
+    from .throughput import Stack
 
 NODE_CARDS = 8  # cards per node; a larger run crosses the network between nodes
 
@@ -183,11 +184,13 @@ def modelled_scaling(
     return step_s / (step_s + comm_s)
 
 
-def on_stack(step_s: float, micro_batches: int, efficiency: float, overhead_s: float) -> float:
-    """Seconds per step on a training stack other than the tuned frameworks the cards are calibrated on:
-    its efficiency on the same work, and a fixed overhead per micro-batch (the Python loop, kernel
-    launches, data collation: what makes short sequences slow on such a stack)."""
-    return step_s / efficiency + overhead_s * micro_batches
+def on_stack(step_s: float, micro_batches: int, stack: Stack) -> float:
+    """Seconds per step on a training stack other than the tuned frameworks the cards are calibrated on
+    (a `throughput.Stack`): its efficiency on the same work, a fixed time per micro-batch (the Python loop,
+    kernel launches, data collation: what makes short sequences slow on such a stack) and one per
+    optimizer step (clipping, zeroing, reading the loss back, FSDP's synchronisations)."""
+    per_step: float = step_s / stack.efficiency + stack.overhead_s * micro_batches + stack.step_overhead_s
+    return per_step
 
 
 def cluster_tokens_per_s(per_gpu: float, cards: int, efficiency: float, internode: float) -> float:

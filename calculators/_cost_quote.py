@@ -147,7 +147,7 @@ class _Quoter:
         # The cards' shares are those of tuned frameworks; another stack runs the same step at its fitted
         # efficiency and overhead. A share the reader entered is already what their software reaches.
         stack = cal.stacks[v["stack"]] if not v["utilization"] else throughput.REFERENCE
-        step_s = on_stack(step["step_s"], work.micro_batches, stack.efficiency, stack.overhead_s)
+        step_s = on_stack(step["step_s"], work.micro_batches, stack)
         measured = self.measured(gpu)
         alone = {  # one card's rate at each end, before any scaling
             end_: measured or work.tokens / step_s * factor

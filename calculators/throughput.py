@@ -20,9 +20,9 @@ twin's card share set so the twin is reproduced: the ratio isolates the dequanti
 
 The software stack: each card's share is fitted to measurements of tuned frameworks (NeMo/Megatron,
 llm-foundry, torchtitan, the MLPerf submissions); another stack, Hugging Face transformers + PEFT, runs
-the same step at an efficiency of its own plus a fixed overhead per micro-batch (`_cost_model.on_stack`),
-both fitted to that stack's measurements with the cards' shares held. A card measured only on another
-stack (no tuned row) then takes the share its rows need through that stack's fit.
+the same step at an efficiency of its own plus fixed times per optimizer step and per micro-batch
+(`_cost_model.on_stack`), all fitted to that stack's measurements with the cards' shares held. A card
+measured only on another stack (no tuned row) then takes the share its rows need through that stack's fit.
 
 The range a reader is shown (`Calibration.range_of`) comes from sources held out whole: every row of one
 publication (its `label`) is estimated from a fit without that publication, and the band holds the
@@ -57,16 +57,16 @@ STACKS = (HF, TUNED)
 
 @dataclass(frozen=True)
 class Stack:
-    """A training stack against the tuned frameworks: its efficiency on the same step, and its overhead
-    in seconds per micro-batch (`_cost_model.on_stack`). The tuned stack is (1, 0) by definition."""
+    """A training stack against the tuned frameworks: its efficiency on the same step, and its fixed
+    seconds per micro-batch and per optimizer step (`_cost_model.on_stack`). The tuned stack is (1, 0, 0)
+    by definition."""
 
     efficiency: float = 1.0
-    overhead_s: float = 0.0
+    overhead_s: float = 0.0  # per micro-batch: the Python loop, kernel launches, data collation
+    step_overhead_s: float = 0.0  # per optimizer step: clipping, zeroing, the loss read back, FSDP's syncs
 
 
 REFERENCE = Stack()
-_EFFICIENCY = (0.05, 1.0)  # the search ranges of a stack's efficiency and of its overhead per micro-batch
-_OVERHEAD_S = (0.0, 2.0)
 
 
 def data() -> dict[str, Any]:
@@ -96,7 +96,7 @@ class Row:
 
     def at(self, step_s: float, stack: Stack = REFERENCE) -> float:
         """Tokens/s per GPU from a tuned step time, on a stack and on the row's card count."""
-        step_s = on_stack(step_s, self.work.micro_batches, stack.efficiency, stack.overhead_s)
+        step_s = on_stack(step_s, self.work.micro_batches, stack)
         efficiency = modelled_scaling(self.work, step_s, self.gpu, self.cards, BANDWIDTH_SHARE)
         per_card = self.work.tokens / step_s
         return cluster_tokens_per_s(per_card, self.cards, efficiency, INTERNODE_EFFICIENCY) / self.cards
@@ -243,40 +243,73 @@ def fit_fp8(pairs: list[tuple[Row, Row]]) -> float:
     )
 
 
-def fit_stack(fitted: list[Row], share_of: Callable[[str], float], dequant_share: float) -> Stack:
-    """A stack's efficiency and overhead per micro-batch, fitted to its rows with each card's share held.
+def _solve(columns: list[list[float]], target: list[float]) -> list[float] | None:
+    """The least-squares coefficients of `columns` against `target` (normal equations, at most three
+    unknowns, Gaussian elimination); None when the columns are not independent."""
+    n = len(columns)
+    rows_ = [
+        [math.fsum(p * q for p, q in zip(ci, cj)) for cj in columns] + [math.fsum(p * q for p, q in zip(ci, target))]
+        for ci in columns
+    ]
+    for c in range(n):
+        pivot = max(range(c, n), key=lambda r: abs(rows_[r][c]))
+        rows_[c], rows_[pivot] = rows_[pivot], rows_[c]
+        if abs(rows_[c][c]) <= 1e-12 * max(1.0, abs(rows_[c][n])):
+            return None
+        for r in range(n):
+            if r != c:
+                f = rows_[r][c] / rows_[c][c]
+                rows_[r] = [x - f * y for x, y in zip(rows_[r], rows_[c])]
+    return [rows_[i][n] / rows_[i][i] for i in range(n)]
 
-    Least squares of the relative error in time per token, which is linear in (1 / efficiency, overhead):
-    the tuned stack's step time t over the row's micro-batches m, measured at r tokens/s per card,
-    predicts t / e + o m seconds where the row took tokens / r (the scaling of a multi-card row taken at
-    the tuned step time). Exact and instant, so that holding out each publication costs nothing. An
-    overhead needs rows of at least two micro-batch sizes to be told apart from a lower efficiency:
-    with one size, none is assumed."""
+
+def fit_stack(fitted: list[Row], share_of: Callable[[str], float], dequant_share: float) -> Stack:
+    """A stack's efficiency, its fixed time per micro-batch and per optimizer step, fitted to its rows with
+    each card's share held.
+
+    Least squares of the relative error in time per step, which is linear in (1 / efficiency, o, p): the
+    tuned stack's step time t over the row's m micro-batches, measured at r tokens/s per card, predicts
+    t / e + o m + p seconds where the row took tokens / r (the scaling of a multi-card row taken at the
+    tuned step time). Exact and instant, so that holding out each publication costs nothing. A fixed
+    time needs rows of at least two micro-batch sizes to be told apart from a lower efficiency (with one
+    size, none is assumed), and the time per micro-batch needs rows that accumulate a different number of
+    micro-batches to be told apart from the time per step (else there is only the latter). Of the forms
+    allowed, the least error with no time negative and the stack never faster than the tuned one."""
     if not fitted:
         return REFERENCE
-    terms = []
+    a, b, c = [], [], []
     for r in fitted:
         step_s = r.step_s(share_of(r.gpu["id"]), dequant_share)  # the stacks' rows are bf16
         tuned = r.at(step_s)  # tokens/s per GPU on the tuned stack
         took = step_s * tuned / r.measured  # the step time the measurement implies, scaling as tuned
-        terms.append((step_s / took, r.work.micro_batches / took))
-    sizes = {r.work.tokens / r.work.micro_batches for r in fitted}
-    sxx = math.fsum(a * a for a, _ in terms)
-    sx = math.fsum(a for a, _ in terms)
-    inverse, overhead = sx / sxx, 0.0  # the best 1 / efficiency with no overhead
-    if len(sizes) > 1:
-        sxy = math.fsum(a * b for a, b in terms)
-        syy = math.fsum(b * b for _, b in terms)
-        sy = math.fsum(b for _, b in terms)
-        det = sxx * syy - sxy * sxy
-        x, y = (sx * syy - sy * sxy) / det, (sxx * sy - sxy * sx) / det
-        if y > 0:
-            inverse, overhead = x, y
-    if inverse < 1:  # never faster than the tuned stack: efficiency 1, the overhead alone
-        syy = math.fsum(b * b for _, b in terms)
-        inverse = 1.0
-        overhead = max(0.0, math.fsum(b * (1 - a) for a, b in terms) / syy) if len(sizes) > 1 else 0.0
-    return Stack(1 / inverse, overhead)
+        a.append(step_s / took)
+        b.append(r.work.micro_batches / took)
+        c.append(1 / took)
+    forms: list[tuple[int, ...]] = [()]  # which of (per micro-batch, per step) are fitted
+    if len({r.work.tokens / r.work.micro_batches for r in fitted}) > 1:
+        forms.append((2,))
+        if len({r.work.micro_batches for r in fitted}) > 1:
+            forms += [(1,), (1, 2)]
+    ones = [1.0] * len(fitted)
+    best: tuple[float, list[float]] | None = None
+    for form in forms:
+        times = [(b, c)[i - 1] for i in form]
+        free = _solve([a, *times], ones)
+        if free is not None and free[0] < 1:  # faster than tuned: efficiency 1, the fixed times alone
+            rest = _solve(times, [1 - x for x in a]) if times else []
+            free = None if rest is None else [1.0, *rest]
+        if free is None or any(v < 0 for v in free[1:]):
+            continue
+        coef = [free[0], 0.0, 0.0]
+        for i, v in zip(form, free[1:]):
+            coef[i] = v
+        error = math.fsum((x * coef[0] + y * coef[1] + z * coef[2] - 1) ** 2 for x, y, z in zip(a, b, c))
+        if best is None or error < best[0]:
+            best = (error, coef)
+    if best is None:
+        return REFERENCE
+    inverse, per_micro, per_step = best[1]
+    return Stack(1 / inverse, per_micro, per_step)
 
 
 def _mean(values: Iterable[float]) -> float:

@@ -121,7 +121,10 @@ def accuracy() -> dict[str, Any]:
         "bandwidth_share": throughput.BANDWIDTH_SHARE,
         "shares": {g: cal.shares[g] for g in sorted(cal.shares)},
         "dequant_share": cal.dequant_share,
-        "stacks": {s: {"efficiency": st.efficiency, "overhead_s": st.overhead_s} for s, st in cal.stacks.items()},
+        "stacks": {
+            s: {"efficiency": st.efficiency, "overhead_s": st.overhead_s, "step_overhead_s": st.step_overhead_s}
+            for s, st in cal.stacks.items()
+        },
         "band": list(cal.band),
         "wide_band": list(cal.wide_band),
         "stack_bands": {s: list(b) for s, b in cal.stack_bands},

@@ -103,10 +103,12 @@ def render_table(env, pack: dict) -> str:
         ),
         t(
             N_(
-                "The Hugging Face stack runs the same step at {efficiency} of a tuned framework's speed, plus {overhead} "
-                "per micro-batch, fitted to its own measurements with each card's share held."
+                "The Hugging Face stack runs the same step at {efficiency} of a tuned framework's speed, plus {step} "
+                "per optimizer step and {overhead} per micro-batch, fitted to its own measurements with each card's "
+                "share held."
             ),
             efficiency=fmt.percent_of(hf["efficiency"]),
+            step=t(N_("{value} s"), value=fmt.number(hf["step_overhead_s"], 2)),
             overhead=t(N_("{value} s"), value=fmt.number(hf["overhead_s"], 3)),
         ),
         t(

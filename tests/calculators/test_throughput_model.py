@@ -3,6 +3,7 @@
 The measurements are what their sources state (calculators/data/throughput_measurements.json); the
 model reproducing them is the calculator's own code, not a copy of it."""
 
+import dataclasses
 import math
 import re
 
@@ -54,9 +55,7 @@ def test_publications_held_out_fall_inside_the_range_the_others_give(accuracy):
     """Every calibration publication held out whole in turn, its rows estimated by a fit without it and set
     against the range that fit shows (itself from the other publications held out in turn). On the tuned
     frameworks, which calibrate the cards: at least 80 % inside their range and at least 80 % within ±20 %
-    of the estimate. The Hugging Face stack rests on three publications: its range is wide for that reason
-    (the page says so), and it holds at least 80 % of them too; how many fall within ±20 % of the estimate
-    is printed beside the pooled share, not asserted. Prints the table."""
+    of the estimate; the same on the Hugging Face stack, and pooled. Prints the table."""
     report = accuracy["held_out"]
     print(held_out_table(report))
     for name, part in [("all", report), *report["stacks"].items()]:
@@ -66,9 +65,9 @@ def test_publications_held_out_fall_inside_the_range_the_others_give(accuracy):
     assert {r["source"] for r in report["rows"]} == {r["label"] for r in accuracy["rows"] if r["use"] == "calibration"}
     tuned = report["stacks"][throughput.TUNED]
     assert tuned["inside_band"] >= 0.8 and tuned["within_target"] >= 0.8, held_out_table(report)
-    # The range is meant to hold the held-out measurements, not to be narrow: on the generic stack too.
     hf = report["stacks"][throughput.HF]
-    assert hf["inside_band"] >= 0.8 and hf["inside_band"] > hf["within_target"], held_out_table(report)
+    assert hf["inside_band"] >= 0.8 and hf["within_target"] >= 0.8, held_out_table(report)
+    assert report["inside_band"] >= 0.8 and report["within_target"] >= 0.8, held_out_table(report)
 
 
 def test_cards_of_each_workload_come_out_in_the_measured_order(accuracy):
@@ -134,7 +133,7 @@ def test_qlora_rows_are_reproduced_from_their_lora_twin(accuracy):
 
 def test_the_hugging_face_stack_is_slower_than_the_tuned_one_and_more_so_on_short_sequences():
     hf = throughput.calibration().stacks[throughput.HF]
-    assert 0 < hf.efficiency < 1 and hf.overhead_s > 0
+    assert 0 < hf.efficiency < 1 and hf.overhead_s >= 0 and hf.step_overhead_s > 0
     job = {"gpu": "h100-sxm-80gb", "cards": 1, "model": "llama-3.1-8b", "method": "lora", "micro_batch": 1}
     for seq_len in (256, 4096):
         tuned = compute("cost", {**job, "seq_len": seq_len, "stack": "tuned"})["result"]["tokens_per_s"]
@@ -387,3 +386,59 @@ def test_a_card_no_measurement_covers_runs_at_the_mean_share_and_is_named(monkey
     assert r["matmul_share"] == pytest.approx(cal.share("rtx-6000-ada-48gb"))
     notes = [i for i in r["display"][-1]["items"] if "no published measurement calibrates" in i["msg"]]
     assert len(notes) == 1 and "RTX 6000 Ada 48 GB" in str(notes[0]), notes
+
+
+def _stack_rows(shapes, truth: throughput.Stack):
+    """Rows measured on an invented stack: each shape (tokens per micro-batch, micro-batches per step) on
+    one A100, its measurement what `truth` gives at the A100's fitted share."""
+    base = next(r for r in throughput.rows() if r.id == "qwen-a100-qwen-7b-lora-s2048-1gpu")
+    share = throughput.calibration().share("a100-sxm-80gb")
+    out = []
+    b = base.work
+    for size, micro in shapes:
+        per_token = size * micro / b.tokens  # this shape's tokens per step against the base row's
+        per_micro = micro / b.micro_batches
+        work = dataclasses.replace(
+            b,
+            tokens=size * micro,
+            micro_batches=micro,
+            linear_flops=b.linear_flops * per_token,
+            attention_flops=b.attention_flops * per_token * size / (b.tokens / b.micro_batches),
+            other_traffic=b.other_traffic * per_token,
+            weight_traffic=b.weight_traffic * per_micro,
+            dequant_traffic=b.dequant_traffic * per_micro,
+        )
+        row = throughput.Row(f"{size}x{micro}", base.gpu, 1, False, 1.0, "calibration", work, throughput.HF)
+        measured = row.estimate(share, stack=truth)
+        out.append(throughput.Row(row.id, base.gpu, 1, False, measured, "calibration", work, throughput.HF))
+    return out, share
+
+
+@pytest.mark.parametrize(
+    ("shapes", "truth", "expected"),
+    [
+        # Sizes and accumulation both vary: all three are recovered.
+        (
+            [(256, 8), (4096, 1), (1024, 4), (8192, 2)],
+            throughput.Stack(0.8, 0.02, 0.5),
+            throughput.Stack(0.8, 0.02, 0.5),
+        ),
+        # No row accumulates a different number of micro-batches: the time per step alone.
+        ([(2048, 1), (8192, 1), (4096, 1)], throughput.Stack(0.7, 0.0, 0.3), throughput.Stack(0.7, 0.0, 0.3)),
+        # One size only: a fixed time cannot be told from a lower efficiency, none is fitted.
+        ([(4096, 1), (4096, 1)], throughput.Stack(0.9, 0.0, 0.0), throughput.Stack(0.9, 0.0, 0.0)),
+    ],
+)
+def test_a_stack_fit_recovers_the_stack_its_rows_were_made_with(shapes, truth, expected):
+    rows, share = _stack_rows(shapes, truth)
+    got = throughput.fit_stack(rows, lambda _gid: share, 1.0)
+    assert got.efficiency == pytest.approx(expected.efficiency, rel=1e-6)
+    assert got.overhead_s == pytest.approx(expected.overhead_s, abs=1e-6)
+    assert got.step_overhead_s == pytest.approx(expected.step_overhead_s, abs=1e-6)
+
+
+def test_a_stack_is_never_fitted_faster_than_the_tuned_one():
+    rows, share = _stack_rows([(2048, 1), (8192, 2)], throughput.Stack(1.0, 0.0, 0.0))
+    faster = [throughput.Row(r.id, r.gpu, 1, False, r.measured * 1.2, r.use, r.work, r.stack) for r in rows]
+    got = throughput.fit_stack(faster, lambda _gid: share, 1.0)
+    assert got.efficiency == 1.0 and got.overhead_s >= 0 and got.step_overhead_s >= 0
