@@ -129,3 +129,8 @@ def test_lone_surrogates_past_the_listed_ones_are_counted_in_file_order():
     assert len(listed) == CAP - 1 and listed <= {f"/{i}" for i in range(CAP)} and count == 8
     listed, count = listed_and_counted('[{"a": "\\ud800"}, ' + ", ".join(['"\\ud800"'] * (CAP + 1)) + "]")
     assert "/0/a" in listed and listed <= {"/0/a", *(f"/{i}" for i in range(1, CAP))} and count == 3
+    # Past the listed ones, a list that is not only strings goes on item by item: the container, the
+    # non-finite number and the strings after them are all still counted.
+    text = "[" + ", ".join(['"\\ud800"'] * (CAP + 3) + ['{"a": "\\udc00"}', "NaN", '"\\ud801"', '"x"']) + "]"
+    listed, count = listed_and_counted(text)
+    assert count == (CAP + 3 + 3) - (CAP - 1)
